@@ -1,0 +1,235 @@
+"""Score a query against the rule table and explain the choice.
+
+The scorer only sums the weights of rules that fire (each at most once), skips
+negated matches, applies the threshold, breaks ties by table order and falls
+back to the default search type. Everything else is in the rules.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from pydantic import BaseModel, ConfigDict
+
+from recall_engine.config import RecallConfig
+from recall_engine.errors import InvalidInputError, UnsupportedSearchTypeError
+from recall_engine.search_types import CYPHER_SEARCH_TYPES, SearchType, parse_search_type
+from router.matcher import CompiledRule
+from router.rules import DEFAULT_RULES, Rule
+
+logger = logging.getLogger("query_router")
+
+THRESHOLD = 2.0
+NEGATION_WINDOW = 20
+DEFAULT_SEARCH_TYPE = SearchType.GRAPH_COMPLETION
+# Long queries are logged shortened; the decision itself saw all of it.
+_LOGGED_QUERY_CHARS = 300
+
+
+class RouteDecision(BaseModel):
+    """Which search type a query routed to, and why.
+
+    ``scores`` holds every target a rule fired for, highest first; ``fired`` the
+    ids of those rules in table order. ``confident`` means the winner scored at
+    least twice ``max(runner_up_score, 1)``; ``default`` means no target reached
+    the threshold, so the default search type was chosen.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    search_type: SearchType
+    score: float
+    runner_up: SearchType | None
+    runner_up_score: float
+    scores: dict[str, float]
+    fired: list[str]
+    confident: bool
+    default: bool
+
+
+class Router:
+    """A compiled rule table; ``route`` scores queries against it.
+
+    Table order is the tie order. ``rules`` lists the table as given.
+
+    Raises:
+        TypeError: an item of ``rules`` is not a ``Rule`` (build them with
+            ``Rule(...)``, ``parse_rules`` or ``load_rules``).
+        ValueError: a negative threshold or negation window.
+    """
+
+    def __init__(
+        self,
+        rules: Iterable[Rule] = DEFAULT_RULES,
+        *,
+        threshold: float = THRESHOLD,
+        default: SearchType = DEFAULT_SEARCH_TYPE,
+        negation_window: int = NEGATION_WINDOW,
+    ) -> None:
+        if threshold < 0 or negation_window < 0:
+            raise ValueError("threshold and negation_window must be >= 0")
+        self.rules: tuple[Rule, ...] = tuple(rules)
+        for rule in self.rules:
+            if not isinstance(rule, Rule):
+                raise TypeError(f"Router rules must be Rule objects, got {rule!r}")
+        self.threshold = float(threshold)
+        self.default = default
+        self.negation_window = negation_window
+        # Tie order: targets in the order of their first rule in the table.
+        self._order = list(dict.fromkeys(rule.target for rule in self.rules))
+        self._compiled = tuple(
+            CompiledRule.build(
+                id=r.id,
+                pattern=r.pattern,
+                target=r.target,
+                weight=r.weight,
+                case_sensitive=r.case_sensitive,
+            )
+            for r in self.rules
+        )
+        # Unpacked per step: the loop runs once per rule per query, so attribute
+        # lookups show up in the latency.
+        self._plan = tuple((c.gate, c.scan, c.case_sensitive, c) for c in self._compiled)
+
+    def route(self, query: str, *, config: RecallConfig | None = None) -> RouteDecision:
+        """Pick the search type for ``query`` and log the decision on ``query_router``.
+
+        Raises:
+            TypeError: ``query`` is not a string.
+            InvalidInputError: ``query`` is empty or only whitespace.
+            UnsupportedSearchTypeError: it routed to a Cypher type that ``config``
+                disables (``allow_cypher_query=False``).
+        """
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a str, got {type(query).__name__}")
+        text = query.strip()
+        if not text:
+            raise InvalidInputError(
+                "query is empty or only whitespace; pass the question to route."
+            )
+        lowered = text.lower()
+        window = self.negation_window
+        totals: dict[SearchType, float] = {}
+        fired: list[str] = []
+        for gate, scan, case_sensitive, rule in self._plan:
+            subject = text if case_sensitive else lowered
+            # Most rules miss most queries. Inline the cheap rejections, since a
+            # call per rule adds up: first plain substring searches...
+            if gate is not None:
+                for literal in gate:
+                    if literal in subject:
+                        break
+                else:
+                    continue
+            # ...then one C-level scan for a possible start.
+            found = scan(subject)
+            if found is not None and rule.fires(subject, window, found):
+                fired.append(rule.id)
+                totals[rule.target] = totals.get(rule.target, 0.0) + rule.weight
+        decision = self._decide(totals, fired)
+        _log_decision(decision, query)
+        check_search_type_allowed(decision.search_type, config)
+        return decision
+
+    def _decide(self, totals: dict[SearchType, float], fired: list[str]) -> RouteDecision:
+        # sorted() is stable, so equal scores keep the table's tie order.
+        ranked = [t for t in self._order if t in totals]
+        if len(ranked) > 1:
+            ranked.sort(key=totals.__getitem__, reverse=True)
+        scores = {t.value: totals[t] for t in ranked}
+        default = not ranked or totals[ranked[0]] < self.threshold
+        if default:
+            winner = self.default
+            score = totals.get(winner, 0.0)
+            others = [t for t in ranked if t is not winner]
+        else:
+            winner, score, others = ranked[0], totals[ranked[0]], ranked[1:]
+        runner_up = others[0] if others else None
+        runner_up_score = totals[runner_up] if runner_up is not None else 0.0
+        return RouteDecision(
+            search_type=winner,
+            score=score,
+            runner_up=runner_up,
+            runner_up_score=runner_up_score,
+            scores=scores,
+            fired=fired,
+            confident=score >= 2 * max(runner_up_score, 1.0),
+            default=default,
+        )
+
+
+def _shorten(query: str) -> str:
+    if len(query) <= _LOGGED_QUERY_CHARS:
+        return query
+    return f"{query[:_LOGGED_QUERY_CHARS]}... ({len(query)} chars)"
+
+
+def _log_decision(decision: RouteDecision, query: str) -> None:
+    if not logger.isEnabledFor(logging.INFO):
+        return
+    if not decision.fired:
+        logger.info(
+            "query_router: no patterns matched, default=%s query=%r",
+            decision.search_type.value,
+            _shorten(query),
+        )
+    else:
+        logger.info(
+            "query_router: routed=%s score=%s query=%r scores=%s",
+            decision.search_type.value,
+            decision.score,
+            _shorten(query),
+            decision.scores,
+        )
+
+
+def check_search_type_allowed(search_type: SearchType, config: RecallConfig | None) -> None:
+    """Refuse a Cypher search type when ``config`` disables Cypher queries.
+
+    Raises:
+        UnsupportedSearchTypeError: ``search_type`` is CYPHER or NATURAL_LANGUAGE
+            and ``config.allow_cypher_query`` is false.
+    """
+    if config is not None and not config.allow_cypher_query and search_type in CYPHER_SEARCH_TYPES:
+        raise UnsupportedSearchTypeError("Cypher query search types are disabled.")
+
+
+def log_override(decision: RouteDecision, user_chose: SearchType | str) -> bool:
+    """Log ``Router override recorded`` when the caller's ``query_type`` differs
+    from the routed one; return whether it differed.
+
+    Raises:
+        ValueError: ``user_chose`` names no search type.
+    """
+    chosen = parse_search_type(user_chose)
+    if chosen is decision.search_type:
+        return False
+    logger.info(
+        "Router override recorded: routed=%s, user_chose=%s",
+        decision.search_type.value,
+        chosen.value,
+    )
+    return True
+
+
+_default_router: Router | None = None
+
+
+def default_router() -> Router:
+    """The shared router over ``DEFAULT_RULES`` (built on first use)."""
+    global _default_router
+    if _default_router is None:
+        _default_router = Router()
+    return _default_router
+
+
+def route(query: str, *, config: RecallConfig | None = None) -> RouteDecision:
+    """Route ``query`` with the default rule table; see ``Router.route``.
+
+    Raises:
+        TypeError: ``query`` is not a string.
+        InvalidInputError: ``query`` is empty or only whitespace.
+        UnsupportedSearchTypeError: it routed to Cypher and ``config`` disables it.
+    """
+    return default_router().route(query, config=config)
