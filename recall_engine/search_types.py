@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 
-class SearchType(str, Enum):
+class SearchType(StrEnum):
     """How recall() retrieves: one value per retriever."""
 
     SUMMARIES = "SUMMARIES"
@@ -25,9 +25,6 @@ class SearchType(str, Enum):
     CHUNKS_LEXICAL = "CHUNKS_LEXICAL"
     HYBRID_COMPLETION = "HYBRID_COMPLETION"
     AGENTIC_COMPLETION = "AGENTIC_COMPLETION"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 # Search types that query Cypher and so obey ALLOW_CYPHER_QUERY.

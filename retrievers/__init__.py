@@ -1,0 +1,30 @@
+"""Retrievers: one class per search type, dispatched through one hand-written table."""
+
+from __future__ import annotations
+
+from recall_engine.search_types import SearchType
+from retrievers.base import (
+    ContextItem,
+    RetrievalContext,
+    Retriever,
+    RetrieverConfig,
+    RetrieverOutput,
+)
+from retrievers.chunks import ChunksRetriever
+from retrievers.chunks_lexical import LexicalChunksRetriever
+from retrievers.rag_completion import RagCompletionRetriever
+
+RETRIEVERS: dict[SearchType, type[Retriever]] = {
+    SearchType.CHUNKS: ChunksRetriever,
+    SearchType.CHUNKS_LEXICAL: LexicalChunksRetriever,
+    SearchType.RAG_COMPLETION: RagCompletionRetriever,
+}
+
+__all__ = [
+    "RETRIEVERS",
+    "ContextItem",
+    "RetrievalContext",
+    "Retriever",
+    "RetrieverConfig",
+    "RetrieverOutput",
+]

@@ -71,6 +71,8 @@ class Retriever(Protocol):
     """A retrieval strategy for one search type."""
 
     search_type: ClassVar[SearchType]
+    kind: ClassVar[str]
+    produces_answer: ClassVar[bool]
     config_model: ClassVar[type[RetrieverConfig]]
 
     async def retrieve(self, query: str, ctx: RetrievalContext) -> RetrieverOutput:

@@ -1,0 +1,34 @@
+# The two commands: `make demo` (install into .venv, then run the quickstart on the
+# embedded default store) and `make test` (lint, type check, tests).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PYTHON ?= python3
+
+.PHONY: install demo test lint bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	# CPU torch first, or pip pulls a multi-GB CUDA build (see README for other machines).
+	$(PY) -m pip install --quiet "torch==2.13.0"
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $@
+
+install: $(VENV)/.installed
+
+demo: install
+	$(PY) examples/quickstart.py
+
+lint: install
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m mypy
+
+test: lint
+	$(PY) -m pytest -q
+
+bench: install
+	$(PY) -m bench.locomo
+	$(PY) -m bench.throughput
+
+clean:
+	rm -rf .recall_engine .pytest_cache .ruff_cache .mypy_cache dist build

@@ -1,0 +1,160 @@
+"""Ingest throughput against raw embedding throughput, and recall latency by corpus size.
+
+A synthetic corpus of short documents (one chunk each) is embedded raw, then
+ingested through remember(); the ratio of the two rates is the pipeline's
+overhead. Recall latency is measured at 1k and at the full size, with the query
+embedding alone timed in the same loop (interleaved) as the floor.
+
+    .venv/bin/python -m bench.throughput [--chunks 10000] [--queries 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import resource
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from bench._data import percentile
+from recall_engine import Document, RecallEngine, SearchType
+
+WORDS = [
+    "alpha",
+    "budget",
+    "cloud",
+    "data",
+    "engine",
+    "forest",
+    "garden",
+    "harbor",
+    "island",
+    "journal",
+    "kernel",
+    "ledger",
+    "market",
+    "network",
+    "orbit",
+    "planet",
+    "quarry",
+    "river",
+    "signal",
+    "tower",
+    "union",
+    "valley",
+    "window",
+    "yard",
+    "zenith",
+    "meeting",
+    "project",
+    "release",
+    "customer",
+    "invoice",
+    "contract",
+    "travel",
+    "museum",
+    "concert",
+    "recipe",
+    "garden",
+    "hiking",
+    "painting",
+    "research",
+    "lecture",
+    "library",
+    "migration",
+    "outage",
+    "database",
+    "pipeline",
+    "deadline",
+    "review",
+]
+NAMES = ["Ada", "Bruno", "Chen", "Dana", "Emeka", "Farah", "Goran", "Hana", "Ivo", "Jun"]
+
+
+def corpus(n: int, seed: int = 7) -> list[str]:
+    rng = random.Random(seed)
+    texts = []
+    for i in range(n):
+        words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(18, 40)))
+        texts.append(f"{rng.choice(NAMES)} wrote note {i} about the {words}.")
+    return texts
+
+
+def queries(n: int, seed: int = 11) -> list[str]:
+    rng = random.Random(seed)
+    return [
+        f"What did {rng.choice(NAMES)} say about the {rng.choice(WORDS)} {rng.choice(WORDS)}?"
+        for _ in range(n)
+    ]
+
+
+async def latency(engine: RecallEngine, qs: list[str]) -> dict[str, float]:
+    embed, dense, lexical = [], [], []
+    for q in qs:
+        t0 = time.perf_counter()
+        engine.embedder.embed([q], batch_size=1)
+        t1 = time.perf_counter()
+        await engine.recall(q, SearchType.CHUNKS, top_k=10)
+        t2 = time.perf_counter()
+        await engine.recall(q, SearchType.CHUNKS_LEXICAL, top_k=10)
+        t3 = time.perf_counter()
+        embed.append(t1 - t0)
+        dense.append(t2 - t1)
+        lexical.append(t3 - t2)
+    ms = {"embed": embed, "CHUNKS": dense, "CHUNKS_LEXICAL": lexical}
+    out = {}
+    for name, values in ms.items():
+        out[f"{name} p50"] = 1000 * statistics.median(values)
+        out[f"{name} p95"] = 1000 * percentile(values, 0.95)
+    out["CHUNKS p50 - embed p50"] = out["CHUNKS p50"] - out["embed p50"]
+    return out
+
+
+async def run(n_chunks: int, n_queries: int, data_dir: Path) -> dict:
+    texts = corpus(n_chunks)
+    qs = queries(n_queries)
+    engine = RecallEngine(data_dir)
+    engine.embedder.embed(["warm up"])
+    t0 = time.perf_counter()
+    engine.embedder.embed(texts, batch_size=engine.config.embedding_batch_size)
+    raw_rate = n_chunks / (time.perf_counter() - t0)
+    report: dict = {"chunks": n_chunks, "raw_embed_per_s": raw_rate}
+    batch = 1000
+    ingest_s = 0.0
+    for start in range(0, n_chunks, batch):
+        docs = [Document(text=t) for t in texts[start : start + batch]]
+        t0 = time.perf_counter()
+        await engine.remember(docs, dataset_name="synthetic", show_progress=False)
+        ingest_s += time.perf_counter() - t0
+        if start + batch == 1000 and n_chunks > 1000:
+            report["latency@1k"] = await latency(engine, qs)
+    report["ingest_per_s"] = n_chunks / ingest_s
+    report["ingest/raw ratio"] = report["ingest_per_s"] / raw_rate
+    report[f"latency@{n_chunks}"] = await latency(engine, qs)
+    report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    engine.close()
+    return report
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--chunks", type=int, default=10_000)
+    parser.add_argument("--queries", type=int, default=200)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        report = asyncio.run(run(args.chunks, args.queries, Path(tmp)))
+    print(f"chunks: {report['chunks']}")
+    print(f"raw embedding: {report['raw_embed_per_s']:.0f} chunks/s")
+    print(f"ingest (remember): {report['ingest_per_s']:.0f} chunks/s")
+    print(f"ingest / raw embedding: {100 * report['ingest/raw ratio']:.1f}%")
+    for key, values in report.items():
+        if key.startswith("latency@"):
+            print(f"{key}: " + ", ".join(f"{k} {v:.2f} ms" for k, v in values.items()))
+    print(f"peak RSS: {report['peak_rss_mb']:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

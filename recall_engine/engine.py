@@ -1,0 +1,264 @@
+"""RecallEngine: the embedded entry point (remember, recall, forget)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from recall_engine.config import RecallConfig
+from recall_engine.embedding import Embedder, SentenceTransformerEmbedder
+from recall_engine.errors import (
+    DatasetNotFoundError,
+    InvalidInputError,
+    RecallPreconditionError,
+)
+from recall_engine.ingest.sources import collect_items
+from recall_engine.ingest.validation import check_name, dataset_id_for
+from recall_engine.models import RememberResult, ResponseGraphEntry, ResponseQAEntry
+from recall_engine.recall import RecallRequest, run_recall
+from recall_engine.search_types import SearchType
+from recall_engine.storage.tenant import TenantStore
+
+
+class RecallEngine:
+    """A recall engine over one data dir; each tenant gets its own stores inside it.
+
+    Args:
+        data_dir: where stores live; defaults to ``RECALL_ENGINE_DATA_DIR`` or
+            ``./.recall_engine``.
+        config: a full configuration; ``overrides`` change single fields of it.
+        embedder: an ``Embedder`` to use instead of the configured model (tests).
+    """
+
+    def __init__(
+        self,
+        data_dir: str | Path | None = None,
+        *,
+        config: RecallConfig | None = None,
+        embedder: Embedder | None = None,
+        **overrides: Any,
+    ) -> None:
+        if data_dir is not None:
+            overrides["data_dir"] = Path(data_dir)
+        if config is None:
+            config = RecallConfig.load(**overrides)
+        elif overrides:
+            config = RecallConfig.model_validate({**config.model_dump(), **overrides})
+        self.config = config
+        self.embedder: Embedder = embedder or SentenceTransformerEmbedder(config.embedding_model)
+        self._stores: dict[str, TenantStore] = {}
+        self._open_lock = threading.Lock()
+        self._closed = False
+
+    async def __aenter__(self) -> RecallEngine:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release every open store (the Kuzu database lock included)."""
+        with self._open_lock:
+            for store in self._stores.values():
+                store.close()
+            self._stores.clear()
+            self._closed = True
+
+    def _tenant(self, tenant_id: str | None) -> str:
+        return check_name(tenant_id or self.config.default_tenant, what="tenant_id")
+
+    def store(self, tenant_id: str | None = None, *, create: bool = False) -> TenantStore:
+        """The open store of a tenant.
+
+        Raises:
+            RecallPreconditionError: the tenant has no store and ``create`` is False.
+        """
+        tenant = self._tenant(tenant_id)
+        with self._open_lock:
+            if self._closed:
+                raise InvalidInputError("This RecallEngine is closed; create a new one.")
+            if tenant in self._stores:
+                return self._stores[tenant]
+            root = self.config.tenant_dir(tenant)
+            if not create and not TenantStore.exists(root):
+                raise RecallPreconditionError(
+                    f"Nothing has been remembered in tenant {tenant!r} under "
+                    f"{self.config.data_dir} yet; call remember() first."
+                )
+            store = TenantStore.open(
+                root,
+                tenant,
+                model_id=self.embedder.model_id,
+                dimension=lambda: self.embedder.dimension,
+            )
+            self._stores[tenant] = store
+            return store
+
+    async def remember(
+        self,
+        data: Any,
+        *,
+        dataset_name: str = "main_dataset",
+        metadata: dict[str, Any] | None = None,
+        tenant_id: str | None = None,
+        show_progress: bool | None = None,
+    ) -> RememberResult:
+        """Store documents, files, folders or conversations in a dataset.
+
+        Ingesting the same content into the same dataset again adds nothing; a
+        document with a known ``source_id`` (or file path) and new content
+        replaces the old version.
+
+        Raises:
+            InvalidInputError: bad data, dataset name or metadata (nothing is stored).
+            StoreError, EmbeddingError: a backend failed (nothing of this call is stored).
+        """
+        name = check_name(dataset_name, what="dataset_name")
+        tenant = self._tenant(tenant_id)
+        items = collect_items(data, metadata)
+        from recall_engine.ingest.pipeline import ingest
+
+        store = await asyncio.to_thread(self.store, tenant, create=True)
+        return await asyncio.to_thread(
+            ingest,
+            store,
+            self.embedder,
+            self.config,
+            items,
+            dataset_id=dataset_id_for(tenant, name),
+            dataset_name=name,
+            show_progress=show_progress,
+        )
+
+    async def recall(
+        self,
+        query_text: str,
+        query_type: SearchType | str | None = None,
+        *,
+        datasets: Sequence[str] | str | None = None,
+        dataset_ids: Sequence[str] | None = None,
+        top_k: int = 15,
+        auto_route: bool = True,
+        session_id: str | None = None,
+        only_context: bool = False,
+        system_prompt: str | None = None,
+        system_prompt_path: str | Path | None = None,
+        node_name: Sequence[str] | None = None,
+        node_name_filter_operator: str = "OR",
+        wide_search_top_k: int | None = 100,
+        triplet_distance_penalty: float | None = 3.5,
+        feedback_influence: float = 0.0,
+        verbose: bool = False,
+        retriever_specific_config: dict[str, Any] | None = None,
+        response_model: type | None = None,
+        include_references: bool = False,
+        user: Any = None,
+        tenant_id: str | None = None,
+    ) -> list[ResponseGraphEntry | ResponseQAEntry]:
+        """Ask memory a question and get ranked, source-tagged results, best first.
+
+        Without ``query_type`` the rule-based router picks the search type (and
+        every result reports its decision in ``metadata["route"]``).
+
+        Raises:
+            InvalidInputError: an empty query or an invalid option.
+            RecallPreconditionError: nothing has been remembered in the tenant.
+            DatasetNotFoundError: a dataset in ``datasets`` does not exist.
+            SearchTypeNotImplementedError: the search type is not available yet.
+            UnsupportedSearchTypeError: a Cypher type while ALLOW_CYPHER_QUERY is false.
+        """
+        request = RecallRequest.build(
+            query_text=query_text,
+            query_type=query_type,
+            datasets=datasets,
+            dataset_ids=dataset_ids,
+            top_k=top_k,
+            auto_route=auto_route,
+            session_id=session_id,
+            only_context=only_context,
+            system_prompt=system_prompt,
+            system_prompt_path=system_prompt_path,
+            node_name=node_name,
+            node_name_filter_operator=node_name_filter_operator,
+            wide_search_top_k=wide_search_top_k,
+            triplet_distance_penalty=triplet_distance_penalty,
+            feedback_influence=feedback_influence,
+            verbose=verbose,
+            retriever_specific_config=retriever_specific_config,
+            response_model=response_model,
+            include_references=include_references,
+            user=user,
+        )
+        store = await asyncio.to_thread(self.store, tenant_id)
+        scope = self._scope(store, request.datasets, request.dataset_ids)
+        return await run_recall(request, store=store, engine=self, dataset_scope=scope)
+
+    def _scope(
+        self, store: TenantStore, names: tuple[str, ...] | None, ids: tuple[str, ...] | None
+    ) -> tuple[str, ...] | None:
+        known = store.datasets()
+        if ids is not None:  # ids take precedence over names, as in Cognee
+            missing = [i for i in ids if i not in known]
+            if missing:
+                raise DatasetNotFoundError(
+                    f"Unknown dataset id(s) {missing} in tenant {store.tenant_id!r}."
+                )
+            return ids
+        if names is None:
+            return None
+        by_name = {name: dataset_id for dataset_id, name in known.items()}
+        missing = [n for n in names if n not in by_name]
+        if missing:
+            available = ", ".join(sorted(by_name)) or "(none)"
+            raise DatasetNotFoundError(
+                f"Unknown dataset(s) {missing} in tenant {store.tenant_id!r}; "
+                f"known datasets: {available}."
+            )
+        return tuple(by_name[n] for n in names)
+
+    async def forget(
+        self,
+        *,
+        data_id: str | Sequence[str] | None = None,
+        dataset_name: str | None = None,
+        tenant_id: str | None = None,
+    ) -> int:
+        """Delete data items (by id) or a whole dataset; return the chunks removed.
+
+        Raises:
+            InvalidInputError: neither or both of ``data_id`` and ``dataset_name``.
+            DatasetNotFoundError: the dataset does not exist.
+        """
+        if (data_id is None) == (dataset_name is None):
+            raise InvalidInputError("forget() needs exactly one of data_id or dataset_name.")
+        store = await asyncio.to_thread(self.store, tenant_id)
+        return await asyncio.to_thread(self._forget, store, data_id, dataset_name)
+
+    def _forget(
+        self, store: TenantStore, data_id: str | Sequence[str] | None, dataset_name: str | None
+    ) -> int:
+        with store.write_lock:
+            if dataset_name is not None:
+                name = check_name(dataset_name, what="dataset_name")
+                (dataset_id,) = self._scope(store, (name,), None) or ()
+                ids = [d["id"] for d in store.graph.documents(dataset_id)]
+                removed = store.forget(ids)
+                store.graph.delete_dataset(dataset_id)
+                return removed
+            ids = [data_id] if isinstance(data_id, str) else list(data_id or [])
+            known = store.graph.document_ids()
+            unknown = [i for i in ids if i not in known]
+            if unknown:
+                raise InvalidInputError(f"Unknown data id(s): {unknown}.")
+            return store.forget(ids)
+
+    async def list_datasets(self, *, tenant_id: str | None = None) -> dict[str, str]:
+        """Dataset name -> id for a tenant (empty when nothing was remembered)."""
+        try:
+            store = await asyncio.to_thread(self.store, tenant_id)
+        except RecallPreconditionError:
+            return {}
+        return {name: dataset_id for dataset_id, name in store.datasets().items()}

@@ -1,0 +1,192 @@
+"""Kuzu adapter: datasets, data items, chunks and the edges between them.
+
+The only module that imports ``kuzu``. Every query is parameterised; user text
+never reaches a query string. An ingest is written in one transaction, which is
+also the commit point of the whole ingest: a data item is visible once its
+Document node exists (see ``TenantStore``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from recall_engine.errors import StoreError
+from recall_engine.storage.records import ChunkRecord, DataItemRecord
+
+SCHEMA = [
+    "CREATE NODE TABLE IF NOT EXISTS Dataset("
+    "id STRING PRIMARY KEY, name STRING, created_at STRING)",
+    "CREATE NODE TABLE IF NOT EXISTS Document("
+    "id STRING PRIMARY KEY, dataset_id STRING, dataset_name STRING, name STRING, kind STRING, "
+    "content_hash STRING, source_id STRING, metadata STRING, created_at STRING, "
+    "chunk_count INT64)",
+    "CREATE NODE TABLE IF NOT EXISTS Chunk("
+    "id STRING PRIMARY KEY, data_id STRING, dataset_id STRING, chunk_index INT64, "
+    "text STRING, message_ids STRING[], speaker STRING, timestamp STRING)",
+    "CREATE REL TABLE IF NOT EXISTS HAS_DATA(FROM Dataset TO Document)",
+    "CREATE REL TABLE IF NOT EXISTS CONTAINS(FROM Document TO Chunk)",
+]
+
+
+class KuzuGraphStore:
+    """A tenant's graph in an embedded Kuzu database."""
+
+    def __init__(self, path: Path) -> None:
+        import kuzu
+
+        try:
+            self._db = kuzu.Database(str(path))
+            self._conn = kuzu.Connection(self._db)
+            for statement in SCHEMA:
+                self._conn.execute(statement)
+        except Exception as exc:
+            raise StoreError(
+                f"Could not open the Kuzu graph at {path}: {exc}. If another process holds "
+                "this data dir, close it first."
+            ) from exc
+        # One connection, one query at a time: Kuzu connections are not shared safely.
+        self._lock = threading.RLock()
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+            self._db.close()
+
+    def execute(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+        """Run one parameterised query and return all rows."""
+        with self._lock:
+            try:
+                result = self._conn.execute(query, params or {})
+            except Exception as exc:
+                raise StoreError(f"Kuzu query failed: {exc}") from exc
+            rows = result.get_all() if not isinstance(result, list) else result[-1].get_all()
+            return [list(r) for r in rows]
+
+    def datasets(self) -> dict[str, str]:
+        """Dataset id -> name."""
+        return {r[0]: r[1] for r in self.execute("MATCH (d:Dataset) RETURN d.id, d.name")}
+
+    def document_ids(self) -> set[str]:
+        return {r[0] for r in self.execute("MATCH (d:Document) RETURN d.id")}
+
+    def documents(self, dataset_id: str | None = None) -> list[dict[str, Any]]:
+        query = "MATCH (d:Document) WHERE $ds IS NULL OR d.dataset_id = $ds RETURN d"
+        return [dict(r[0]) for r in self.execute(query, {"ds": dataset_id})]
+
+    def documents_by_source(self, dataset_id: str, source_ids: Sequence[str]) -> dict[str, str]:
+        """source_id -> data id, for documents in a dataset that declare one of these sources."""
+        if not source_ids:
+            return {}
+        rows = self.execute(
+            "MATCH (d:Document) WHERE d.dataset_id = $ds AND d.source_id IN $sources "
+            "RETURN d.source_id, d.id",
+            {"ds": dataset_id, "sources": list(source_ids)},
+        )
+        return {r[0]: r[1] for r in rows}
+
+    def write_ingest(
+        self,
+        datasets: Sequence[tuple[str, str, str]],
+        items: Sequence[DataItemRecord],
+        chunks: Sequence[ChunkRecord],
+        replace_data_ids: Sequence[str] = (),
+    ) -> None:
+        """Write datasets, data items and chunks, and drop replaced items, atomically."""
+        doc_rows = [
+            {
+                "id": i.id,
+                "dataset_id": i.dataset_id,
+                "dataset_name": i.dataset_name,
+                "name": i.name,
+                "kind": i.kind,
+                "content_hash": i.content_hash,
+                "source_id": i.source_id,
+                "metadata": i.metadata_json,
+                "created_at": i.created_at,
+                "chunk_count": i.chunk_count,
+            }
+            for i in items
+        ]
+        chunk_rows = [
+            {
+                "id": c.id,
+                "data_id": c.data_id,
+                "dataset_id": c.dataset_id,
+                "chunk_index": c.chunk_index,
+                "text": c.text,
+                "message_ids": list(c.message_ids),
+                "speaker": c.speaker,
+                "timestamp": c.timestamp,
+            }
+            for c in chunks
+        ]
+        dataset_rows = [{"id": d[0], "name": d[1], "created_at": d[2]} for d in datasets]
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN TRANSACTION")
+                if replace_data_ids:
+                    self._delete_documents(list(replace_data_ids))
+                self._conn.execute(
+                    "UNWIND $rows AS r MERGE (d:Dataset {id: r.id}) "
+                    "ON CREATE SET d.name = r.name, d.created_at = r.created_at",
+                    {"rows": dataset_rows},
+                )
+                if doc_rows:
+                    self._conn.execute(
+                        "UNWIND $rows AS r CREATE (:Document {id: r.id, dataset_id: r.dataset_id, "
+                        "dataset_name: r.dataset_name, name: r.name, kind: r.kind, "
+                        "content_hash: r.content_hash, source_id: r.source_id, "
+                        "metadata: r.metadata, created_at: r.created_at, "
+                        "chunk_count: r.chunk_count})",
+                        {"rows": doc_rows},
+                    )
+                    self._conn.execute(
+                        "UNWIND $rows AS r MATCH (s:Dataset {id: r.dataset_id}), "
+                        "(d:Document {id: r.id}) CREATE (s)-[:HAS_DATA]->(d)",
+                        {"rows": doc_rows},
+                    )
+                if chunk_rows:
+                    self._conn.execute(
+                        "UNWIND $rows AS r CREATE (:Chunk {id: r.id, data_id: r.data_id, "
+                        "dataset_id: r.dataset_id, chunk_index: r.chunk_index, text: r.text, "
+                        "message_ids: r.message_ids, speaker: r.speaker, "
+                        "timestamp: r.timestamp})",
+                        {"rows": chunk_rows},
+                    )
+                    self._conn.execute(
+                        "UNWIND $rows AS r MATCH (d:Document {id: r.data_id}), "
+                        "(c:Chunk {id: r.id}) CREATE (d)-[:CONTAINS]->(c)",
+                        {"rows": chunk_rows},
+                    )
+                self._conn.execute("COMMIT")
+            except Exception as exc:
+                self._rollback()
+                raise StoreError(f"Kuzu could not write the ingest: {exc}") from exc
+
+    def _rollback(self) -> None:
+        with contextlib.suppress(Exception):  # no transaction was open
+            self._conn.execute("ROLLBACK")
+
+    def _delete_documents(self, data_ids: list[str]) -> None:
+        params = {"ids": data_ids}
+        self._conn.execute("MATCH (c:Chunk) WHERE c.data_id IN $ids DETACH DELETE c", params)
+        self._conn.execute("MATCH (d:Document) WHERE d.id IN $ids DETACH DELETE d", params)
+
+    def delete_data_items(self, data_ids: Sequence[str]) -> None:
+        """Remove data items and their chunks in one transaction."""
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN TRANSACTION")
+                self._delete_documents(list(data_ids))
+                self._conn.execute("COMMIT")
+            except Exception as exc:
+                self._rollback()
+                raise StoreError(f"Kuzu could not delete data items: {exc}") from exc
+
+    def delete_dataset(self, dataset_id: str) -> None:
+        with self._lock:
+            self._conn.execute("MATCH (d:Dataset {id: $id}) DETACH DELETE d", {"id": dataset_id})

@@ -1,0 +1,63 @@
+"""The narrow interfaces a tenant store needs from its graph and vector backends.
+
+Kuzu and LanceDB implement them today (``kuzu_graph``, ``lance_vectors``); a
+maintained Kuzu fork or LanceDB on object storage can replace either without
+touching code above this package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from recall_engine.storage.records import ChunkRecord, DataItemRecord
+
+
+class GraphStore(Protocol):
+    def execute(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]: ...
+
+    def datasets(self) -> dict[str, str]: ...
+
+    def document_ids(self) -> set[str]: ...
+
+    def documents(self, dataset_id: str | None = None) -> list[dict[str, Any]]: ...
+
+    def documents_by_source(self, dataset_id: str, source_ids: Sequence[str]) -> dict[str, str]: ...
+
+    def write_ingest(
+        self,
+        datasets: Sequence[tuple[str, str, str]],
+        items: Sequence[DataItemRecord],
+        chunks: Sequence[ChunkRecord],
+        replace_data_ids: Sequence[str] = (),
+    ) -> None: ...
+
+    def delete_data_items(self, data_ids: Sequence[str]) -> None: ...
+
+    def delete_dataset(self, dataset_id: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class VectorStore(Protocol):
+    dimension: int
+
+    def add_chunks(
+        self, records: Sequence[ChunkRecord], vectors: np.ndarray, tokens: Sequence[Sequence[str]]
+    ) -> None: ...
+
+    def delete_data(self, data_ids: Sequence[str]) -> None: ...
+
+    def data_ids(self) -> set[str]: ...
+
+    def load_chunks(self) -> tuple[list[ChunkRecord], np.ndarray, list[list[str]]]: ...
+
+    def ensure_fts_index(self) -> None: ...
+
+    def full_text_search(
+        self, query: str, k: int, dataset_ids: Sequence[str] | None = None
+    ) -> list[tuple[str, float]]: ...
+
+    def count(self) -> int: ...

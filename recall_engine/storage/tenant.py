@@ -1,0 +1,180 @@
+"""A tenant's store: its own Kuzu graph, LanceDB directory and in-memory index.
+
+Write protocol (one writer per tenant at a time, serialised by ``write_lock``):
+chunks go to LanceDB first, then one Kuzu transaction writes the data items and
+chunks; that commit is the moment a data item becomes visible. If Kuzu fails,
+the LanceDB rows are deleted again. After a crash, LanceDB rows whose data item
+never reached Kuzu are removed when the tenant is next opened, so a half-written
+data item is never visible. Reads use the in-memory index and only wait for the
+moment an ingest swaps its rows in.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from recall_engine.errors import EmbeddingModelMismatchError, StoreError
+from recall_engine.storage.chunk_index import ChunkIndex
+from recall_engine.storage.kuzu_graph import KuzuGraphStore
+from recall_engine.storage.lance_vectors import LanceVectorStore
+from recall_engine.storage.protocols import GraphStore, VectorStore
+from recall_engine.storage.records import ChunkRecord, DataItemRecord
+
+logger = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+META_FILE = "store.json"
+
+
+class TenantStore:
+    """Everything stored for one tenant, opened once per process."""
+
+    def __init__(
+        self,
+        tenant_id: str,
+        root: Path,
+        graph: GraphStore,
+        vectors: VectorStore,
+        meta: dict[str, Any],
+    ) -> None:
+        self.tenant_id = tenant_id
+        self.root = root
+        self.graph = graph
+        self.vectors = vectors
+        self.meta = meta
+        self.index = ChunkIndex(int(meta["dimension"]))
+        self.write_lock = threading.Lock()
+
+    @classmethod
+    def exists(cls, root: Path) -> bool:
+        return (root / META_FILE).is_file()
+
+    @classmethod
+    def open(cls, root: Path, tenant_id: str, *, model_id: str, dimension: Callable[[], int]):
+        """Open (or create) the store under ``root``.
+
+        ``dimension`` is called only when the store is new (it may load the model).
+
+        Raises:
+            EmbeddingModelMismatchError: the store was built with another embedding model.
+            StoreError: a backend could not be opened.
+        """
+        meta_path = root / META_FILE
+        if meta_path.is_file():
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            if meta.get("embedding_model") != model_id:
+                raise EmbeddingModelMismatchError(
+                    f"The store at {root} was built with embedding model "
+                    f"{meta.get('embedding_model')!r}, but this engine uses {model_id!r}. "
+                    "Vectors from different models cannot be compared: configure the original "
+                    "model, or use a new data dir and remember() your data again."
+                )
+        else:
+            root.mkdir(parents=True, exist_ok=True)
+            meta = {
+                "embedding_model": model_id,
+                "dimension": int(dimension()),
+                "schema_version": SCHEMA_VERSION,
+                "tenant_id": tenant_id,
+                "created_at": datetime.now(UTC).isoformat(),
+            }
+        graph = KuzuGraphStore(root / "graph.kuzu")
+        try:
+            vectors = LanceVectorStore(root / "vectors", int(meta["dimension"]))
+        except Exception:
+            graph.close()
+            raise
+        if not meta_path.is_file():
+            tmp = meta_path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+            tmp.replace(meta_path)
+        store = cls(tenant_id, root, graph, vectors, meta)
+        store._recover_and_load()
+        return store
+
+    def _recover_and_load(self) -> None:
+        committed = self.graph.document_ids()
+        orphans = self.vectors.data_ids() - committed
+        if orphans:
+            logger.warning(
+                "tenant %s: removing chunks of %d data item(s) whose ingest never committed",
+                self.tenant_id,
+                len(orphans),
+            )
+            self.vectors.delete_data(sorted(orphans))
+        records, vectors, tokens = self.vectors.load_chunks()
+        keep = [i for i, r in enumerate(records) if r.data_id in committed]
+        if len(keep) != len(records):
+            records = [records[i] for i in keep]
+            vectors = vectors[keep]
+            tokens = [tokens[i] for i in keep]
+        self.index.add(records, vectors, tokens)
+
+    def datasets(self) -> dict[str, str]:
+        """Dataset id -> name."""
+        return self.graph.datasets()
+
+    def commit_ingest(
+        self,
+        *,
+        datasets: Sequence[tuple[str, str, str]],
+        items: Sequence[DataItemRecord],
+        chunks: Sequence[ChunkRecord],
+        vectors: np.ndarray,
+        tokens: Sequence[Sequence[str]],
+        replace_data_ids: Sequence[str] = (),
+    ) -> None:
+        """Make an ingest durable and visible; on failure nothing of it remains.
+
+        The caller holds ``write_lock``.
+        """
+        new_ids = [item.id for item in items]
+        self.vectors.add_chunks(chunks, vectors, tokens)
+        try:
+            self.graph.write_ingest(datasets, items, chunks, replace_data_ids)
+        except BaseException:
+            self._undo_vectors(new_ids)
+            raise
+        if replace_data_ids:
+            self._delete_vectors_quietly(list(replace_data_ids))
+            self.index.remove_data(replace_data_ids)
+        self.index.add(chunks, vectors, tokens)
+        try:
+            self.vectors.ensure_fts_index()
+        except Exception as exc:  # the FTS index is an accelerator, not the source of truth
+            logger.warning("tenant %s: full-text index not updated: %s", self.tenant_id, exc)
+
+    def _undo_vectors(self, data_ids: list[str]) -> None:
+        try:
+            self.vectors.delete_data(data_ids)
+        except StoreError:
+            logger.exception("tenant %s: rollback of LanceDB rows failed", self.tenant_id)
+
+    def _delete_vectors_quietly(self, data_ids: list[str]) -> None:
+        try:
+            self.vectors.delete_data(data_ids)
+        except StoreError as exc:  # orphans are removed on the next open
+            logger.warning("tenant %s: stale chunks left for cleanup: %s", self.tenant_id, exc)
+
+    def forget(self, data_ids: Sequence[str]) -> int:
+        """Delete data items and their chunks; return the number of chunks removed.
+
+        The caller holds ``write_lock``.
+        """
+        if not data_ids:
+            return 0
+        self.graph.delete_data_items(list(data_ids))
+        removed = self.index.remove_data(data_ids)
+        self._delete_vectors_quietly(list(data_ids))
+        return removed
+
+    def close(self) -> None:
+        self.graph.close()
