@@ -1,0 +1,287 @@
+"""Rule-based entity spotting: sentences, identifiers, quoted titles and names.
+
+The passes run in a fixed order and each claims its characters, so a later pass
+never re-reads them: URLs, emails, error codes, ids, date phrases, quoted titles,
+then capitalised name spans. Name types are guessed from cue words (see
+``guess_type``); a guess that stays CONCEPT may be refined by a relation pattern
+(``lives in X`` makes X a PLACE) or later by entity resolution.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+from recall_engine.graph import lexicon as lx
+from recall_engine.graph.model import EntityType
+from recall_engine.graph.normalize import normalize_name, strip_possessive
+
+T = EntityType
+
+
+@dataclass(slots=True)
+class Span:
+    """One entity occurrence in a chunk (mutable while a chunk is processed)."""
+
+    start: int
+    end: int
+    surface: str
+    name: str
+    type: EntityType
+    identifier: str | None = None
+    alias: str | None = None  # another surface worth keeping, e.g. "Dr. Ada Lovelace"
+    pronoun: str | None = None  # "subject" | "object" | "possessive": the speaker, implied
+
+
+_BOUNDARY = regex.compile(r"[.!?…]+[\"'”’)\]]*(?=\s|$)|\n")
+_WORD_BEFORE = regex.compile(r"([\p{L}.]+)$")
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence ``(start, end)`` offsets; a full stop after "Dr" or an initial is
+    not a boundary. Blank sentences are dropped."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for m in _BOUNDARY.finditer(text):
+        if m.group().startswith(".") and _abbreviation_before(text, m.start()):
+            continue
+        _append_trimmed(out, text, start, m.end())
+        start = m.end()
+    _append_trimmed(out, text, start, len(text))
+    return out
+
+
+def _abbreviation_before(text: str, dot: int) -> bool:
+    m = _WORD_BEFORE.search(text, max(0, dot - 12), dot)
+    if m is None:
+        return False
+    word = m.group(1).lower().strip(".")
+    return word in lx.ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+
+
+def _append_trimmed(out: list[tuple[int, int]], text: str, start: int, end: int) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end > start:
+        out.append((start, end))
+
+
+class Claims:
+    """Which characters an earlier pass already turned into an entity."""
+
+    def __init__(self, size: int) -> None:
+        self._mask = bytearray(size)
+
+    def free(self, start: int, end: int) -> bool:
+        return self._mask.find(1, start, end) == -1
+
+    def claim(self, start: int, end: int) -> None:
+        self._mask[start:end] = b"\x01" * (end - start)
+
+
+_URL = regex.compile(r"\b(?:https?://|www\.)[^\s<>\"'`]+", regex.IGNORECASE)
+_EMAIL = regex.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_ERROR_CODE = regex.compile(
+    r"\b(?:(?:ERR|ERROR|EXC|ORA|HTTP)[-_ ]?\d{2,6}|E\d{3,5}|0x[0-9A-Fa-f]{4,8})\b"
+)
+_ID = regex.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,7}\b")
+# (pattern, type, characters stripped from the end of a match)
+IDENTIFIER_PATTERNS: tuple[tuple[regex.Pattern[str], EntityType, str], ...] = (
+    (_URL, T.URL, ".,;:!?)]}'\""),
+    (_EMAIL, T.EMAIL, "."),
+    (_ERROR_CODE, T.ERROR_CODE, ""),
+    (_ID, T.ID, ""),
+)
+
+
+def identifier_spans(text: str, claims: Claims) -> list[Span]:
+    """URLs, emails, error codes and ids; the identifier is the match itself."""
+    spans: list[Span] = []
+    for pattern, type_, trailing in IDENTIFIER_PATTERNS:
+        for m in pattern.finditer(text):
+            value = m.group().rstrip(trailing) if trailing else m.group()
+            start, end = m.start(), m.start() + len(value)
+            if value and claims.free(start, end):
+                claims.claim(start, end)
+                spans.append(Span(start, end, value, value, type_, identifier=value))
+    return spans
+
+
+_QUOTED = regex.compile(r"[\"“]([^\"“”\n]{1,100})[\"”]")
+
+
+def quoted_title_spans(text: str, claims: Claims) -> list[Span]:
+    """Quoted titles ("Charlotte's Web") as WORK; quoted speech is left alone."""
+    spans: list[Span] = []
+    for m in _QUOTED.finditer(text):
+        title = m.group(1).strip()
+        if _looks_like_title(title) and claims.free(m.start(), m.end()):
+            claims.claim(m.start(), m.end())
+            spans.append(Span(m.start(1), m.end(1), m.group(1), title, T.WORK))
+    return spans
+
+
+def _looks_like_title(title: str) -> bool:
+    words = title.split()
+    if not 1 <= len(words) <= 8 or title[-1] in ".,;:!?" or not title[0].isupper():
+        return False
+    return all(w[0].isupper() or w[0].isdigit() or w.lower() in lx.TITLE_SMALL_WORDS for w in words)
+
+
+_WORD = r"\p{Lu}[\p{L}\p{M}\p{N}]*(?:['’\-][\p{L}\p{M}]+)*"
+_CONNECTOR = "|".join(regex.escape(c) for c in sorted(lx.SPAN_CONNECTORS, key=len, reverse=True))
+_HONORIFIC = r"(?:Dr|Mr|Mrs|Ms|Mx|Prof|Sir|Dame|Lady|Lord|Rev)\.?[ \t]+"
+_NAME = regex.compile(
+    rf"(?<![\p{{L}}\p{{N}}])(?P<hon>{_HONORIFIC})?{_WORD}"
+    rf"(?:(?:[ \t]+(?:{_CONNECTOR})){{0,2}}[ \t]+{_WORD})*"
+)
+_TOKEN = regex.compile(r"[^\s]+")
+_POSSESSIVE_END = regex.compile(r"['’]s$")
+_STARTERS = frozenset("\"“‘'([:;-–—*•>")
+_PREV_WORD = regex.compile(r"([\p{L}']+)[ \t]+$")
+
+
+@dataclass(slots=True)
+class _Run:
+    start: int
+    end: int
+    honorific: str
+    at_start: bool
+
+
+def name_spans(
+    text: str, sentence_starts: set[int], claims: Claims, speaker: str | None
+) -> list[Span]:
+    """Capitalised name spans with guessed types. A single capitalised word that
+    opens a sentence counts only if it is a known name or also appears capitalised
+    mid-sentence in the chunk: "Painting is fun" yields nothing."""
+    runs: list[_Run] = []
+    shouty = _CAPS_RUN.search(text) is not None
+    for m in _NAME.finditer(text):
+        if not claims.free(m.start(), m.end()) or (shouty and _shouting(text, m.start())):
+            continue
+        runs.extend(_split_run(text, m.start(), m.end(), m.group("hon") or "", sentence_starts))
+    mid_names = {normalize_name(text[r.start : r.end]) for r in runs if not r.at_start}
+    known = {normalize_name(speaker)} if speaker else set()
+    spans: list[Span] = []
+    for run in runs:
+        surface = text[run.start : run.end]
+        name = strip_possessive(surface[len(run.honorific) :]).strip()
+        key = normalize_name(name)
+        if not key:
+            continue
+        single = " " not in name
+        if run.at_start and single and not run.honorific and not _known(key, mid_names, known):
+            continue
+        claims.claim(run.start, run.end)
+        type_ = guess_type(name, bool(run.honorific), _previous_word(text, run.start), known)
+        alias = surface.strip() if run.honorific else None
+        spans.append(Span(run.start, run.end, surface, name, type_, alias=alias))
+    return spans
+
+
+def _known(key: str, mid_names: set[str], known: set[str]) -> bool:
+    return key in mid_names or key in known or key in lx.FIRST_NAMES or key in lx.PLACES
+
+
+def _split_run(
+    text: str, start: int, end: int, honorific: str, sentence_starts: set[int]
+) -> list[_Run]:
+    """Cut a capitalised run at words that are never names ("Hey Mel" -> "Mel")."""
+    runs: list[_Run] = []
+    current: list[tuple[int, int]] = []
+    body = start + len(honorific)
+    for m in _TOKEN.finditer(text, body, end):
+        word = strip_possessive(m.group()).lower()
+        if word in lx.NOT_NAMES:
+            runs.extend(_close(text, current, sentence_starts))
+            current = []
+        else:
+            current.append((m.start(), m.end()))
+            if _POSSESSIVE_END.search(m.group()):  # "Ada's Notes": the owner ends here
+                runs.extend(_close(text, current, sentence_starts))
+                current = []
+    runs.extend(_close(text, current, sentence_starts))
+    if honorific and runs and runs[0].start == body:
+        runs[0].start, runs[0].honorific = start, honorific
+        runs[0].at_start = False
+    return runs
+
+
+def _close(text: str, tokens: list[tuple[int, int]], sentence_starts: set[int]) -> list[_Run]:
+    while tokens and not text[tokens[0][0]].isupper():
+        tokens = tokens[1:]
+    while tokens and not text[tokens[-1][0]].isupper():
+        tokens = tokens[:-1]
+    if not tokens:
+        return []
+    start = tokens[0][0]
+    at_start = start in sentence_starts or _after_starter(text, start)
+    return [_Run(start, tokens[-1][1], "", at_start)]
+
+
+def _after_starter(text: str, start: int) -> bool:
+    i = start - 1
+    while i >= 0 and text[i] in " \t":
+        i -= 1
+    return i < 0 or text[i] in _STARTERS
+
+
+_CAPS_RUN = regex.compile(r"\b\p{Lu}{2,}(?:\W+\p{Lu}{2,}){2,}\b")
+
+
+def _shouting(text: str, at: int) -> bool:
+    """In an all-caps passage every word is capitalised; names cannot be told apart."""
+    window = text[max(0, at - 40) : at + 40]
+    letters = [c for c in window if c.isalpha()]
+    return len(letters) >= 12 and sum(c.isupper() for c in letters) > 0.7 * len(letters)
+
+
+def _previous_word(text: str, start: int) -> str:
+    m = _PREV_WORD.search(text, max(0, start - 24), start)
+    return m.group(1).lower() if m else ""
+
+
+def guess_type(
+    name: str, honorific: bool, previous_word: str, known_people: set[str]
+) -> EntityType:
+    """A modest, deterministic type guess from cue words, in this order: honorific
+    -> PERSON; organisation, event, project, place cue words; gazetteer places;
+    known first names and the speaker -> PERSON; after "in/to/from" -> PLACE;
+    otherwise CONCEPT."""
+    words = name.lower().split()
+    key = normalize_name(name)
+    first, last = words[0], words[-1]
+    if honorific:
+        return T.PERSON
+    if last in lx.ORGANIZATION_SUFFIXES or (first in lx.ORGANIZATION_PREFIXES and len(words) > 1):
+        return T.ORGANIZATION
+    if last in lx.EVENT_SUFFIXES:
+        return T.EVENT
+    if "project" in (first, last) and len(words) > 1:
+        return T.PROJECT
+    if key in lx.PLACES or (
+        len(words) > 1 and (last in lx.PLACE_SUFFIXES or first in lx.PLACE_PREFIXES)
+    ):
+        return T.PLACE
+    if key in known_people or (first in lx.FIRST_NAMES and len(words) <= 3):
+        return T.PERSON
+    if previous_word in lx.PLACE_PREPOSITIONS and not name.isupper():
+        return T.PLACE
+    return T.CONCEPT
+
+
+_PRONOUNS = regex.compile(
+    r"\b(?:(?P<subject>I|[Ww]e)|(?P<object>me|us)|(?P<possessive>[Mm]y|[Oo]ur))\b"
+)
+
+
+def speaker_pronoun_spans(text: str, speaker: str) -> list[Span]:
+    """First-person pronouns of a conversation turn, standing for its speaker."""
+    return [
+        Span(m.start(), m.end(), m.group(), speaker, T.PERSON, pronoun=m.lastgroup)
+        for m in _PRONOUNS.finditer(text)
+    ]
