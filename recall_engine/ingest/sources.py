@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import regex
 from pydantic import ValidationError
 
 from recall_engine.errors import InvalidInputError, UnsupportedFileTypeError
@@ -77,13 +78,22 @@ def _collect(data: object, *, depth: int) -> Iterable[SourceItem]:
         )
 
 
+# Extensions that mark a one-word string as a file name rather than text to remember.
+_FILE_LIKE = regex.compile(
+    r"^\S+\.(?:txt|md|markdown|json|jsonl|pdf|docx?|html?|csv|xlsx?|pptx?|rtf|xml|ya?ml)$",
+    regex.IGNORECASE,
+)
+
+
 def _looks_like_path(text: str) -> bool:
-    if "\n" in text or len(text) > 4096:
-        return False
     stripped = text.strip()
+    if not stripped or "\n" in stripped or len(stripped) > 4096:
+        return False
     if Path(stripped).expanduser().exists():
         return True
-    return stripped.lower().endswith(SUPPORTED_SUFFIXES) and " " not in stripped
+    return bool(_FILE_LIKE.match(stripped)) or (
+        stripped.startswith(("/", "./", "~/", "../")) and " " not in stripped
+    )
 
 
 def _first_words(text: str, n: int = 8) -> str:

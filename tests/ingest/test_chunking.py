@@ -1,0 +1,64 @@
+import itertools
+from datetime import datetime
+
+from recall_engine.ingest.chunking import (
+    chunk_text,
+    count_tokens,
+    message_chunk,
+    split_sentences,
+)
+from recall_engine.models import Message
+
+
+def test_sentences_split_on_terminal_punctuation_but_not_abbreviations():
+    text = "Dr. Ada Lovelace met Mr. Babbage in 1833. They talked for hours! Did it matter? Yes."
+    assert split_sentences(text) == [
+        "Dr. Ada Lovelace met Mr. Babbage in 1833.",
+        "They talked for hours!",
+        "Did it matter?",
+        "Yes.",
+    ]
+
+
+def test_paragraphs_and_headings_end_sentences():
+    text = "# Title\nFirst line without a stop\n\nSecond paragraph."
+    assert split_sentences(text) == ["# Title", "First line without a stop", "Second paragraph."]
+
+
+def test_chunks_respect_the_token_budget_and_keep_every_sentence():
+    sentences = [f"Sentence number {i} talks about topic {i} at some length." for i in range(40)]
+    chunks = chunk_text(" ".join(sentences), chunk_size=50, chunk_overlap=0)
+    assert len(chunks) > 1
+    assert all(count_tokens(c) <= 50 for c in chunks)
+    assert " ".join(chunks) == " ".join(sentences)
+
+
+def test_overlap_repeats_whole_trailing_sentences():
+    sentences = [f"Fact {i} is here." for i in range(30)]
+    chunks = chunk_text(" ".join(sentences), chunk_size=30, chunk_overlap=10)
+    for left, right in itertools.pairwise(chunks):
+        left_s, right_s = split_sentences(left), split_sentences(right)
+        carried = next(k for k in range(1, len(left_s)) if left_s[-k] == right_s[0])
+        assert right_s[:carried] == left_s[-carried:]
+        assert count_tokens(" ".join(right_s[:carried])) <= 10
+    assert all(count_tokens(c) <= 30 for c in chunks)
+
+
+def test_a_sentence_longer_than_the_budget_is_cut_at_word_boundaries():
+    long_sentence = " ".join(f"word{i}" for i in range(500))
+    chunks = chunk_text(long_sentence, chunk_size=100, chunk_overlap=10)
+    assert len(chunks) >= 5
+    assert all(count_tokens(c) <= 100 for c in chunks)
+    assert " ".join(chunks).split() == long_sentence.split()
+
+
+def test_message_chunk_keeps_speaker_time_and_id():
+    msg = Message(
+        id="D1:3", speaker="Ann", text="I moved to Lyon", timestamp=datetime(2023, 5, 8, 13, 56)
+    )
+    draft = message_chunk(msg)
+    assert draft.text == "[2023-05-08 13:56] Ann: I moved to Lyon"
+    assert draft.message_ids == ("D1:3",)
+    assert draft.speaker == "Ann"
+    assert draft.timestamp == "2023-05-08T13:56:00"
+    assert "Ann" in draft.embed_text and "Lyon" in draft.lexical_text
