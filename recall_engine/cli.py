@@ -1,0 +1,82 @@
+"""The ``recall-engine`` command: remember files, recall from them, list datasets.
+
+recall-engine remember ./notes --dataset notes
+recall-engine recall "Where was Einstein born?" --type CHUNKS --dataset notes
+recall-engine datasets
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+
+from recall_engine.errors import RecallEngineError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="recall-engine", description=__doc__.split("\n")[0])
+    parser.add_argument("--data-dir", default=None, help="default: $RECALL_ENGINE_DATA_DIR")
+    parser.add_argument("--tenant", default=None)
+    sub = parser.add_subparsers(dest="command", required=True)
+    rem = sub.add_parser("remember", help="store files, folders or text")
+    rem.add_argument("data", nargs="+", help="paths, or text")
+    rem.add_argument("--dataset", default="main_dataset")
+    rec = sub.add_parser("recall", help="ask a question")
+    rec.add_argument("query")
+    rec.add_argument("--type", default=None, help="search type; default: routed")
+    rec.add_argument("--dataset", action="append", default=None)
+    rec.add_argument("--top-k", type=int, default=5)
+    rec.add_argument("--json", action="store_true", help="print results as JSON")
+    sub.add_parser("datasets", help="list datasets")
+    return parser
+
+
+async def _run(args: argparse.Namespace) -> int:
+    from recall_engine.engine import RecallEngine
+
+    async with RecallEngine(args.data_dir) as engine:
+        if args.command == "remember":
+            data = args.data[0] if len(args.data) == 1 else list(args.data)
+            result = await engine.remember(data, dataset_name=args.dataset, tenant_id=args.tenant)
+            print(
+                f"{len(result.new_data_ids)} new, {len(result.skipped_data_ids)} unchanged, "
+                f"{result.chunk_count} chunks in {result.dataset_name!r} "
+                f"({result.timings['total_s']:.1f}s)"
+            )
+        elif args.command == "recall":
+            results = await engine.recall(
+                args.query,
+                args.type,
+                datasets=args.dataset,
+                top_k=args.top_k,
+                tenant_id=args.tenant,
+            )
+            if args.json:
+                print(json.dumps([r.model_dump(mode="json") for r in results], indent=2))
+            for r in [] if args.json else results:
+                score = f"{r.score:.3f}" if getattr(r, "score", None) is not None else "-"
+                name = getattr(r, "metadata", {}).get("document_name", "")
+                print(f"{score}  [{name}] {r.text}" if name else f"{score}  {r.text}")
+        else:
+            for name, dataset_id in sorted(
+                (await engine.list_datasets(tenant_id=args.tenant)).items()
+            ):
+                print(f"{name}\t{dataset_id}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status (2 for a usage error, 1 for a runtime failure)."""
+    args = _parser().parse_args(argv)
+    try:
+        return asyncio.run(_run(args))
+    except RecallEngineError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, ValueError | TypeError) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
