@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
@@ -25,6 +25,7 @@ ENV_VARS: dict[str, str] = {
     "RECALL_ENGINE_CHUNK_SIZE": "chunk_size",
     "RECALL_ENGINE_CHUNK_OVERLAP": "chunk_overlap",
     "RECALL_ENGINE_TENANT": "default_tenant",
+    "RECALL_ENGINE_GRAPH_EXTRACTOR": "graph_extractor",
     "LLM_MODEL": "llm_model",
     "LLM_API_KEY": "llm_api_key",
     "LLM_API_BASE": "llm_api_base",
@@ -53,6 +54,11 @@ class RecallConfig(BaseModel):
     chunk_size: int = Field(default=200, ge=16, le=8192, description="Token budget per chunk.")
     chunk_overlap: int = Field(default=30, ge=0, description="Tokens repeated between chunks.")
     default_tenant: str = "default"
+    graph_extractor: Literal["rules", "llm", "none"] = Field(
+        default="rules",
+        description="How remember() builds the knowledge graph: 'rules' (offline, "
+        "deterministic), 'llm' (needs llm_model) or 'none' (chunks only).",
+    )
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None
     llm_api_base: str | None = None
@@ -83,6 +89,15 @@ class RecallConfig(BaseModel):
             raise ValueError(
                 f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_size "
                 f"({self.chunk_size})"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _llm_extractor_needs_llm(self) -> RecallConfig:
+        if self.graph_extractor == "llm" and self.llm_model is None:
+            raise ValueError(
+                "graph_extractor='llm' needs an LLM: set LLM_MODEL (e.g. 'openai/gpt-4o-mini') "
+                "or use graph_extractor='rules' (offline)"
             )
         return self
 

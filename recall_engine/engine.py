@@ -255,6 +255,34 @@ class RecallEngine:
                 raise InvalidInputError(f"Unknown data id(s): {unknown}.")
             return store.forget(ids)
 
+    async def visualize_graph(
+        self,
+        path: str | Path,
+        dataset_name: str | None = None,
+        *,
+        tenant_id: str | None = None,
+    ) -> Path:
+        """Write the tenant's knowledge graph (or one dataset's) as a self-contained
+        HTML page that works offline; return its path.
+
+        Raises:
+            RecallPreconditionError: nothing has been remembered in the tenant.
+            DatasetNotFoundError: ``dataset_name`` does not exist.
+        """
+        from recall_engine.graph.visualize import render_graph_html
+
+        store = await asyncio.to_thread(self.store, tenant_id)
+        names = (check_name(dataset_name, what="dataset_name"),) if dataset_name else None
+        scope = self._scope(store, names, None)
+        entities = await asyncio.to_thread(store.graph.entities, scope)
+        relations = await asyncio.to_thread(store.graph.relations, scope)
+        title = f"recall-engine: {store.tenant_id}" + (f" / {dataset_name}" if dataset_name else "")
+        page = render_graph_html(entities, relations, title=title)
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(page, encoding="utf-8")
+        return target
+
     async def list_datasets(self, *, tenant_id: str | None = None) -> dict[str, str]:
         """Dataset name -> id for a tenant (empty when nothing was remembered)."""
         try:

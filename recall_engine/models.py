@@ -115,4 +115,7 @@ class RememberResult(BaseModel):
     )
     replaced_data_ids: list[str] = Field(default_factory=list)
     chunk_count: int = 0
+    entity_count: int = Field(default=0, description="New entities (mentions of known ones merge).")
+    relation_count: int = Field(default=0, description="Relations written.")
+    event_count: int = Field(default=0, description="Events written.")
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage.")

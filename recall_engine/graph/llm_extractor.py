@@ -1,17 +1,20 @@
-"""The parsing half of LLM extraction: the output schema and its conversion.
+"""LLM extraction: the output schema, its conversion, and the extractor itself.
 
 The LLM is asked for ``LLMGraph`` JSON (``LLMGraph.model_json_schema()`` is the
 structured-output schema). ``parse_llm_graph`` validates a reply and
 ``llm_graph_to_extraction`` turns it into the same ``ChunkExtraction`` the rule
-extractor produces, so resolution and storage do not care which one ran. The
-call itself (litellm, retries, prompt) lives in ``recall_engine/llm/``.
+extractor produces, so resolution and storage do not care which one ran.
+``LLMExtractor`` makes the calls through ``LLMClient`` (litellm, timeouts and
+provider retries live there) with the ``graph_extraction`` prompt.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import regex
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -32,6 +35,9 @@ from recall_engine.graph.model import (
 )
 from recall_engine.graph.normalize import normalize_name, to_snake_case
 from recall_engine.graph.rules_relations import canonical_predicate
+
+if TYPE_CHECKING:
+    from recall_engine.llm.client import LLMClient
 
 log = logging.getLogger(__name__)
 
@@ -231,3 +237,74 @@ def _mention(entity: Entity, chunk: ChunkInput) -> Mention:
         start=start,
         end=end,
     )
+
+
+class LLMExtractor:
+    """The ``Extractor`` that asks an LLM, one call per chunk, a few at a time.
+
+    A reply that does not validate is retried once with the error quoted; if
+    the second one fails too, that chunk gets an empty extraction and a logged
+    warning. Provider failures (authentication, budget, a model that is down
+    after the client's own retries) are raised: they would fail every chunk,
+    and the ingest is atomic, so nothing half-extracted is stored.
+    """
+
+    name = "llm-v1"
+
+    def __init__(self, client: LLMClient, *, concurrency: int = 4) -> None:
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+        self.client = client
+        self.concurrency = concurrency
+
+    async def extract(self, chunks: Sequence[ChunkInput]) -> list[ChunkExtraction]:
+        """One extraction per chunk, in input order.
+
+        Raises:
+            LLMError: a provider failure other than unusable output.
+        """
+        gate = asyncio.Semaphore(self.concurrency)
+
+        async def one(chunk: ChunkInput) -> ChunkExtraction:
+            async with gate:
+                return await self.extract_chunk(chunk)
+
+        return list(await asyncio.gather(*(one(c) for c in chunks)))
+
+    async def extract_chunk(self, chunk: ChunkInput) -> ChunkExtraction:
+        from recall_engine.llm.structured import response_format_for
+        from recall_engine.prompts import render_prompt
+
+        empty = ChunkExtraction(
+            chunk_id=chunk.chunk_id, namespace=chunk.namespace, data_id=chunk.data_id
+        )
+        if not chunk.text.strip():
+            return empty
+        text = f"{chunk.speaker}: {chunk.text}" if chunk.speaker else chunk.text
+        types = ", ".join(t.value for t in EntityType)
+        messages: list[dict[str, Any]] = render_prompt(
+            "graph_extraction", text=text, entity_types=types
+        ).messages()
+        response_format = response_format_for(LLMGraph)
+        for attempt in (1, 2):
+            reply: str | None = None
+            try:
+                reply = (await self.client.complete(messages, response_format=response_format)).text
+                return llm_graph_to_extraction(parse_llm_graph(reply), chunk)
+            except LLMResponseError as exc:
+                if attempt == 2:
+                    log.warning(
+                        "graph extraction: unusable LLM output for chunk %s after a retry, "
+                        "chunk skipped: %s",
+                        chunk.chunk_id,
+                        str(exc)[:300],
+                    )
+                    return empty
+                retry = render_prompt("structured_output_retry", error=str(exc)[:500]).user
+                if reply is not None:
+                    messages = [
+                        *messages,
+                        {"role": "assistant", "content": reply},
+                        {"role": "user", "content": retry},
+                    ]
+        return empty

@@ -1,4 +1,9 @@
-"""The ingest pipeline: source items -> chunks -> vectors -> one atomic commit."""
+"""The ingest pipeline: source items -> chunks -> vectors + graph -> one atomic commit.
+
+Graph extraction runs in a worker thread while the model embeds the chunks;
+the texts of the new graph elements are embedded together with the last,
+partial batch of chunks so that every embedding batch but one is full.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -14,10 +20,20 @@ import numpy as np
 
 from recall_engine.config import RecallConfig
 from recall_engine.embedding import Embedder
+from recall_engine.graph.extractor import ChunkInput, Extractor, make_namespace
+from recall_engine.graph.stage import (
+    GraphPlan,
+    build_extractor,
+    parse_time,
+    plan_graph,
+    start_extraction,
+)
+from recall_engine.graph.summaries import extractive_summary
 from recall_engine.ingest.chunking import ChunkDraft, chunk_item
 from recall_engine.ingest.sources import SourceItem
 from recall_engine.ingest.validation import stable_id
 from recall_engine.models import RememberResult
+from recall_engine.storage.graph_records import GraphWrite, SummaryRecord
 from recall_engine.storage.lexical import tokenize
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
 from recall_engine.storage.tenant import TenantStore
@@ -118,17 +134,20 @@ def ingest(
         records, items_out = _records(
             fresh, dataset_id=dataset_id, dataset_name=dataset_name, now=now
         )
-        t0 = time.perf_counter()
-        if records:
-            vectors = embed_all(
-                embedder,
-                [r[1].embed_text for r in records],
-                batch_size=config.embedding_batch_size,
-                show_progress=show_progress if show_progress is not None else config.show_progress,
-            )
-        else:  # nothing new: do not load the model just to embed nothing
-            vectors = np.zeros((0, store.index.dimension), dtype=np.float32)
-        timings["embed_s"] = time.perf_counter() - t0
+        extractor = build_extractor(config) if records else None
+        namespace = make_namespace(store.tenant_id, dataset_id)
+        vectors, graph, plan = _embed_and_extract(
+            store,
+            embedder,
+            config,
+            fresh,
+            records,
+            extractor=extractor,
+            dataset_id=dataset_id,
+            namespace=namespace,
+            show_progress=show_progress if show_progress is not None else config.show_progress,
+            timings=timings,
+        )
         t0 = time.perf_counter()
         tokens = [tokenize(draft.lexical_text) for _, draft in records]
         timings["tokenize_s"] = time.perf_counter() - t0
@@ -141,6 +160,7 @@ def ingest(
                 vectors=vectors,
                 tokens=tokens,
                 replace_data_ids=replaced,
+                graph=graph,
             )
         timings["store_s"] = time.perf_counter() - t0
     timings["total_s"] = time.perf_counter() - started
@@ -153,8 +173,105 @@ def ingest(
         skipped_data_ids=skipped,
         replaced_data_ids=replaced,
         chunk_count=len(records),
+        entity_count=plan.created_count if plan is not None else 0,
+        relation_count=len(plan.resolution.graph.relations) if plan is not None else 0,
+        event_count=len(plan.resolution.graph.events) if plan is not None else 0,
         timings=timings,
     )
+
+
+def _embed_and_extract(
+    store: TenantStore,
+    embedder: Embedder,
+    config: RecallConfig,
+    fresh: Sequence[PreparedItem],
+    records: Sequence[tuple[ChunkRecord, ChunkDraft]],
+    *,
+    extractor: Extractor | None,
+    dataset_id: str,
+    namespace: str,
+    show_progress: bool | None,
+    timings: dict[str, float],
+) -> tuple[np.ndarray, GraphWrite | None, GraphPlan | None]:
+    """Chunk vectors, and the graph write when an extractor runs."""
+    texts = [draft.embed_text for _, draft in records]
+    batch = config.embedding_batch_size
+    t0 = time.perf_counter()
+    if not records:  # nothing new: do not load the model just to embed nothing
+        timings["embed_s"] = 0.0
+        return np.zeros((0, store.index.dimension), dtype=np.float32), None, None
+    if extractor is None:
+        vectors = embed_all(embedder, texts, batch_size=batch, show_progress=show_progress)
+        timings["embed_s"] = time.perf_counter() - t0
+        return vectors, None, None
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graph-extract") as pool:
+        future = start_extraction(pool, extractor, _chunk_inputs(fresh, records, namespace))
+        full = len(texts) - len(texts) % batch
+        head = embed_all(embedder, texts[:full], batch_size=batch, show_progress=show_progress)
+        embed_s = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        extractions, extract_s = future.result()
+    timings["extract_wait_s"] = time.perf_counter() - t1
+    t1 = time.perf_counter()
+    plan = plan_graph(
+        extractions,
+        dataset_id=dataset_id,
+        candidates=lambda keys: store.graph.entity_candidates(dataset_id, keys),
+    )
+    timings["resolve_s"] = time.perf_counter() - t1
+    timings["extract_s"] = extract_s + timings["resolve_s"]
+    t1 = time.perf_counter()
+    tail = embedder.embed(texts[full:] + plan.texts, batch_size=batch)
+    timings["embed_s"] = embed_s + time.perf_counter() - t1
+    vectors = np.concatenate([head.reshape(-1, tail.shape[1]), tail[: len(texts) - full]])
+    chunk_vectors = {r.id: vectors[i] for i, (r, _) in enumerate(records)}
+    summaries = [
+        SummaryRecord(
+            id=stable_id("summary", p.data_id),
+            data_id=p.data_id,
+            dataset_id=dataset_id,
+            namespace=namespace,
+            text=_summary(p),
+        )
+        for p in fresh
+    ]
+    graph = plan.build(
+        tail[len(texts) - full :],
+        chunk_vectors=chunk_vectors,
+        chunk_data={r.id: r.data_id for r, _ in records},
+        summaries=summaries,
+    )
+    return vectors, graph, plan
+
+
+def _summary(p: PreparedItem) -> str:
+    if p.item.messages is not None:
+        return extractive_summary(turns=[(m.speaker, m.text) for m in p.item.messages])
+    return extractive_summary(p.item.text or "")
+
+
+def _chunk_inputs(
+    fresh: Sequence[PreparedItem],
+    records: Sequence[tuple[ChunkRecord, ChunkDraft]],
+    namespace: str,
+) -> list[ChunkInput]:
+    """What the extractor reads: a turn's own words (speaker and time apart), or
+    a document chunk dated by its document."""
+    raw: dict[str, list[str]] = {
+        p.data_id: [m.text.strip() for m in p.item.messages] for p in fresh if p.item.messages
+    }
+    return [
+        ChunkInput(
+            chunk_id=record.id,
+            text=raw[record.data_id][record.chunk_index] if record.data_id in raw else record.text,
+            speaker=record.speaker,
+            timestamp=parse_time(record.timestamp),
+            dataset_id=record.dataset_id,
+            data_id=record.data_id,
+            namespace=namespace,
+        )
+        for record, _ in records
+    ]
 
 
 def _records(

@@ -1,4 +1,4 @@
-"""Kuzu adapter: datasets, data items, chunks and the edges between them.
+"""Kuzu adapter: datasets, data items, chunks, the knowledge graph, and their edges.
 
 The only module that imports ``kuzu``. Every query is parameterised; user text
 never reaches a query string. An ingest is written in one transaction, which is
@@ -15,6 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from recall_engine.errors import StoreError
+from recall_engine.graph.model import Entity, Relation
+from recall_engine.storage import kuzu_graph_elements as ge
+from recall_engine.storage.graph_records import GraphRemoval, GraphWrite
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
 
 SCHEMA = [
@@ -29,6 +32,7 @@ SCHEMA = [
     "text STRING, message_ids STRING[], speaker STRING, timestamp STRING)",
     "CREATE REL TABLE IF NOT EXISTS HAS_DATA(FROM Dataset TO Document)",
     "CREATE REL TABLE IF NOT EXISTS CONTAINS(FROM Document TO Chunk)",
+    *ge.GRAPH_SCHEMA,
 ]
 
 
@@ -94,8 +98,13 @@ class KuzuGraphStore:
         items: Sequence[DataItemRecord],
         chunks: Sequence[ChunkRecord],
         replace_data_ids: Sequence[str] = (),
-    ) -> None:
-        """Write datasets, data items and chunks, and drop replaced items, atomically."""
+        graph: GraphWrite | None = None,
+    ) -> GraphRemoval:
+        """Write datasets, data items, chunks and their graph, and drop replaced
+        items (with the graph elements only they supported), atomically.
+
+        Returns what the replacement removed, for the vector store to follow.
+        """
         doc_rows = [
             {
                 "id": i.id,
@@ -128,8 +137,9 @@ class KuzuGraphStore:
         with self._lock:
             try:
                 self._conn.execute("BEGIN TRANSACTION")
+                touched: list[str] = []
                 if replace_data_ids:
-                    self._delete_documents(list(replace_data_ids))
+                    touched = self._delete_documents(list(replace_data_ids))
                 self._conn.execute(
                     "UNWIND $rows AS r MERGE (d:Dataset {id: r.id}) "
                     "ON CREATE SET d.name = r.name, d.created_at = r.created_at",
@@ -162,30 +172,91 @@ class KuzuGraphStore:
                         "(c:Chunk {id: r.id}) CREATE (d)-[:CONTAINS]->(c)",
                         {"rows": chunk_rows},
                     )
+                if graph is not None:
+                    ge.write_graph(self._conn, graph)
+                # Last, so that entities the new version mentions again survive.
+                removed = ge.delete_orphan_entities(self._conn, touched)
                 self._conn.execute("COMMIT")
             except Exception as exc:
                 self._rollback()
                 raise StoreError(f"Kuzu could not write the ingest: {exc}") from exc
+        return GraphRemoval(data_ids=tuple(replace_data_ids), entity_ids=tuple(removed))
 
     def _rollback(self) -> None:
         with contextlib.suppress(Exception):  # no transaction was open
             self._conn.execute("ROLLBACK")
 
-    def _delete_documents(self, data_ids: list[str]) -> None:
+    def _delete_documents(self, data_ids: list[str]) -> list[str]:
+        """Delete items, their chunks and what only they support; return the
+        entities their chunks mentioned (orphan candidates)."""
+        touched = ge.delete_data_graph(self._conn, data_ids)
         params = {"ids": data_ids}
         self._conn.execute("MATCH (c:Chunk) WHERE c.data_id IN $ids DETACH DELETE c", params)
         self._conn.execute("MATCH (d:Document) WHERE d.id IN $ids DETACH DELETE d", params)
+        return touched
 
-    def delete_data_items(self, data_ids: Sequence[str]) -> None:
-        """Remove data items and their chunks in one transaction."""
+    def delete_data_items(self, data_ids: Sequence[str]) -> GraphRemoval:
+        """Remove data items, their chunks and every graph element no remaining
+        chunk supports, in one transaction."""
         with self._lock:
             try:
                 self._conn.execute("BEGIN TRANSACTION")
-                self._delete_documents(list(data_ids))
+                touched = self._delete_documents(list(data_ids))
+                removed = ge.delete_orphan_entities(self._conn, touched)
                 self._conn.execute("COMMIT")
             except Exception as exc:
                 self._rollback()
                 raise StoreError(f"Kuzu could not delete data items: {exc}") from exc
+        return GraphRemoval(data_ids=tuple(data_ids), entity_ids=tuple(removed))
+
+    def entity_candidates(self, dataset_id: str, keys: Sequence[str]) -> list[Entity]:
+        """Stored entities of a dataset whose name, alias or surname key is in ``keys``."""
+        if not keys:
+            return []
+        rows = self.execute(
+            "MATCH (e:Entity) WHERE e.dataset_id = $ds UNWIND e.keys AS key "
+            "WITH e, key WHERE key IN $keys "
+            f"RETURN DISTINCT {ge.ENTITY_RETURN}",
+            {"ds": dataset_id, "keys": sorted(set(keys))},
+        )
+        return [ge.entity_from_row(r) for r in rows]
+
+    def entity_ids(self) -> set[str]:
+        return {r[0] for r in self.execute("MATCH (e:Entity) RETURN e.id")}
+
+    def entities(self, dataset_ids: Sequence[str] | None = None) -> list[Entity]:
+        """Every entity (of the given datasets), ordered by id."""
+        # Two queries, not "$ds IS NULL OR ... IN $ds": a null list parameter crashes Kuzu 0.11.
+        where = "" if dataset_ids is None else "WHERE e.dataset_id IN $ds "
+        rows = self.execute(
+            f"MATCH (e:Entity) {where}RETURN {ge.ENTITY_RETURN} ORDER BY e.id",
+            {} if dataset_ids is None else {"ds": list(dataset_ids)},
+        )
+        return [ge.entity_from_row(r) for r in rows]
+
+    def relations(self, dataset_ids: Sequence[str] | None = None) -> list[Relation]:
+        """Every relation (of the given datasets), ordered by id."""
+        where = "" if dataset_ids is None else "WHERE r.dataset_id IN $ds "
+        rows = self.execute(
+            f"MATCH (a:Entity)-[r:RELATES]->(b:Entity) {where}"
+            f"RETURN {ge.RELATION_RETURN} ORDER BY r.id",
+            {} if dataset_ids is None else {"ds": list(dataset_ids)},
+        )
+        return [ge.relation_from_row(r) for r in rows]
+
+    def mention_chunks(self, entity_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+        """Entity id -> (chunk id, data id) of the chunks that mention it, in chunk order."""
+        if not entity_ids:
+            return {}
+        rows = self.execute(
+            "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE e.id IN $ids "
+            "RETURN e.id, c.id, c.data_id ORDER BY c.data_id, c.chunk_index",
+            {"ids": list(entity_ids)},
+        )
+        out: dict[str, list[tuple[str, str]]] = {}
+        for eid, cid, did in rows:
+            out.setdefault(eid, []).append((cid, did))
+        return out
 
     def delete_dataset(self, dataset_id: str) -> None:
         with self._lock:

@@ -1,4 +1,5 @@
-"""LanceDB adapter: the durable home of chunk vectors, text and provenance.
+"""LanceDB adapter: the durable home of chunk vectors, text and provenance, and
+of the graph's vector tables (``lance_graph``).
 
 The only module that imports ``lancedb``. Tables use cosine distance; the chunks
 table also carries a full-text index and the BM25 tokens of each chunk, so the
@@ -16,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from recall_engine.errors import StoreError
+from recall_engine.storage.lance_graph import LanceGraphTables
 from recall_engine.storage.records import ChunkRecord
 
 CHUNKS = "chunks"
@@ -48,7 +50,7 @@ def _quote(values: Sequence[str]) -> str:
 
 
 class LanceVectorStore:
-    """Chunks (and, later, entities, relations, summaries, events) in LanceDB."""
+    """Chunks, and the vectors of entities, relations, summaries and events, in LanceDB."""
 
     def __init__(self, path: Path, dimension: int) -> None:
         import lancedb
@@ -59,6 +61,7 @@ class LanceVectorStore:
             self._chunks = self._db.create_table(
                 CHUNKS, schema=chunk_schema(dimension), exist_ok=True
             )
+            self.graph = LanceGraphTables(self._db, dimension)
         except Exception as exc:
             raise StoreError(f"Could not open the LanceDB store at {path}: {exc}") from exc
         self._fts_ready = self._has_fts_index()

@@ -7,11 +7,13 @@ touching code above this package.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
 
+from recall_engine.graph.model import Entity, Relation
+from recall_engine.storage.graph_records import GraphRemoval, GraphWrite, VectorRows
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
 
 
@@ -32,17 +34,47 @@ class GraphStore(Protocol):
         items: Sequence[DataItemRecord],
         chunks: Sequence[ChunkRecord],
         replace_data_ids: Sequence[str] = (),
-    ) -> None: ...
+        graph: GraphWrite | None = None,
+    ) -> GraphRemoval: ...
 
-    def delete_data_items(self, data_ids: Sequence[str]) -> None: ...
+    def delete_data_items(self, data_ids: Sequence[str]) -> GraphRemoval: ...
+
+    def entity_candidates(self, dataset_id: str, keys: Sequence[str]) -> list[Entity]: ...
+
+    def entity_ids(self) -> set[str]: ...
+
+    def entities(self, dataset_ids: Sequence[str] | None = None) -> list[Entity]: ...
+
+    def relations(self, dataset_ids: Sequence[str] | None = None) -> list[Relation]: ...
+
+    def mention_chunks(self, entity_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]: ...
 
     def delete_dataset(self, dataset_id: str) -> None: ...
 
     def close(self) -> None: ...
 
 
+class GraphVectorTables(Protocol):
+    """The entity, relation, event and summary tables (names in ``graph_records``)."""
+
+    def add(self, batch: VectorRows) -> None: ...
+
+    def delete_where(self, table: str, column: str, values: Iterable[str]) -> None: ...
+
+    def delete_data(self, data_ids: Sequence[str]) -> None: ...
+
+    def column(self, table: str, column: str) -> set[str]: ...
+
+    def load(self, table: str) -> tuple[list[dict[str, Any]], np.ndarray]: ...
+
+    def count(self, table: str) -> int: ...
+
+
 class VectorStore(Protocol):
     dimension: int
+
+    @property
+    def graph(self) -> GraphVectorTables: ...
 
     def add_chunks(
         self, records: Sequence[ChunkRecord], vectors: np.ndarray, tokens: Sequence[Sequence[str]]

@@ -1,12 +1,13 @@
-"""A tenant's store: its own Kuzu graph, LanceDB directory and in-memory index.
+"""A tenant's store: its own Kuzu graph, LanceDB directory and in-memory indexes.
 
 Write protocol (one writer per tenant at a time, serialised by ``write_lock``):
-chunks go to LanceDB first, then one Kuzu transaction writes the data items and
-chunks; that commit is the moment a data item becomes visible. If Kuzu fails,
-the LanceDB rows are deleted again. After a crash, LanceDB rows whose data item
-never reached Kuzu are removed when the tenant is next opened, so a half-written
-data item is never visible. Reads use the in-memory index and only wait for the
-moment an ingest swaps its rows in.
+chunks and the vector rows of new graph elements go to LanceDB first, then one
+Kuzu transaction writes the data items, chunks and their graph; that commit is
+the moment a data item becomes visible. If Kuzu fails, the LanceDB rows are
+deleted again. After a crash, LanceDB rows whose data item (or, for entities,
+whose entity) never reached Kuzu are removed when the tenant is next opened, so
+a half-written data item is never visible. Reads use the in-memory indexes and
+only wait for the moment an ingest swaps its rows in.
 """
 
 from __future__ import annotations
@@ -23,6 +24,15 @@ import numpy as np
 
 from recall_engine.errors import EmbeddingModelMismatchError, StoreError
 from recall_engine.storage.chunk_index import ChunkIndex
+from recall_engine.storage.graph_records import (
+    ENTITIES,
+    EVENTS,
+    RELATIONS,
+    SUMMARIES,
+    GraphRemoval,
+    GraphWrite,
+)
+from recall_engine.storage.graph_search import GraphHit, VectorMirror
 from recall_engine.storage.kuzu_graph import KuzuGraphStore
 from recall_engine.storage.lance_vectors import LanceVectorStore
 from recall_engine.storage.protocols import GraphStore, VectorStore
@@ -51,6 +61,8 @@ class TenantStore:
         self.vectors = vectors
         self.meta = meta
         self.index = ChunkIndex(int(meta["dimension"]))
+        self.entity_index = VectorMirror(int(meta["dimension"]))
+        self.relation_index = VectorMirror(int(meta["dimension"]))
         self.write_lock = threading.Lock()
 
     @classmethod
@@ -117,6 +129,27 @@ class TenantStore:
             vectors = vectors[keep]
             tokens = [tokens[i] for i in keep]
         self.index.add(records, vectors, tokens)
+        self._recover_graph_vectors(committed)
+
+    def _recover_graph_vectors(self, committed: set[str]) -> None:
+        tables = self.vectors.graph
+        stale = set()
+        for table in (RELATIONS, EVENTS, SUMMARIES):
+            stale |= tables.column(table, "data_id") - committed
+        if stale:
+            tables.delete_data(sorted(stale))
+        orphans = tables.column(ENTITIES, "id") - self.graph.entity_ids()
+        if orphans:
+            tables.delete_where(ENTITIES, "id", orphans)
+        if stale or orphans:
+            logger.warning(
+                "tenant %s: removed graph vectors of %d uncommitted item(s), %d entities",
+                self.tenant_id,
+                len(stale),
+                len(orphans),
+            )
+        self.entity_index.add(*tables.load(ENTITIES))
+        self.relation_index.add(*tables.load(RELATIONS))
 
     def datasets(self) -> dict[str, str]:
         """Dataset id -> name."""
@@ -131,38 +164,71 @@ class TenantStore:
         vectors: np.ndarray,
         tokens: Sequence[Sequence[str]],
         replace_data_ids: Sequence[str] = (),
+        graph: GraphWrite | None = None,
     ) -> None:
         """Make an ingest durable and visible; on failure nothing of it remains.
 
         The caller holds ``write_lock``.
         """
         new_ids = [item.id for item in items]
-        self.vectors.add_chunks(chunks, vectors, tokens)
+        new_entities = [e.id for e in graph.entities] if graph is not None else []
         try:
-            self.graph.write_ingest(datasets, items, chunks, replace_data_ids)
+            self.vectors.add_chunks(chunks, vectors, tokens)
+            for batch in graph.vector_rows if graph is not None else ():
+                self.vectors.graph.add(batch)
+            removal = self.graph.write_ingest(
+                datasets, items, chunks, replace_data_ids, graph=graph
+            )
         except BaseException:
-            self._undo_vectors(new_ids)
+            self._undo_vectors(new_ids, new_entities)
             raise
         if replace_data_ids:
-            self._delete_vectors_quietly(list(replace_data_ids))
             self.index.remove_data(replace_data_ids)
+            self._forget_graph_vectors(removal)
         self.index.add(chunks, vectors, tokens)
+        if graph is not None:
+            self._mirror_new(graph)
         try:
             self.vectors.ensure_fts_index()
         except Exception as exc:  # the FTS index is an accelerator, not the source of truth
             logger.warning("tenant %s: full-text index not updated: %s", self.tenant_id, exc)
 
-    def _undo_vectors(self, data_ids: list[str]) -> None:
+    def _mirror_new(self, graph: GraphWrite) -> None:
+        for batch in graph.vector_rows:
+            if batch.table == ENTITIES:
+                self.entity_index.add(batch.rows, batch.vectors)
+            elif batch.table == RELATIONS:
+                self.relation_index.add(batch.rows, batch.vectors)
+        refresh = graph.entity_refresh
+        if refresh is None or not refresh.rows:
+            return
+        ids = [row["id"] for row in refresh.rows]
+        self.entity_index.remove(ids=ids)
+        self.entity_index.add(refresh.rows, refresh.vectors)
+        try:  # after the commit: a failure leaves a stale vector, never a wrong graph
+            self.vectors.graph.delete_where(ENTITIES, "id", ids)
+            self.vectors.graph.add(refresh)
+        except StoreError as exc:
+            logger.warning("tenant %s: entity vectors not refreshed: %s", self.tenant_id, exc)
+
+    def _undo_vectors(self, data_ids: list[str], entity_ids: Sequence[str] = ()) -> None:
         try:
             self.vectors.delete_data(data_ids)
+            self.vectors.graph.delete_data(data_ids)
+            self.vectors.graph.delete_where(ENTITIES, "id", entity_ids)
         except StoreError:
             logger.exception("tenant %s: rollback of LanceDB rows failed", self.tenant_id)
 
-    def _delete_vectors_quietly(self, data_ids: list[str]) -> None:
+    def _forget_graph_vectors(self, removal: GraphRemoval) -> None:
+        data_ids, entity_ids = list(removal.data_ids), list(removal.entity_ids)
+        self.relation_index.remove(data_ids=data_ids)
+        self.entity_index.remove(ids=entity_ids)
         try:
             self.vectors.delete_data(data_ids)
+            self.vectors.graph.delete_data(data_ids)
+            self.vectors.graph.delete_where(ENTITIES, "id", entity_ids)
         except StoreError as exc:  # orphans are removed on the next open
-            logger.warning("tenant %s: stale chunks left for cleanup: %s", self.tenant_id, exc)
+            logger.warning("tenant %s: stale vectors left for cleanup: %s", self.tenant_id, exc)
 
     def forget(self, data_ids: Sequence[str]) -> int:
         """Delete data items and their chunks; return the number of chunks removed.
@@ -171,10 +237,56 @@ class TenantStore:
         """
         if not data_ids:
             return 0
-        self.graph.delete_data_items(list(data_ids))
+        removal = self.graph.delete_data_items(list(data_ids))
         removed = self.index.remove_data(data_ids)
-        self._delete_vectors_quietly(list(data_ids))
+        self._forget_graph_vectors(removal)
         return removed
+
+    def search_entities(
+        self, vector: np.ndarray, k: int, dataset_ids: Sequence[str] | None = None
+    ) -> list[GraphHit]:
+        """The ``k`` entities nearest to ``vector`` (cosine), with the chunks that
+        mention them; ``dataset_ids`` limits the scope (None: every dataset)."""
+        hits = self.entity_index.search(vector, k, dataset_ids)
+        provenance = self.graph.mention_chunks([row["id"] for row, _ in hits])
+        out = []
+        for row, score in hits:
+            support = provenance.get(row["id"], [])
+            out.append(
+                GraphHit(
+                    kind="entity",
+                    id=row["id"],
+                    score=score,
+                    dataset_id=row["dataset_id"],
+                    text=row["text"],
+                    name=row["name"],
+                    type=row["type"],
+                    chunk_ids=[c for c, _ in support],
+                    data_ids=list(dict.fromkeys(d for _, d in support)),
+                )
+            )
+        return out
+
+    def search_relations(
+        self, vector: np.ndarray, k: int, dataset_ids: Sequence[str] | None = None
+    ) -> list[GraphHit]:
+        """The ``k`` relations whose text (``source predicate target: context``)
+        is nearest to ``vector``, each with the chunk that states it."""
+        return [
+            GraphHit(
+                kind="relation",
+                id=row["id"],
+                score=score,
+                dataset_id=row["dataset_id"],
+                text=row["text"],
+                predicate=row["predicate"],
+                source_id=row["source_id"],
+                target_id=row["target_id"],
+                chunk_ids=[row["chunk_id"]],
+                data_ids=[row["data_id"]],
+            )
+            for row, score in self.relation_index.search(vector, k, dataset_ids)
+        ]
 
     def close(self) -> None:
         self.graph.close()

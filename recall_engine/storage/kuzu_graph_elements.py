@@ -1,0 +1,297 @@
+"""The knowledge-graph half of the Kuzu schema, and its parameterised queries.
+
+Used by ``KuzuGraphStore`` inside its transactions: these functions take a
+connection-like object with ``execute(query, params)`` and never import kuzu.
+
+Deletion follows support: relations, events and mentions belong to a chunk,
+summaries to a data item; an entity lives while at least one chunk mentions it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+from recall_engine.graph.model import IDENTIFIER_TYPES, Entity, EntityType, Relation
+from recall_engine.graph.normalize import normalize_identifier, normalize_name
+from recall_engine.storage.graph_records import GraphWrite
+
+GRAPH_SCHEMA = [
+    "CREATE NODE TABLE IF NOT EXISTS Entity("
+    "id STRING PRIMARY KEY, name STRING, normalized_name STRING, type STRING, "
+    "namespace STRING, identifier STRING, description STRING, aliases STRING[], "
+    "keys STRING[], first_seen STRING, last_seen STRING, dataset_id STRING)",
+    "CREATE NODE TABLE IF NOT EXISTS EntityType(id STRING PRIMARY KEY)",
+    "CREATE NODE TABLE IF NOT EXISTS Event("
+    "id STRING PRIMARY KEY, text STRING, time STRING, time_text STRING, granularity STRING, "
+    "chunk_id STRING, data_id STRING, dataset_id STRING, namespace STRING)",
+    "CREATE NODE TABLE IF NOT EXISTS Summary("
+    "id STRING PRIMARY KEY, data_id STRING, dataset_id STRING, namespace STRING, "
+    "text STRING, method STRING)",
+    "CREATE REL TABLE IF NOT EXISTS IS_A(FROM Entity TO EntityType)",
+    "CREATE REL TABLE IF NOT EXISTS MENTIONS(FROM Chunk TO Entity, surface STRING, "
+    "start_offset INT64, end_offset INT64, count INT64)",
+    "CREATE REL TABLE IF NOT EXISTS RELATES(FROM Entity TO Entity, id STRING, "
+    "predicate STRING, raw_predicate STRING, context STRING, confidence DOUBLE, "
+    "time_text STRING, timestamp STRING, granularity STRING, chunk_id STRING, "
+    "data_id STRING, dataset_id STRING)",
+    "CREATE REL TABLE IF NOT EXISTS EVENT_OF(FROM Event TO Entity)",
+    "CREATE REL TABLE IF NOT EXISTS EVENT_IN(FROM Event TO Chunk)",
+    "CREATE REL TABLE IF NOT EXISTS MADE_FROM(FROM Summary TO Document)",
+]
+
+# Constant column lists for RETURN clauses (no user text is ever spliced in).
+ENTITY_RETURN = (
+    "e.id, e.name, e.normalized_name, e.type, e.namespace, e.identifier, e.description, "
+    "e.aliases, e.first_seen, e.last_seen, e.dataset_id"
+)
+RELATION_RETURN = (
+    "r.id, a.id, b.id, r.predicate, r.raw_predicate, r.context, r.confidence, "
+    "r.time_text, r.timestamp, r.granularity, r.chunk_id, a.namespace"
+)
+
+
+class Connection(Protocol):
+    def execute(self, query: str, params: dict[str, Any] | None = None) -> Any: ...
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _time(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+def name_key(type_: EntityType, name: str) -> str:
+    """The resolution key of a name for an entity of ``type_``."""
+    return normalize_identifier(name) if type_ in IDENTIFIER_TYPES else normalize_name(name)
+
+
+def lookup_keys(entity: Entity) -> set[str]:
+    """Keys under which resolution may need this entity: its name, aliases, and
+    a multi-word person's surname (so "Lovelace" finds "Ada Lovelace")."""
+    keys = {entity.normalized_name, *(name_key(entity.type, a) for a in entity.aliases)}
+    tokens = entity.normalized_name.split()
+    if entity.type is EntityType.PERSON and len(tokens) > 1:
+        keys.add(tokens[-1])
+    return {k for k in keys if k}
+
+
+def entity_from_row(row: Sequence[Any]) -> Entity:
+    """An ``Entity`` from a row in ``ENTITY_RETURN`` order."""
+    return Entity(
+        id=row[0],
+        name=row[1],
+        normalized_name=row[2],
+        type=EntityType(row[3]),
+        namespace=row[4],
+        identifier=row[5],
+        description=row[6] or "",
+        aliases=tuple(row[7] or ()),
+        first_seen=_time(row[8]),
+        last_seen=_time(row[9]),
+    )
+
+
+def relation_from_row(row: Sequence[Any]) -> Relation:
+    """A ``Relation`` from a row in ``RELATION_RETURN`` order."""
+    return Relation(
+        id=row[0],
+        source_id=row[1],
+        target_id=row[2],
+        predicate=row[3],
+        raw_predicate=row[4] or "",
+        context=row[5] or "",
+        confidence=float(row[6]),
+        time_text=row[7],
+        timestamp=_time(row[8]),
+        time_granularity=row[9],
+        chunk_id=row[10],
+        namespace=row[11],
+    )
+
+
+def write_graph(conn: Connection, graph: GraphWrite) -> None:
+    """Upsert entities and create everything else; the chunks already exist."""
+    ds = graph.dataset_id
+    entity_rows = [
+        {
+            "id": e.id,
+            "name": e.name,
+            "normalized_name": e.normalized_name,
+            "type": e.type.value,
+            "namespace": e.namespace,
+            "identifier": e.identifier,
+            "description": e.description,
+            "aliases": list(e.aliases),
+            "keys": sorted(lookup_keys(e)),
+            "first_seen": _iso(e.first_seen),
+            "last_seen": _iso(e.last_seen),
+            "dataset_id": ds,
+        }
+        for e in graph.entities
+    ]
+    if entity_rows:
+        conn.execute(
+            "UNWIND $rows AS r MERGE (e:Entity {id: r.id}) SET e.name = r.name, "
+            "e.normalized_name = r.normalized_name, e.type = r.type, e.namespace = r.namespace, "
+            "e.identifier = r.identifier, e.description = r.description, e.aliases = r.aliases, "
+            "e.keys = r.keys, e.first_seen = r.first_seen, e.last_seen = r.last_seen, "
+            "e.dataset_id = r.dataset_id",
+            {"rows": entity_rows},
+        )
+        # The type of a stored entity can change (CONCEPT -> PLACE): redraw its IS_A edge.
+        ids = [r["id"] for r in entity_rows]
+        conn.execute("MATCH (e:Entity)-[a:IS_A]->() WHERE e.id IN $ids DELETE a", {"ids": ids})
+        conn.execute(
+            "UNWIND $types AS t MERGE (:EntityType {id: t})",
+            {"types": sorted({r["type"] for r in entity_rows})},
+        )
+        conn.execute(
+            "UNWIND $rows AS r MATCH (e:Entity {id: r.id}), (t:EntityType {id: r.type}) "
+            "CREATE (e)-[:IS_A]->(t)",
+            {"rows": entity_rows},
+        )
+    _create_mentions(conn, graph)
+    _create_relations(conn, graph)
+    _create_events(conn, graph)
+    summary_rows = [
+        {
+            "id": s.id,
+            "data_id": s.data_id,
+            "dataset_id": s.dataset_id,
+            "namespace": s.namespace,
+            "text": s.text,
+            "method": s.method,
+        }
+        for s in graph.summaries
+    ]
+    if summary_rows:
+        conn.execute(
+            "UNWIND $rows AS r CREATE (:Summary {id: r.id, data_id: r.data_id, "
+            "dataset_id: r.dataset_id, namespace: r.namespace, text: r.text, method: r.method})",
+            {"rows": summary_rows},
+        )
+        conn.execute(
+            "UNWIND $rows AS r MATCH (s:Summary {id: r.id}), (d:Document {id: r.data_id}) "
+            "CREATE (s)-[:MADE_FROM]->(d)",
+            {"rows": summary_rows},
+        )
+
+
+def _create_mentions(conn: Connection, graph: GraphWrite) -> None:
+    rows = [
+        {
+            "chunk": m.chunk_id,
+            "entity": m.entity_id,
+            "surface": m.surface,
+            "first": m.start,
+            "last": m.end,
+            "n": m.count,
+        }
+        for m in graph.mentions
+    ]
+    if rows:
+        conn.execute(
+            "UNWIND $rows AS r MATCH (c:Chunk {id: r.chunk}), (e:Entity {id: r.entity}) "
+            "CREATE (c)-[:MENTIONS {surface: r.surface, start_offset: r.first, "
+            "end_offset: r.last, count: r.n}]->(e)",
+            {"rows": rows},
+        )
+
+
+def _create_relations(conn: Connection, graph: GraphWrite) -> None:
+    rows = [
+        {
+            "id": r.id,
+            "source": r.source_id,
+            "target": r.target_id,
+            "predicate": r.predicate,
+            "raw_predicate": r.raw_predicate,
+            "context": r.context,
+            "confidence": float(r.confidence),
+            "time_text": r.time_text,
+            "timestamp": _iso(r.timestamp),
+            "granularity": r.time_granularity,
+            "chunk_id": r.chunk_id,
+            "data_id": graph.chunk_data.get(r.chunk_id),
+            "dataset_id": graph.dataset_id,
+        }
+        for r in graph.relations
+    ]
+    if rows:
+        conn.execute(
+            "UNWIND $rows AS r MATCH (a:Entity {id: r.source}), (b:Entity {id: r.target}) "
+            "CREATE (a)-[:RELATES {id: r.id, predicate: r.predicate, "
+            "raw_predicate: r.raw_predicate, context: r.context, confidence: r.confidence, "
+            "time_text: r.time_text, timestamp: r.timestamp, granularity: r.granularity, "
+            "chunk_id: r.chunk_id, data_id: r.data_id, dataset_id: r.dataset_id}]->(b)",
+            {"rows": rows},
+        )
+
+
+def _create_events(conn: Connection, graph: GraphWrite) -> None:
+    rows = [
+        {
+            "id": e.id,
+            "text": e.text,
+            "time": _iso(e.time),
+            "time_text": e.time_text,
+            "granularity": e.time_granularity,
+            "chunk_id": e.chunk_id,
+            "data_id": graph.chunk_data.get(e.chunk_id),
+            "dataset_id": graph.dataset_id,
+            "namespace": e.namespace,
+        }
+        for e in graph.events
+    ]
+    if not rows:
+        return
+    conn.execute(
+        "UNWIND $rows AS r CREATE (:Event {id: r.id, text: r.text, time: r.time, "
+        "time_text: r.time_text, granularity: r.granularity, chunk_id: r.chunk_id, "
+        "data_id: r.data_id, dataset_id: r.dataset_id, namespace: r.namespace})",
+        {"rows": rows},
+    )
+    conn.execute(
+        "UNWIND $rows AS r MATCH (v:Event {id: r.id}), (c:Chunk {id: r.chunk_id}) "
+        "CREATE (v)-[:EVENT_IN]->(c)",
+        {"rows": rows},
+    )
+    links = [{"event": e.id, "entity": eid} for e in graph.events for eid in e.entity_ids]
+    if links:
+        conn.execute(
+            "UNWIND $rows AS r MATCH (v:Event {id: r.event}), (e:Entity {id: r.entity}) "
+            "CREATE (v)-[:EVENT_OF]->(e)",
+            {"rows": links},
+        )
+
+
+def delete_data_graph(conn: Connection, data_ids: list[str]) -> list[str]:
+    """Delete the graph elements that data items' chunks support, and the items'
+    summaries; return the entities those chunks mentioned (candidates for
+    ``delete_orphan_entities`` once the transaction's own writes are done)."""
+    params = {"ids": data_ids}
+    mentioned = conn.execute(
+        "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE c.data_id IN $ids RETURN DISTINCT e.id",
+        params,
+    )
+    conn.execute("MATCH ()-[r:RELATES]->() WHERE r.data_id IN $ids DELETE r", params)
+    conn.execute("MATCH (v:Event) WHERE v.data_id IN $ids DETACH DELETE v", params)
+    conn.execute("MATCH (s:Summary) WHERE s.data_id IN $ids DETACH DELETE s", params)
+    return [row[0] for row in mentioned.get_all()]
+
+
+def delete_orphan_entities(conn: Connection, entity_ids: Iterable[str]) -> list[str]:
+    """Delete those of ``entity_ids`` that no chunk mentions; return their ids."""
+    ids = sorted(set(entity_ids))
+    if not ids:
+        return []
+    result = conn.execute(
+        "MATCH (e:Entity) WHERE e.id IN $ids AND NOT EXISTS { MATCH (:Chunk)-[:MENTIONS]->(e) } "
+        "DETACH DELETE e RETURN e.id",
+        {"ids": ids},
+    )
+    return [row[0] for row in result.get_all()]

@@ -1,0 +1,117 @@
+"""LanceDB tables that make graph elements searchable by meaning.
+
+One table each for entities, relations, events and summaries; every row has
+the Kuzu id to join back, its dataset and namespace, and (except entities,
+which outlive any one item) the data item it came from, for deletion and
+orphan cleanup. ``LanceVectorStore`` owns the connection; this module only
+uses the table objects it is given and never imports lancedb.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from recall_engine.errors import StoreError
+from recall_engine.storage.graph_records import (
+    ENTITIES,
+    EVENTS,
+    GRAPH_TABLES,
+    RELATIONS,
+    SUMMARIES,
+    VectorRows,
+)
+
+COLUMNS: dict[str, tuple[str, ...]] = {
+    ENTITIES: ("id", "dataset_id", "namespace", "name", "type", "text"),
+    RELATIONS: (
+        "id",
+        "dataset_id",
+        "namespace",
+        "data_id",
+        "chunk_id",
+        "source_id",
+        "target_id",
+        "predicate",
+        "text",
+    ),
+    EVENTS: ("id", "dataset_id", "namespace", "data_id", "chunk_id", "time", "text"),
+    SUMMARIES: ("id", "dataset_id", "namespace", "data_id", "method", "text"),
+}
+BATCH = 500
+
+
+def graph_schema(table: str, dimension: int) -> pa.Schema:
+    return pa.schema(
+        [pa.field(c, pa.string()) for c in COLUMNS[table]]
+        + [pa.field("vector", pa.list_(pa.float32(), dimension))]
+    )
+
+
+def quote(values: Sequence[str]) -> str:
+    """A SQL IN-list of string literals; ids are generated hex/uuid strings."""
+    return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+
+
+class LanceGraphTables:
+    """The four graph tables of one tenant."""
+
+    def __init__(self, db: Any, dimension: int) -> None:
+        self.dimension = dimension
+        self._tables = {
+            name: db.create_table(name, schema=graph_schema(name, dimension), exist_ok=True)
+            for name in GRAPH_TABLES
+        }
+
+    def add(self, batch: VectorRows) -> None:
+        """Append rows to one table in one LanceDB commit."""
+        if not batch.rows:
+            return
+        columns = COLUMNS[batch.table]
+        flat = pa.array(np.ascontiguousarray(batch.vectors, dtype=np.float32).ravel())
+        data = {c: [row.get(c) for row in batch.rows] for c in columns}
+        data["vector"] = pa.FixedSizeListArray.from_arrays(flat, self.dimension)
+        try:
+            self._tables[batch.table].add(
+                pa.table(data, schema=graph_schema(batch.table, self.dimension))
+            )
+        except Exception as exc:
+            raise StoreError(
+                f"LanceDB refused {len(batch.rows)} {batch.table} rows: {exc}"
+            ) from exc
+
+    def delete_where(self, table: str, column: str, values: Iterable[str]) -> None:
+        """Delete rows whose ``column`` is one of ``values`` (in batches)."""
+        items = sorted(set(values))
+        for start in range(0, len(items), BATCH):
+            try:
+                self._tables[table].delete(f"{column} IN ({quote(items[start : start + BATCH])})")
+            except Exception as exc:
+                raise StoreError(f"LanceDB could not delete {table} rows: {exc}") from exc
+
+    def delete_data(self, data_ids: Sequence[str]) -> None:
+        """Delete the relation, event and summary rows of the given data items."""
+        for table in (RELATIONS, EVENTS, SUMMARIES):
+            self.delete_where(table, "data_id", data_ids)
+
+    def column(self, table: str, column: str) -> set[str]:
+        values = self._tables[table].to_arrow().select([column]).column(column).to_pylist()
+        return {v for v in values if v is not None}
+
+    def load(self, table: str) -> tuple[list[dict[str, Any]], np.ndarray]:
+        """Every row of a table (without vector) and the vectors, in storage order."""
+        arrow = self._tables[table].to_arrow()
+        if arrow.num_rows == 0:
+            return [], np.zeros((0, self.dimension), dtype=np.float32)
+        cols = {c: arrow.column(c).to_pylist() for c in COLUMNS[table]}
+        rows = [{c: cols[c][i] for c in COLUMNS[table]} for i in range(arrow.num_rows)]
+        vectors = (
+            arrow.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        ).reshape(-1, self.dimension)
+        return rows, np.asarray(vectors, dtype=np.float32)
+
+    def count(self, table: str) -> int:
+        return int(self._tables[table].count_rows())
