@@ -1,0 +1,39 @@
+"""The in-memory mirror that graph search runs on."""
+
+import numpy as np
+
+from recall_engine.storage.graph_search import VectorMirror
+
+
+def unit(*values: float) -> np.ndarray:
+    v = np.asarray(values, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+def test_search_is_exact_scoped_and_follows_removals() -> None:
+    mirror = VectorMirror(3)
+    rows = [
+        {"id": "a", "dataset_id": "d1", "data_id": "x"},
+        {"id": "b", "dataset_id": "d1", "data_id": "y"},
+        {"id": "c", "dataset_id": "d2", "data_id": "x"},
+    ]
+    mirror.add(rows, np.vstack([unit(1, 0, 0), unit(1, 1, 0), unit(0, 0, 1)]))
+    query = unit(1, 0.1, 0)
+    assert [r["id"] for r, _ in mirror.search(query, 3)] == ["a", "b", "c"]
+    assert [r["id"] for r, _ in mirror.search(query, 5, ["d2"])] == ["c"]
+    assert mirror.search(query, 5, ["unknown"]) == []
+    assert mirror.remove(data_ids=["x"]) == 2
+    assert [r["id"] for r, _ in mirror.search(query, 3)] == ["b"]
+    mirror.remove(ids=["b"])
+    mirror.add([{"id": "b", "dataset_id": "d1"}], unit(0, 1, 0)[None, :])
+    hits = mirror.search(query, 3)
+    assert len(mirror) == 1 and hits[0][0]["id"] == "b"
+    assert abs(hits[0][1] - float(unit(0, 1, 0) @ query)) < 1e-6
+
+
+def test_growth_keeps_rows() -> None:
+    mirror = VectorMirror(2)
+    for i in range(600):
+        mirror.add([{"id": str(i), "dataset_id": "d"}], unit(1.0, i / 600)[None, :])
+    assert len(mirror) == 600
+    assert mirror.search(unit(1, 0), 1)[0][0]["id"] == "0"
