@@ -22,21 +22,30 @@ from recall_engine import RecallEngine, SearchType
 HEADLINE = ("recall@5", "recall@10", "recall@25", "full@10", "mrr@10", "recall@budget")
 
 
-async def run(modes: list[SearchType], limit: int | None, data_dir: Path) -> dict:
+async def run(
+    modes: list[SearchType], limit: int | None, data_dir: Path, graph_extractor: str = "rules"
+) -> dict:
     samples = load_locomo()
     if limit:
         samples = samples[:limit]
-    engine = RecallEngine(data_dir)
+    engine = RecallEngine(data_dir, graph_extractor=graph_extractor)
     engine.embedder.embed(["warm up"])  # model load is not ingest time
     n_messages = sum(len(s.conversation.messages) for s in samples)
+    graph = {"extractor": graph_extractor, "entities": 0, "relations": 0, "events": 0}
+    extract_s = 0.0
     start = time.perf_counter()
     for sample in samples:
-        await engine.remember(sample.conversation, dataset_name=sample.sample_id)
+        stored = await engine.remember(sample.conversation, dataset_name=sample.sample_id)
+        graph["entities"] += stored.entity_count
+        graph["relations"] += stored.relation_count
+        graph["events"] += stored.event_count
+        extract_s += stored.timings.get("extract_s", 0.0)
     ingest_s = time.perf_counter() - start
     report: dict = {
         "conversations": len(samples),
         "messages": n_messages,
         "ingest_messages_per_s": n_messages / ingest_s,
+        "graph": {**graph, "extract_s": extract_s},
         "modes": {},
     }
     for mode in modes:
@@ -82,6 +91,12 @@ def print_report(report: dict) -> None:
         f"LoCoMo dev: {report['conversations']} conversations, {report['messages']} messages, "
         f"ingest {report['ingest_messages_per_s']:.0f} messages/s"
     )
+    graph = report["graph"]
+    print(
+        f"graph ({graph['extractor']}): {graph['entities']} entities, {graph['relations']} "
+        f"relations, {graph['events']} events; extraction {graph['extract_s']:.1f} s "
+        "(overlapped with embedding)"
+    )
     header = f"{'mode':<16} {'slice':<22}" + "".join(f"{k:>14}" for k in HEADLINE)
     print(header)
     for mode, body in report["modes"].items():
@@ -100,10 +115,11 @@ def main() -> None:
     parser.add_argument("--modes", default="CHUNKS,CHUNKS_LEXICAL")
     parser.add_argument("--limit", type=int, default=None, help="only the first N conversations")
     parser.add_argument("--json", type=Path, default=None, help="also write the report here")
+    parser.add_argument("--graph-extractor", choices=["rules", "llm", "none"], default="rules")
     args = parser.parse_args()
     modes = [SearchType(m.strip()) for m in args.modes.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
-        report = asyncio.run(run(modes, args.limit, Path(tmp)))
+        report = asyncio.run(run(modes, args.limit, Path(tmp), args.graph_extractor))
     print_report(report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
