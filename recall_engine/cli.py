@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from recall_engine.errors import RecallEngineError
+from recall_engine.models import ResponseGraphEntry, ResponseQAEntry
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -57,15 +58,21 @@ async def _run(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps([r.model_dump(mode="json") for r in results], indent=2))
             for r in [] if args.json else results:
-                score = f"{r.score:.3f}" if getattr(r, "score", None) is not None else "-"
-                name = getattr(r, "metadata", {}).get("document_name", "")
-                print(f"{score}  [{name}] {r.text}" if name else f"{score}  {r.text}")
+                print(_line(r))
         else:
             for name, dataset_id in sorted(
                 (await engine.list_datasets(tenant_id=args.tenant)).items()
             ):
                 print(f"{name}\t{dataset_id}")
     return 0
+
+
+def _line(result: ResponseGraphEntry | ResponseQAEntry) -> str:
+    if isinstance(result, ResponseQAEntry):
+        return f"session  Q: {result.question} A: {result.answer}"
+    score = f"{result.score:.3f}" if result.score is not None else "-"
+    name = result.metadata.get("document_name")
+    return f"{score}  [{name}] {result.text}" if name else f"{score}  {result.text}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -246,7 +246,7 @@ class RecallEngine:
                 (dataset_id,) = self._scope(store, (name,), None) or ()
                 ids = [d["id"] for d in store.graph.documents(dataset_id)]
                 removed = store.forget(ids)
-                store.graph.delete_dataset(dataset_id)
+                store.delete_dataset(dataset_id)
                 return removed
             ids = [data_id] if isinstance(data_id, str) else list(data_id or [])
             known = store.graph.document_ids()

@@ -64,6 +64,7 @@ class TenantStore:
         self.entity_index = VectorMirror(int(meta["dimension"]))
         self.relation_index = VectorMirror(int(meta["dimension"]))
         self.write_lock = threading.Lock()
+        self._datasets: dict[str, str] | None = None
 
     @classmethod
     def exists(cls, root: Path) -> bool:
@@ -152,8 +153,16 @@ class TenantStore:
         self.relation_index.add(*tables.load(RELATIONS))
 
     def datasets(self) -> dict[str, str]:
-        """Dataset id -> name."""
-        return self.graph.datasets()
+        """Dataset id -> name (cached: every recall resolves its scope through it)."""
+        cached = self._datasets
+        if cached is None:
+            cached = self._datasets = self.graph.datasets()
+        return dict(cached)
+
+    def delete_dataset(self, dataset_id: str) -> None:
+        """Drop the dataset node; its data items must be forgotten first."""
+        self.graph.delete_dataset(dataset_id)
+        self._datasets = None
 
     def commit_ingest(
         self,
@@ -182,6 +191,7 @@ class TenantStore:
         except BaseException:
             self._undo_vectors(new_ids, new_entities)
             raise
+        self._datasets = None
         if replace_data_ids:
             self.index.remove_data(replace_data_ids)
             self._forget_graph_vectors(removal)
