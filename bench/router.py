@@ -1,6 +1,6 @@
 """Routing latency: p50/p99 per query over a few thousand varied queries.
 
-    .venv/bin/python bench/router.py [--rounds 5] [--seed 0]
+    .venv/bin/python -m bench.router [--rounds 5] [--seed 0]
 
 Queries come from every rule's examples, plain factual questions, and
 variations of both (padding, casing, negation, mixed cues). Each query is timed

@@ -249,7 +249,7 @@ class RecallEngine:
                 store.delete_dataset(dataset_id)
                 return removed
             ids = [data_id] if isinstance(data_id, str) else list(data_id or [])
-            known = store.graph.document_ids()
+            known = store.graph.document_ids(ids)
             unknown = [i for i in ids if i not in known]
             if unknown:
                 raise InvalidInputError(f"Unknown data id(s): {unknown}.")

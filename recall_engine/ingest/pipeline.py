@@ -118,7 +118,7 @@ def ingest(
     timings["chunk_s"] = time.perf_counter() - started
     all_ids = [p.data_id for p in prepared]
     with store.write_lock:
-        known = store.graph.document_ids()
+        known = store.graph.document_ids(all_ids)
         fresh = [p for p in prepared if p.data_id not in known]
         skipped = [p.data_id for p in prepared if p.data_id in known]
         sources = [p.item.source_id for p in fresh if p.item.source_id]

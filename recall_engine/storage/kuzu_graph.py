@@ -74,8 +74,16 @@ class KuzuGraphStore:
         """Dataset id -> name."""
         return {r[0]: r[1] for r in self.execute("MATCH (d:Dataset) RETURN d.id, d.name")}
 
-    def document_ids(self) -> set[str]:
-        return {r[0] for r in self.execute("MATCH (d:Document) RETURN d.id")}
+    def document_ids(self, among: Sequence[str] | None = None) -> set[str]:
+        """Ids of committed data items; with ``among``, only those of these ids that exist."""
+        if among is None:
+            return {r[0] for r in self.execute("MATCH (d:Document) RETURN d.id")}
+        if not among:
+            return set()
+        rows = self.execute(
+            "MATCH (d:Document) WHERE d.id IN $ids RETURN d.id", {"ids": list(among)}
+        )
+        return {r[0] for r in rows}
 
     def documents(self, dataset_id: str | None = None) -> list[dict[str, Any]]:
         query = "MATCH (d:Document) WHERE $ds IS NULL OR d.dataset_id = $ds RETURN d"
