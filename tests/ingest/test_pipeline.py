@@ -1,0 +1,18 @@
+from recall_engine.ingest.pipeline import embed_all
+from recall_engine.testing import DeterministicEmbedder
+
+
+def test_progress_bar_on_request_and_quiet_by_default(capsys):
+    texts = [f"note {i}" for i in range(300)]
+    vectors = embed_all(DeterministicEmbedder(), texts, batch_size=16, show_progress=True)
+    assert vectors.shape == (300, 384)
+    assert "embedding" in capsys.readouterr().err
+    embed_all(DeterministicEmbedder(), texts, batch_size=16, show_progress=None)
+    assert capsys.readouterr().err == ""  # not a terminal under pytest
+
+
+def test_batched_embedding_equals_one_call():
+    embedder = DeterministicEmbedder()
+    texts = [f"text number {i}" for i in range(100)]
+    batched = embed_all(embedder, texts, batch_size=8, show_progress=True)
+    assert (batched == embedder.embed(texts)).all()
