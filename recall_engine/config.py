@@ -32,6 +32,7 @@ ENV_VARS: dict[str, str] = {
     "LLM_TIMEOUT": "llm_timeout_s",
     "LLM_MAX_RETRIES": "llm_max_retries",
     "ALLOW_CYPHER_QUERY": "allow_cypher_query",
+    "RECALL_ENGINE_ROUTER_RULES": "router_rules",
 }
 
 
@@ -65,6 +66,11 @@ class RecallConfig(BaseModel):
     llm_timeout_s: float = Field(default=60.0, gt=0)
     llm_max_retries: int = Field(default=2, ge=0, le=10)
     allow_cypher_query: bool = True
+    router_rules: Path | None = Field(
+        default=None,
+        description="A JSON or TOML file of router rules added to (or replacing, by id) the "
+        "default table.",
+    )
     show_progress: bool | None = Field(
         default=None, description="Progress bars on long ingests; None = only on a terminal."
     )

@@ -21,6 +21,21 @@ from recall_engine.models import RememberResult, ResponseGraphEntry, ResponseQAE
 from recall_engine.recall import RecallRequest, run_recall
 from recall_engine.search_types import SearchType
 from recall_engine.storage.tenant import TenantStore
+from router import DEFAULT_RULES, Router, default_router, load_rules
+
+
+def _build_router(config: RecallConfig) -> Router:
+    """The default rule table, plus the rules of ``config.router_rules`` when set.
+
+    Raises:
+        InvalidRuleError: the file holds a rule that cannot be loaded.
+        InvalidInputError: the file does not exist.
+    """
+    if config.router_rules is None:
+        return default_router()
+    if not config.router_rules.is_file():
+        raise InvalidInputError(f"Router rules file {config.router_rules} does not exist.")
+    return Router(load_rules(config.router_rules, base=DEFAULT_RULES))
 
 
 class RecallEngine:
@@ -49,6 +64,7 @@ class RecallEngine:
             config = RecallConfig.model_validate({**config.model_dump(), **overrides})
         self.config = config
         self.embedder: Embedder = embedder or SentenceTransformerEmbedder(config.embedding_model)
+        self.router = _build_router(config)
         self._stores: dict[str, TenantStore] = {}
         self._open_lock = threading.Lock()
         self._closed = False

@@ -2,12 +2,51 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Literal
+from datetime import date, datetime
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+import regex
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from recall_engine.search_types import SearchType
+
+_YEAR = regex.compile(r"\b(1[0-9]{3}|2[0-9]{3})\b")
+
+
+def _parse_when(value: Any) -> Any:
+    """Accept datetimes, dates, ISO strings and written dates that name a year.
+
+    "1:56 pm on 8 May, 2023" parses; relative phrases ("yesterday") are refused,
+    because their meaning would depend on the day the data was ingested.
+    """
+    if value is None or isinstance(value, datetime):
+        return value
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day)
+    if not isinstance(value, str):
+        return value  # pydantic reports the type error
+    text = value.strip()
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        pass
+    if _YEAR.search(text):
+        import dateparser
+
+        parsed = dateparser.parse(
+            text.replace(" on ", " "),
+            languages=["en"],
+            settings={"PREFER_DAY_OF_MONTH": "first", "RETURN_AS_TIMEZONE_AWARE": False},
+        )
+        if parsed is not None:
+            return parsed
+    raise ValueError(
+        f"cannot read {value!r} as a date and time; use ISO 8601 (2023-05-08T13:56:00) or a "
+        "written date with a year (8 May 2023, 1:56 pm)"
+    )
+
+
+When = Annotated[datetime | None, BeforeValidator(_parse_when)]
 
 
 class Document(BaseModel):
@@ -18,7 +57,7 @@ class Document(BaseModel):
     text: str
     title: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
-    created_at: datetime | None = None
+    created_at: When = None
     source_id: str | None = Field(
         default=None, description="Stable id of the source; a new version replaces the old one."
     )
@@ -39,7 +78,7 @@ class Message(BaseModel):
     id: str | None = None
     speaker: str | None = None
     text: str
-    timestamp: datetime | None = None
+    timestamp: When = None
 
     @field_validator("text", mode="before")
     @classmethod

@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
+import router
 from recall_engine.errors import InvalidInputError, SearchTypeNotImplementedError
 from recall_engine.models import ResponseGraphEntry, ResponseQAEntry, SourceRef
 from recall_engine.search_types import SearchType, parse_search_type
 from retrievers import RETRIEVERS, RetrievalContext, RetrieverOutput
+from router import Router
 
 if TYPE_CHECKING:
     from recall_engine.engine import RecallEngine
@@ -111,13 +113,11 @@ def _names(value: Sequence[str] | str | None, what: str) -> tuple[str, ...] | No
     return tuple(v.strip() for v in values)
 
 
-def choose_search_type(request: RecallRequest, config: Any) -> tuple[SearchType, dict | None]:
+def choose_search_type(
+    request: RecallRequest, config: Any, rules: Router
+) -> tuple[SearchType, dict | None]:
     """The search type to run and the router's decision (None when the router did not run)."""
-    import router
-
-    decision = None
-    if request.auto_route:
-        decision = router.route(request.query_text, config=None)
+    decision = rules.route(request.query_text) if request.auto_route else None
     if request.query_type is not None:
         chosen = request.query_type
         if decision is not None:
@@ -147,7 +147,7 @@ async def run_recall(
     dataset_scope: tuple[str, ...] | None,
 ) -> list[ResponseGraphEntry | ResponseQAEntry]:
     """Run a validated request against a tenant store."""
-    search_type, route = choose_search_type(request, engine.config)
+    search_type, route = choose_search_type(request, engine.config, engine.router)
     retriever_cls = RETRIEVERS.get(search_type)
     if retriever_cls is None:
         available = ", ".join(t.value for t in RETRIEVERS)

@@ -196,8 +196,10 @@ def _create_mentions(conn: Connection, graph: GraphWrite) -> None:
     if rows:
         conn.execute(
             "UNWIND $rows AS r MATCH (c:Chunk {id: r.chunk}), (e:Entity {id: r.entity}) "
-            "CREATE (c)-[:MENTIONS {surface: r.surface, start_offset: r.first, "
-            "end_offset: r.last, count: r.n}]->(e)",
+            # CAST: when every offset of a batch is null (only implied speakers), Kuzu
+            # would type the column STRING and refuse it for INT64.
+            "CREATE (c)-[:MENTIONS {surface: r.surface, start_offset: CAST(r.first AS INT64), "
+            "end_offset: CAST(r.last AS INT64), count: r.n}]->(e)",
             {"rows": rows},
         )
 
