@@ -40,6 +40,17 @@ NOT_NAMES = _words(
     """
 )
 
+# Sentence-initial words never set aside as possible names, even with a
+# possessive ("Today's", "Everyone's"): they may not claim a known name.
+COMMON_SENTENCE_STARTS = _words(
+    """
+    today yesterday tomorrow tonight everyone everybody nobody noone someone somebody
+    anyone anybody everything nothing something anything life nature family people
+    children women men world time year week month day weekend morning evening night
+    another other others each such whoever
+    """
+)
+
 # Lowercase words allowed inside a capitalised span: "University of Oxford".
 SPAN_CONNECTORS = _words("of the de da di del della van von der den la le du y &")
 

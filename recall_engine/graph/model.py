@@ -175,6 +175,15 @@ class Mention(_Frozen):
     count: int = Field(default=1, ge=1, description="Occurrences in the chunk.")
 
 
+class NameCandidate(_Frozen):
+    """A sentence-initial capitalised word the rules cannot tell from an ordinary
+    word ("Lovelace's notes ..."): set aside by the extractor, and made a mention
+    only when the dataset knows an entity of that name (see ``stage``)."""
+
+    entity: Entity
+    mention: Mention
+
+
 class ChunkExtraction(_Frozen):
     """Everything extracted from one chunk."""
 
@@ -185,6 +194,8 @@ class ChunkExtraction(_Frozen):
     relations: tuple[Relation, ...] = ()
     events: tuple[Event, ...] = ()
     mentions: tuple[Mention, ...] = ()
+    candidates: tuple[NameCandidate, ...] = ()
+    """Not graph elements yet: promoted (or dropped) before resolution."""
 
     @property
     def is_empty(self) -> bool:

@@ -30,6 +30,7 @@ from recall_engine.graph.model import (
     Entity,
     EntityType,
     Mention,
+    NameCandidate,
     Relation,
     relation_id,
 )
@@ -119,7 +120,8 @@ def _extract(chunk: ChunkInput) -> ChunkExtraction:
             iso = date.resolved.value.isoformat()
             spans.append(Span(start, end, phrase, date.resolved.label(), T.DATE, identifier=iso))
     spans += quoted_title_spans(text, claims)
-    spans += name_spans(text, set(starts), claims, speaker)
+    names, set_aside = name_spans(text, set(starts), claims, speaker)
+    spans += names
     if speaker:
         spans += speaker_pronoun_spans(text, speaker)
     spans.sort(key=lambda s: (s.start, s.end))
@@ -130,7 +132,8 @@ def _extract(chunk: ChunkInput) -> ChunkExtraction:
     for sentence in sentences:
         pending += _sentence_relations(text, sentence, spans)
     _unify_types(spans)
-    return _build(chunk, text, speaker, sentences, spans, pending)
+    extraction = _build(chunk, text, speaker, sentences, spans, pending)
+    return extraction.model_copy(update={"candidates": _candidates(chunk, set_aside)})
 
 
 def _index(starts: list[int], offset: int) -> int:
@@ -234,6 +237,26 @@ def _unify_types(spans: list[Span]) -> None:
         types = specific.get(_key(span))
         if span.type is T.CONCEPT and types and len(types) == 1:
             span.type = next(iter(types))
+
+
+def _candidates(chunk: ChunkInput, set_aside: list[Span]) -> tuple[NameCandidate, ...]:
+    out: dict[str, NameCandidate] = {}
+    for span in set_aside:
+        try:
+            entity = Entity.create(
+                span.name, span.type, namespace=chunk.namespace, seen=chunk.timestamp
+            )
+        except ValueError:
+            continue
+        mention = Mention(
+            chunk_id=chunk.chunk_id,
+            entity_id=entity.id,
+            surface=span.surface,
+            start=span.start,
+            end=span.end,
+        )
+        out.setdefault(entity.id, NameCandidate(entity=entity, mention=mention))
+    return tuple(out.values())
 
 
 def _build(

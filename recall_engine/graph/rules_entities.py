@@ -154,10 +154,13 @@ class _Run:
 
 def name_spans(
     text: str, sentence_starts: set[int], claims: Claims, speaker: str | None
-) -> list[Span]:
-    """Capitalised name spans with guessed types. A single capitalised word that
-    opens a sentence counts only if it is a known name or also appears capitalised
-    mid-sentence in the chunk: "Painting is fun" yields nothing."""
+) -> tuple[list[Span], list[Span]]:
+    """Capitalised name spans with guessed types, and the sentence-initial words
+    set aside. A single capitalised word that opens a sentence counts only if it
+    is a known name, also appears capitalised mid-sentence in the chunk, or is the
+    surname of a person named in the chunk ("Ada Lovelace ... Lovelace's notes"):
+    "Painting is fun" yields nothing. The rest of those words are returned apart
+    (common words excluded) so the dataset's known names can still claim them."""
     runs: list[_Run] = []
     shouty = _CAPS_RUN.search(text) is not None
     for m in _NAME.finditer(text):
@@ -165,8 +168,10 @@ def name_spans(
             continue
         runs.extend(_split_run(text, m.start(), m.end(), m.group("hon") or "", sentence_starts))
     mid_names = {normalize_name(text[r.start : r.end]) for r in runs if not r.at_start}
+    mid_names |= _surnames(text, runs)
     known = {normalize_name(speaker)} if speaker else set()
     spans: list[Span] = []
+    set_aside: list[Span] = []
     for run in runs:
         surface = text[run.start : run.end]
         name = strip_possessive(surface[len(run.honorific) :]).strip()
@@ -175,16 +180,29 @@ def name_spans(
             continue
         single = " " not in name
         if run.at_start and single and not run.honorific and not _known(key, mid_names, known):
+            if key not in lx.COMMON_SENTENCE_STARTS and len(key) > 1 and not name.isupper():
+                set_aside.append(Span(run.start, run.end, surface, name, T.CONCEPT))
             continue
         claims.claim(run.start, run.end)
         type_ = guess_type(name, bool(run.honorific), _previous_word(text, run.start), known)
         alias = surface.strip() if run.honorific else None
         spans.append(Span(run.start, run.end, surface, name, type_, alias=alias))
-    return spans
+    return spans, set_aside
 
 
 def _known(key: str, mid_names: set[str], known: set[str]) -> bool:
     return key in mid_names or key in known or key in lx.FIRST_NAMES or key in lx.PLACES
+
+
+def _surnames(text: str, runs: list[_Run]) -> set[str]:
+    """Last words of the chunk's multi-word names that look like people's
+    (an honorific or a known first name)."""
+    out = set()
+    for run in runs:
+        words = normalize_name(text[run.start + len(run.honorific) : run.end]).split()
+        if len(words) > 1 and (run.honorific or words[0] in lx.FIRST_NAMES):
+            out.add(words[-1])
+    return out
 
 
 def _split_run(

@@ -1,32 +1,41 @@
 """The graph stage of an ingest: extract, resolve, and shape what the stores write.
 
 The pipeline starts ``start_extraction`` in a worker thread while the model
-embeds the chunks, then calls ``plan_graph`` (resolution against the stored
-entities of the dataset, found by name/alias/surname key) and embeds
-``GraphPlan.texts`` in the same call as the last partial batch of chunks.
-``GraphPlan.build`` turns the vectors into the ``GraphWrite`` the stores take.
+embeds the chunks, then:
+
+1. ``draft_graph`` promotes the extractor's set-aside sentence-initial words
+   that name an entity the dataset knows, and resolves by name rules against
+   the stored entities of the dataset found by name/alias/surname key;
+2. the texts of the new entities (``GraphDraft.texts``) are embedded in the
+   same call as the last partial batch of chunks;
+3. ``GraphDraft.plan`` looks up, for each new entity, the nearest stored
+   entities of its dataset and type (``NearestFn``, the in-memory entity
+   vectors), resolves again with embedding similarity, and lists the texts that
+   still need vectors (relations, changed entities): one more embedding call;
+4. ``GraphPlan.build`` turns the vectors into the ``GraphWrite`` the stores take.
 
 What gets a vector of its own: entities (name, type, description) and
-relations (``source predicate target: context``). An event reuses the vector
-of the chunk that states it, and a summary the mean of its item's chunk
-vectors, so neither costs an embedding.
+relations (``source predicate target: context``), each embedded once. An event
+reuses the vector of the chunk that states it, and a summary the mean of its
+item's chunk vectors, so neither costs an embedding.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from recall_engine.graph.extractor import ChunkInput, Extractor
-from recall_engine.graph.model import ChunkExtraction, Entity
-from recall_engine.graph.resolution import Resolution, resolve
+from recall_engine.graph.model import IDENTIFIER_TYPES, ChunkExtraction, Entity, EntityType
+from recall_engine.graph.normalize import normalize_name
+from recall_engine.graph.resolution import DEFAULT_SIMILARITY_THRESHOLD, Resolution, resolve
 from recall_engine.graph.rules import RuleBasedExtractor
 from recall_engine.storage.graph_records import (
     ENTITIES,
@@ -83,6 +92,15 @@ def start_extraction(
     return pool.submit(work)
 
 
+NearestFn = Callable[[np.ndarray, Sequence[str]], list[tuple[dict[str, Any], np.ndarray]]]
+"""(vectors of new entities, their types) -> stored entities of the dataset, of
+the same type, at least as similar as the threshold: rows with ``id`` and
+``name``, each with its vector (``VectorMirror.nearest``)."""
+
+NEAREST_K = 5
+"""Stored neighbours looked at per new entity."""
+
+
 @dataclass(frozen=True)
 class GraphPlan:
     """A resolved extraction and the texts that still need vectors."""
@@ -94,15 +112,16 @@ class GraphPlan:
     entity_texts: list[tuple[Entity, str]]
     refresh_texts: list[tuple[Entity, str]]
     relation_texts: list[str]
+    known: dict[str, np.ndarray] = field(default_factory=dict)
+    """Text -> vector for texts embedded already (new entities' in the draft)."""
 
     @property
     def texts(self) -> list[str]:
-        """Entity texts, then refreshed entity texts, then relation texts."""
-        return (
-            [t for _, t in self.entity_texts]
-            + [t for _, t in self.refresh_texts]
-            + self.relation_texts
-        )
+        """The texts to embed, once each: entity texts not known yet, refreshed
+        entity texts, then relation texts."""
+        wanted = [t for _, t in self.entity_texts] + [t for _, t in self.refresh_texts]
+        wanted += self.relation_texts
+        return [t for t in dict.fromkeys(wanted) if t not in self.known]
 
     @property
     def created_count(self) -> int:
@@ -119,9 +138,13 @@ class GraphPlan:
         """The write, given ``vectors`` for ``self.texts`` in order, every
         chunk's vector (events and summaries reuse them) and each chunk's item."""
         graph = self.resolution.graph
-        n_ent, n_ref = len(self.entity_texts), len(self.refresh_texts)
         dim = vectors.shape[1]
         ds = self.dataset_id
+        lookup = dict(self.known)
+        lookup.update(zip(self.texts, vectors, strict=True))
+
+        def stack(texts: Iterable[str]) -> np.ndarray:
+            return _stack([lookup[t] for t in texts], dim)
 
         def entity_row(entity: Entity, text: str) -> dict[str, str]:
             return {
@@ -177,9 +200,9 @@ class GraphPlan:
             VectorRows(
                 ENTITIES,
                 [entity_row(e, t) for e, t in self.entity_texts],
-                vectors[:n_ent],
+                stack(t for _, t in self.entity_texts),
             ),
-            VectorRows(RELATIONS, relation_rows, vectors[n_ent + n_ref :]),
+            VectorRows(RELATIONS, relation_rows, stack(self.relation_texts)),
             VectorRows(
                 EVENTS,
                 event_rows,
@@ -194,7 +217,7 @@ class GraphPlan:
         refresh = VectorRows(
             ENTITIES,
             [entity_row(e, t) for e, t in self.refresh_texts],
-            vectors[n_ent : n_ent + n_ref],
+            stack(t for _, t in self.refresh_texts),
         )
         return GraphWrite(
             dataset_id=ds,
@@ -209,18 +232,130 @@ class GraphPlan:
         )
 
 
-def plan_graph(
+@dataclass(frozen=True)
+class GraphDraft:
+    """Extractions resolved by the name rules; ``texts`` are the new entities'."""
+
+    dataset_id: str
+    resolution: Resolution
+    stored: dict[str, Entity]
+    candidates: Callable[[Sequence[str]], list[Entity]]
+
+    @property
+    def new_entities(self) -> list[Entity]:
+        created = set(self.resolution.created_ids)
+        return [e for e in self.resolution.graph.entities if e.id in created]
+
+    @property
+    def texts(self) -> list[str]:
+        return [e.embedding_text() for e in self.new_entities]
+
+    def plan(
+        self,
+        vectors: np.ndarray,
+        *,
+        nearest: NearestFn | None = None,
+        similarity_threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
+    ) -> GraphPlan:
+        """Resolve again with embedding similarity, given ``vectors`` for
+        ``self.texts``: new entities against each other and against the stored
+        entities ``nearest`` finds. Without ``nearest`` the draft stands."""
+        new = self.new_entities
+        known = dict(zip(self.texts, vectors, strict=True))
+        resolution, stored = self.resolution, self.stored
+        if nearest is not None and new:
+            by_id = {e.id: v for e, v in zip(new, vectors, strict=True)}
+            asking = [e for e in new if e.type not in IDENTIFIER_TYPES]
+            rows = (
+                nearest(np.vstack([by_id[e.id] for e in asking]), [e.type.value for e in asking])
+                if asking
+                else []
+            )
+            stored = {**stored, **self._fetch(rows)}
+            by_id.update({row["id"]: v for row, v in rows if row["id"] in stored})
+            again = resolve(
+                resolution.graph,
+                existing=stored.values(),
+                vectors=by_id,
+                similarity_threshold=similarity_threshold,
+            )
+            id_map = {k: again.id_map.get(v, v) for k, v in resolution.id_map.items()}
+            resolution = again.model_copy(update={"id_map": {**again.id_map, **id_map}})
+        return _plan(self.dataset_id, resolution, stored, known)
+
+    def _fetch(self, rows: list[tuple[dict[str, Any], np.ndarray]]) -> dict[str, Entity]:
+        wanted = {row["id"] for row, _ in rows} - self.stored.keys()
+        if not wanted:
+            return {}
+        keys = sorted({normalize_name(row["name"]) for row, _ in rows if row["id"] in wanted})
+        return {e.id: e for e in self.candidates(keys) if e.id in wanted}
+
+
+def draft_graph(
     extractions: Sequence[ChunkExtraction],
     *,
     dataset_id: str,
     candidates: Callable[[Sequence[str]], list[Entity]],
-) -> GraphPlan:
-    """Resolve ``extractions`` against the stored entities ``candidates(keys)``
-    returns, and list the texts to embed: new entities, stored entities whose
-    text changed, and every relation."""
-    keys = sorted({k for x in extractions for e in x.entities for k in lookup_keys(e)})
-    stored = {e.id: e for e in candidates(keys)} if keys else {}
+) -> GraphDraft:
+    """Promote set-aside names the dataset knows, and resolve ``extractions`` by
+    the name rules against the stored entities ``candidates(keys)`` returns."""
+    keys = {k for x in extractions for e in x.entities for k in lookup_keys(e)}
+    keys |= {c.entity.normalized_name for x in extractions for c in x.candidates}
+    stored = {e.id: e for e in candidates(sorted(keys))} if keys else {}
+    extractions = promote_candidates(extractions, known=stored.values())
     resolution = resolve(extractions, existing=stored.values())
+    return GraphDraft(dataset_id, resolution, stored, candidates)
+
+
+def promote_candidates(
+    extractions: Sequence[ChunkExtraction], *, known: Iterable[Entity] = ()
+) -> list[ChunkExtraction]:
+    """Make each set-aside sentence-initial word a mention when it names an
+    entity of these extractions or of ``known`` (the dataset's): the surname of
+    a person ("Lovelace's notes" after "Ada Lovelace"), or the one-word name of
+    an entity of a specific type. CONCEPTs do not count, so a word like
+    "Painting" never spreads. Resolution then folds the mention into that entity."""
+    if not any(x.candidates for x in extractions):
+        return list(extractions)
+    names = _claimable_names([*known, *(e for x in extractions for e in x.entities)])
+    out = []
+    for x in extractions:
+        promoted = [c for c in x.candidates if c.entity.normalized_name in names]
+        if not promoted:
+            out.append(x)
+            continue
+        entity_ids = {e.id for e in x.entities}
+        out.append(
+            x.model_copy(
+                update={
+                    "entities": x.entities
+                    + tuple(c.entity for c in promoted if c.entity.id not in entity_ids),
+                    "mentions": x.mentions + tuple(c.mention for c in promoted),
+                }
+            )
+        )
+    return out
+
+
+def _claimable_names(entities: Iterable[Entity]) -> set[str]:
+    names = set()
+    for e in entities:
+        if e.type is EntityType.CONCEPT or e.type in IDENTIFIER_TYPES:
+            continue
+        tokens = e.normalized_name.split()
+        if len(tokens) == 1:
+            names.add(tokens[0])
+        elif e.type is EntityType.PERSON:
+            names.add(tokens[-1])
+    return names
+
+
+def _plan(
+    dataset_id: str,
+    resolution: Resolution,
+    stored: dict[str, Entity],
+    known: dict[str, np.ndarray],
+) -> GraphPlan:
     names = {e.id: e.name for e in stored.values()}
     names.update({e.id: e.name for e in resolution.graph.entities})
     created = set(resolution.created_ids)
@@ -234,7 +369,9 @@ def plan_graph(
     relation_texts = [
         r.embedding_text(names[r.source_id], names[r.target_id]) for r in resolution.graph.relations
     ]
-    return GraphPlan(dataset_id, resolution, names, entity_texts, refresh_texts, relation_texts)
+    return GraphPlan(
+        dataset_id, resolution, names, entity_texts, refresh_texts, relation_texts, known
+    )
 
 
 def _stack(rows: list[np.ndarray], dim: int) -> np.ndarray:

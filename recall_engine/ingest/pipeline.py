@@ -1,8 +1,9 @@
 """The ingest pipeline: source items -> chunks -> vectors + graph -> one atomic commit.
 
 Graph extraction runs in a worker thread while the model embeds the chunks;
-the texts of the new graph elements are embedded together with the last,
-partial batch of chunks so that every embedding batch but one is full.
+the texts of the new entities are embedded together with the last, partial
+batch of chunks (so that every embedding batch but one is full), their vectors
+serve entity resolution, and one more call embeds the relations.
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ import numpy as np
 from recall_engine.config import RecallConfig
 from recall_engine.embedding import Embedder
 from recall_engine.graph.extractor import ChunkInput, Extractor, make_namespace
+from recall_engine.graph.resolution import DEFAULT_SIMILARITY_THRESHOLD
 from recall_engine.graph.stage import (
+    NEAREST_K,
     GraphPlan,
     build_extractor,
+    draft_graph,
     parse_time,
-    plan_graph,
     start_extraction,
 )
 from recall_engine.graph.summaries import extractive_summary
@@ -213,17 +216,37 @@ def _embed_and_extract(
         extractions, extract_s = future.result()
     timings["extract_wait_s"] = time.perf_counter() - t1
     t1 = time.perf_counter()
-    plan = plan_graph(
+    draft = draft_graph(
         extractions,
         dataset_id=dataset_id,
         candidates=lambda keys: store.graph.entity_candidates(dataset_id, keys),
     )
     timings["resolve_s"] = time.perf_counter() - t1
+    t1 = time.perf_counter()
+    tail = embedder.embed(texts[full:] + draft.texts, batch_size=batch)
+    embed_s += time.perf_counter() - t1
+    n_tail = len(texts) - full
+    t1 = time.perf_counter()
+    plan = draft.plan(
+        tail[n_tail:],
+        nearest=lambda queries, types: store.entity_index.nearest(
+            queries,
+            types,
+            dataset_id=dataset_id,
+            k=NEAREST_K,
+            min_score=DEFAULT_SIMILARITY_THRESHOLD,
+        ),
+    )
+    timings["resolve_s"] += time.perf_counter() - t1
     timings["extract_s"] = extract_s + timings["resolve_s"]
     t1 = time.perf_counter()
-    tail = embedder.embed(texts[full:] + plan.texts, batch_size=batch)
+    rest = (
+        embedder.embed(plan.texts, batch_size=batch)
+        if plan.texts
+        else np.zeros((0, tail.shape[1]), dtype=np.float32)
+    )
     timings["embed_s"] = embed_s + time.perf_counter() - t1
-    vectors = np.concatenate([head.reshape(-1, tail.shape[1]), tail[: len(texts) - full]])
+    vectors = np.concatenate([head.reshape(-1, tail.shape[1]), tail[:n_tail]])
     chunk_vectors = {r.id: vectors[i] for i, (r, _) in enumerate(records)}
     summaries = [
         SummaryRecord(
@@ -236,7 +259,7 @@ def _embed_and_extract(
         for p in fresh
     ]
     graph = plan.build(
-        tail[len(texts) - full :],
+        rest,
         chunk_vectors=chunk_vectors,
         chunk_data={r.id: r.data_id for r, _ in records},
         summaries=summaries,
