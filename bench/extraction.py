@@ -1,6 +1,6 @@
 """Rule-based graph extraction throughput and counts on the LoCoMo dev split.
 
-    .venv/bin/python bench/extraction.py [--data PATH] [--repeat N] [--resolve]
+    .venv/bin/python -m bench.extraction [--data PATH] [--repeat N] [--resolve]
 
 One chunk per dialogue turn, as the engine ingests conversations (text plus
 " [shares <caption>]" where the turn shares an image), the session date as its
@@ -12,44 +12,33 @@ entity/relation/event counts before and after entity resolution.
 from __future__ import annotations
 
 import argparse
-import json
 import time
-from datetime import datetime
 from pathlib import Path
 
+from bench._data import LOCOMO, load_locomo
 from recall_engine.graph import dates, normalize
 from recall_engine.graph.extractor import ChunkInput
 from recall_engine.graph.model import GraphExtraction
 from recall_engine.graph.resolution import resolve
 from recall_engine.graph.rules import RuleBasedExtractor
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/bench-data/locomo/locomo_dev.json"
+DEFAULT_DATA = LOCOMO
 
 
 def locomo_chunks(path: Path) -> list[ChunkInput]:
     """Every turn of every conversation in the file, in order."""
-    chunks: list[ChunkInput] = []
-    for sample in json.loads(path.read_text()):
-        conv = sample["conversation"]
-        n = 1
-        while f"session_{n}" in conv:
-            stamp = datetime.strptime(conv[f"session_{n}_date_time"], "%I:%M %p on %d %B, %Y")
-            for turn in conv[f"session_{n}"]:
-                text = turn["text"]
-                if turn.get("blip_caption"):
-                    text += f" [shares {turn['blip_caption']}]"
-                chunks.append(
-                    ChunkInput(
-                        chunk_id=f"{sample['sample_id']}:{turn['dia_id']}",
-                        text=text,
-                        speaker=turn["speaker"],
-                        timestamp=stamp,
-                        dataset_id=sample["sample_id"],
-                        data_id=sample["sample_id"],
-                    )
-                )
-            n += 1
-    return chunks
+    return [
+        ChunkInput(
+            chunk_id=f"{sample.sample_id}:{message.id}",
+            text=message.text,
+            speaker=message.speaker,
+            timestamp=message.timestamp,
+            dataset_id=sample.sample_id,
+            data_id=sample.sample_id,
+        )
+        for sample in load_locomo(path)
+        for message in sample.conversation.messages
+    ]
 
 
 def main() -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from recall_engine.errors import InvalidRuleError
-from recall_engine.search_types import SearchType
+from recall_engine.search_types import SearchType, parse_search_type
 from router.matcher import lowercase_pattern
 
 _FIELDS = ("id", "description", "pattern", "target", "weight", "case_sensitive", "examples")
@@ -73,17 +73,13 @@ class Rule:
 
 
 def _parse_target(rule_id: str, value: object) -> SearchType:
-    if isinstance(value, SearchType):
-        return value
-    if isinstance(value, str):
-        try:
-            return SearchType(value.strip().upper())
-        except ValueError:
-            pass
-    choices = ", ".join(t.value for t in SearchType)
-    raise InvalidRuleError(
-        f"Router rule {rule_id!r}: unknown target {value!r}. Use one of: {choices}."
-    )
+    try:
+        return parse_search_type(value)  # type: ignore[arg-type]
+    except ValueError:
+        choices = ", ".join(t.value for t in SearchType)
+        raise InvalidRuleError(
+            f"Router rule {rule_id!r}: unknown target {value!r}. Use one of: {choices}."
+        ) from None
 
 
 def _parse_weight(rule_id: str, value: object) -> float:

@@ -28,7 +28,6 @@ class ChunkIndex:
         self._alive = np.zeros(0, dtype=bool)
         self._n = 0
         self._records: list[ChunkRecord] = []
-        self._tokens_total = 0
         self._rows_by_data: dict[str, list[int]] = {}
         self._dataset_codes: dict[str, int] = {}
         self.lexical = LexicalIndex()

@@ -132,10 +132,10 @@ def test_the_session_guard_is_on():
     "call",
     [
         lambda: socket.create_connection(("192.0.2.1", 443), timeout=1),
-        lambda: socket.getaddrinfo("api.openai.com", 443),
-        lambda: socket.socket().connect(("8.8.8.8", 53)),
+        lambda: socket.getaddrinfo("llm-provider.invalid", 443),
+        lambda: socket.socket().connect(("198.51.100.1", 53)),
         lambda: socket.socket().connect_ex(("2001:db8::1", 80)),
-        lambda: urllib.request.urlopen("https://api.openai.com/v1/models", timeout=1),
+        lambda: urllib.request.urlopen("https://llm-provider.invalid/v1/models", timeout=1),
     ],
     ids=["create_connection", "getaddrinfo", "connect", "connect_ex", "urlopen"],
 )
