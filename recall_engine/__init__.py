@@ -4,21 +4,34 @@ from recall_engine import RecallEngine, SearchType
 engine = RecallEngine(data_dir="./.recall_engine")
 await engine.remember("Einstein was born in Ulm.", dataset_name="physics")
 results = await engine.recall("Where was Einstein born?", query_type=SearchType.CHUNKS)
+
+The names below load on first use, so ``import recall_engine`` (and importing a
+lower layer such as ``recall_engine.core``) pulls in no engine, store or model.
 """
 
-from recall_engine.api import get_default_engine, recall, remember
-from recall_engine.config import RecallConfig
-from recall_engine.engine import RecallEngine
-from recall_engine.models import (
-    Conversation,
-    Document,
-    Message,
-    RememberResult,
-    ResponseGraphEntry,
-    ResponseQAEntry,
-    SourceRef,
-)
-from recall_engine.search_types import SearchType
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+# public name -> the module that defines it
+_EXPORTS = {
+    "Conversation": "recall_engine.core.models",
+    "Document": "recall_engine.core.models",
+    "Message": "recall_engine.core.models",
+    "RememberResult": "recall_engine.core.models",
+    "ResponseGraphEntry": "recall_engine.core.models",
+    "ResponseQAEntry": "recall_engine.core.models",
+    "SourceRef": "recall_engine.core.models",
+    "SearchType": "recall_engine.core.search_types",
+    "RecallConfig": "recall_engine.config",
+    "RecallEngine": "recall_engine.engine",
+    "get_default_engine": "recall_engine.api",
+    "recall": "recall_engine.api",
+    "remember": "recall_engine.api",
+}
 
 __all__ = [
     "Conversation",
@@ -36,4 +49,30 @@ __all__ = [
     "remember",
 ]
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:
+    from recall_engine.api import get_default_engine, recall, remember
+    from recall_engine.config import RecallConfig
+    from recall_engine.core.models import (
+        Conversation,
+        Document,
+        Message,
+        RememberResult,
+        ResponseGraphEntry,
+        ResponseQAEntry,
+        SourceRef,
+    )
+    from recall_engine.core.search_types import SearchType
+    from recall_engine.engine import RecallEngine
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'recall_engine' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

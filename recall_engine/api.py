@@ -9,8 +9,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from recall_engine.core.models import RememberResult, ResponseGraphEntry, ResponseQAEntry
 from recall_engine.engine import RecallEngine
-from recall_engine.models import RememberResult, ResponseGraphEntry, ResponseQAEntry
 
 _default: RecallEngine | None = None
 _lock = threading.Lock()

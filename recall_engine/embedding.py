@@ -14,7 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from recall_engine.config import PACKAGED_EMBEDDING_MODEL
-from recall_engine.errors import EmbeddingError
+from recall_engine.core.errors import EmbeddingError
 
 
 @runtime_checkable

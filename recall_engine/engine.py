@@ -9,17 +9,17 @@ from pathlib import Path
 from typing import Any
 
 from recall_engine.config import RecallConfig
-from recall_engine.embedding import Embedder, SentenceTransformerEmbedder
-from recall_engine.errors import (
+from recall_engine.core.errors import (
     DatasetNotFoundError,
     InvalidInputError,
     RecallPreconditionError,
 )
+from recall_engine.core.models import RememberResult, ResponseGraphEntry, ResponseQAEntry
+from recall_engine.core.search_types import SearchType
+from recall_engine.embedding import Embedder, SentenceTransformerEmbedder
 from recall_engine.ingest.sources import collect_items
 from recall_engine.ingest.validation import check_name, dataset_id_for
-from recall_engine.models import RememberResult, ResponseGraphEntry, ResponseQAEntry
-from recall_engine.recall import RecallRequest, run_recall
-from recall_engine.search_types import SearchType
+from recall_engine.pipeline.run import RecallRequest, run_recall
 from recall_engine.storage.tenant import TenantStore
 from router import DEFAULT_RULES, Router, default_router, load_rules
 

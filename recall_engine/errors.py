@@ -1,120 +1,51 @@
-"""Every error recall-engine raises, in one tree.
+"""Public import path of ``recall_engine.core.errors`` (kept for callers)."""
 
-Misuse errors say what the caller got wrong and how to fix it; they also
-subclass the builtin a Python user would catch (``ValueError``, ``TypeError``,
-``NotImplementedError``). Runtime failures come from a store or a provider and
-are worth retrying or reporting. HTTP status codes are mapped in the server,
-not here.
+from recall_engine.core.errors import (
+    DatasetNotFoundError,
+    EmbeddingError,
+    EmbeddingModelMismatchError,
+    InvalidInputError,
+    InvalidRuleError,
+    LLMAuthenticationError,
+    LLMError,
+    LLMModelNotFoundError,
+    LLMPaymentRequiredError,
+    LLMRateLimitError,
+    LLMResponseError,
+    LLMTimeoutError,
+    PromptNotFoundError,
+    PromptRenderError,
+    RecallEngineError,
+    RecallPreconditionError,
+    RuntimeFailure,
+    SearchTypeNotImplementedError,
+    StoreError,
+    UnsupportedFileTypeError,
+    UnsupportedSearchTypeError,
+    UsageError,
+)
 
-    RecallEngineError
-    ├── UsageError                       the caller must change the call
-    │   ├── InvalidInputError (ValueError)        bad data, name, path, option
-    │   │   ├── UnsupportedFileTypeError
-    │   │   └── DatasetNotFoundError
-    │   ├── UnsupportedSearchTypeError (ValueError)  disabled search type
-    │   ├── SearchTypeNotImplementedError (NotImplementedError)
-    │   ├── EmbeddingModelMismatchError (ValueError)  store built with another model
-    │   ├── RecallPreconditionError       recall() before anything was remembered
-    │   ├── InvalidRuleError (ValueError) a router rule that cannot be loaded
-    │   └── PromptNotFoundError (FileNotFoundError) / PromptRenderError (KeyError)
-    └── RuntimeFailure                    something outside the call failed
-        ├── StoreError                    Kuzu or LanceDB refused an operation
-        ├── EmbeddingError                the embedding model failed to load or run
-        └── LLMError                      the LLM provider failed
-            ├── LLMPaymentRequiredError   budget exhausted: terminal, never retried
-            ├── LLMAuthenticationError
-            ├── LLMModelNotFoundError
-            ├── LLMTimeoutError
-            ├── LLMRateLimitError
-            └── LLMResponseError          unusable output (e.g. invalid JSON)
-"""
-
-from __future__ import annotations
-
-
-class RecallEngineError(Exception):
-    """Base class of every error raised by recall-engine."""
-
-
-class UsageError(RecallEngineError):
-    """The call was wrong; retrying it unchanged will fail again."""
-
-
-class InvalidInputError(UsageError, ValueError):
-    """Input data, a name, a path or an option is not acceptable."""
-
-
-class UnsupportedFileTypeError(InvalidInputError):
-    """A file whose type remember() cannot read."""
-
-
-class DatasetNotFoundError(InvalidInputError):
-    """A dataset named in a scope does not exist in the tenant."""
-
-
-class UnsupportedSearchTypeError(UsageError, ValueError):
-    """A search type that is disabled by configuration."""
-
-
-class SearchTypeNotImplementedError(UsageError, NotImplementedError):
-    """A search type that this version does not implement yet."""
-
-
-class EmbeddingModelMismatchError(UsageError, ValueError):
-    """The store was built with a different embedding model."""
-
-
-class RecallPreconditionError(UsageError):
-    """recall() was called on a store that holds nothing yet."""
-
-
-class InvalidRuleError(UsageError, ValueError):
-    """A router rule with a bad pattern, unknown target or negative weight."""
-
-
-class PromptNotFoundError(UsageError, FileNotFoundError):
-    """A prompt template that does not exist."""
-
-
-class PromptRenderError(UsageError, KeyError):
-    """A prompt template rendered without one of its variables."""
-
-
-class RuntimeFailure(RecallEngineError):
-    """Something outside the call failed; it may succeed later."""
-
-
-class StoreError(RuntimeFailure):
-    """The graph or vector store refused an operation."""
-
-
-class EmbeddingError(RuntimeFailure):
-    """The embedding model could not be loaded or failed to embed."""
-
-
-class LLMError(RuntimeFailure):
-    """The LLM provider failed."""
-
-
-class LLMPaymentRequiredError(LLMError):
-    """The provider requires payment or the token budget is exhausted (terminal)."""
-
-
-class LLMAuthenticationError(LLMError):
-    """The provider rejected the credentials."""
-
-
-class LLMModelNotFoundError(LLMError):
-    """The provider does not know the configured model."""
-
-
-class LLMTimeoutError(LLMError):
-    """The provider did not answer in time, after retries."""
-
-
-class LLMRateLimitError(LLMError):
-    """The provider kept rate-limiting after retries."""
-
-
-class LLMResponseError(LLMError):
-    """The provider answered with output that could not be used."""
+__all__ = [
+    "DatasetNotFoundError",
+    "EmbeddingError",
+    "EmbeddingModelMismatchError",
+    "InvalidInputError",
+    "InvalidRuleError",
+    "LLMAuthenticationError",
+    "LLMError",
+    "LLMModelNotFoundError",
+    "LLMPaymentRequiredError",
+    "LLMRateLimitError",
+    "LLMResponseError",
+    "LLMTimeoutError",
+    "PromptNotFoundError",
+    "PromptRenderError",
+    "RecallEngineError",
+    "RecallPreconditionError",
+    "RuntimeFailure",
+    "SearchTypeNotImplementedError",
+    "StoreError",
+    "UnsupportedFileTypeError",
+    "UnsupportedSearchTypeError",
+    "UsageError",
+]

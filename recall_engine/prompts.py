@@ -21,7 +21,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from recall_engine.errors import PromptNotFoundError, PromptRenderError
+from recall_engine.core.errors import PromptNotFoundError, PromptRenderError
 
 PROMPTS_PACKAGE = "prompts"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from recall_engine.search_types import SearchType
+from recall_engine.core.search_types import SearchType
 from retrievers.base import (
     ContextItem,
     RetrievalContext,

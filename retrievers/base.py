@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from recall_engine.models import SourceRef
-from recall_engine.search_types import SearchType
+from recall_engine.core.models import SourceRef
+from recall_engine.core.search_types import SearchType
 
 if TYPE_CHECKING:
     from recall_engine.config import RecallConfig

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from recall_engine.search_types import SearchType
+from recall_engine.core.search_types import SearchType
 from retrievers.base import ContextItem, RetrievalContext, RetrieverConfig, RetrieverOutput
 
 

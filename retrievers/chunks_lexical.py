@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from recall_engine.search_types import SearchType
+from recall_engine.core.search_types import SearchType
 from recall_engine.storage.lexical import tokenize
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput
 from retrievers.chunks import chunk_item

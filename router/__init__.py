@@ -13,7 +13,6 @@ from router.rules import DEFAULT_RULES, Rule, load_rules, merge_rules, parse_rul
 from router.scorer import (
     RouteDecision,
     Router,
-    check_search_type_allowed,
     default_router,
     log_override,
     route,
@@ -24,7 +23,6 @@ __all__ = [
     "RouteDecision",
     "Router",
     "Rule",
-    "check_search_type_allowed",
     "default_router",
     "load_rules",
     "log_override",

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from recall_engine.search_types import SearchType
+from recall_engine.core.search_types import SearchType
 from router.prefilter import candidate_pattern, required_literals
 
 # not, no, never, without, lack(s/ed/ing), cannot, and any n't contraction.

@@ -17,8 +17,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from recall_engine.errors import InvalidRuleError
-from recall_engine.search_types import SearchType, parse_search_type
+from recall_engine.core.errors import InvalidRuleError
+from recall_engine.core.search_types import SearchType, parse_search_type
 from router.matcher import lowercase_pattern
 
 _FIELDS = ("id", "description", "pattern", "target", "weight", "case_sensitive", "examples")

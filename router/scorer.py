@@ -12,9 +12,8 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-from recall_engine.config import RecallConfig
-from recall_engine.errors import InvalidInputError, UnsupportedSearchTypeError
-from recall_engine.search_types import CYPHER_SEARCH_TYPES, SearchType, parse_search_type
+from recall_engine.core.errors import InvalidInputError
+from recall_engine.core.search_types import SearchType, parse_search_type
 from router.matcher import CompiledRule
 from router.rules import DEFAULT_RULES, Rule
 
@@ -92,14 +91,12 @@ class Router:
         # lookups show up in the latency.
         self._plan = tuple((c.gate, c.scan, c.case_sensitive, c) for c in self._compiled)
 
-    def route(self, query: str, *, config: RecallConfig | None = None) -> RouteDecision:
+    def route(self, query: str) -> RouteDecision:
         """Pick the search type for ``query`` and log the decision on ``query_router``.
 
         Raises:
             TypeError: ``query`` is not a string.
             InvalidInputError: ``query`` is empty or only whitespace.
-            UnsupportedSearchTypeError: it routed to a Cypher type that ``config``
-                disables (``allow_cypher_query=False``).
         """
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
@@ -129,7 +126,6 @@ class Router:
                 totals[rule.target] = totals.get(rule.target, 0.0) + rule.weight
         decision = self._decide(totals, fired)
         _log_decision(decision, query)
-        check_search_type_allowed(decision.search_type, config)
         return decision
 
     def _decide(self, totals: dict[SearchType, float], fired: list[str]) -> RouteDecision:
@@ -184,17 +180,6 @@ def _log_decision(decision: RouteDecision, query: str) -> None:
         )
 
 
-def check_search_type_allowed(search_type: SearchType, config: RecallConfig | None) -> None:
-    """Refuse a Cypher search type when ``config`` disables Cypher queries.
-
-    Raises:
-        UnsupportedSearchTypeError: ``search_type`` is CYPHER or NATURAL_LANGUAGE
-            and ``config.allow_cypher_query`` is false.
-    """
-    if config is not None and not config.allow_cypher_query and search_type in CYPHER_SEARCH_TYPES:
-        raise UnsupportedSearchTypeError("Cypher query search types are disabled.")
-
-
 def log_override(decision: RouteDecision, user_chose: SearchType | str) -> bool:
     """Log ``Router override recorded`` when the caller's ``query_type`` differs
     from the routed one; return whether it differed.
@@ -224,12 +209,11 @@ def default_router() -> Router:
     return _default_router
 
 
-def route(query: str, *, config: RecallConfig | None = None) -> RouteDecision:
+def route(query: str) -> RouteDecision:
     """Route ``query`` with the default rule table; see ``Router.route``.
 
     Raises:
         TypeError: ``query`` is not a string.
         InvalidInputError: ``query`` is empty or only whitespace.
-        UnsupportedSearchTypeError: it routed to Cypher and ``config`` disables it.
     """
-    return default_router().route(query, config=config)
+    return default_router().route(query)

@@ -1,7 +1,7 @@
 import pytest
 
 from recall_engine import RecallConfig
-from recall_engine.errors import InvalidInputError
+from recall_engine.core.errors import InvalidInputError
 
 
 def test_defaults_are_offline_and_local(monkeypatch):

@@ -5,8 +5,7 @@ Pure and storage-free: extractors turn ``ChunkInput`` into ``ChunkExtraction``;
 ``render_graph_html`` draws the result. Writing to Kuzu/LanceDB is the store's job.
 """
 
-from recall_engine.graph.extractor import ChunkInput, Extractor, make_namespace
-from recall_engine.graph.model import (
+from recall_engine.core.graph import (
     ChunkExtraction,
     Entity,
     EntityType,
@@ -15,6 +14,7 @@ from recall_engine.graph.model import (
     Mention,
     Relation,
 )
+from recall_engine.graph.extractor import ChunkInput, Extractor, make_namespace
 from recall_engine.graph.resolution import Resolution, resolve
 from recall_engine.graph.rules import RuleBasedExtractor
 from recall_engine.graph.visualize import render_graph_html

@@ -15,7 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from recall_engine.graph.model import ChunkExtraction
+from recall_engine.core.graph import ChunkExtraction
 
 
 def make_namespace(tenant_id: str, dataset_id: str) -> str:

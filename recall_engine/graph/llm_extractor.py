@@ -19,10 +19,8 @@ from typing import TYPE_CHECKING, Any
 import regex
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from recall_engine.errors import LLMResponseError
-from recall_engine.graph.dates import resolve_date
-from recall_engine.graph.extractor import ChunkInput
-from recall_engine.graph.model import (
+from recall_engine.core.errors import LLMResponseError
+from recall_engine.core.graph import (
     IDENTIFIER_TYPES,
     ChunkExtraction,
     Entity,
@@ -33,7 +31,9 @@ from recall_engine.graph.model import (
     event_id,
     relation_id,
 )
-from recall_engine.graph.normalize import normalize_name, to_snake_case
+from recall_engine.core.normalize import normalize_name, to_snake_case
+from recall_engine.graph.dates import resolve_date
+from recall_engine.graph.extractor import ChunkInput
 from recall_engine.graph.rules_relations import canonical_predicate
 
 if TYPE_CHECKING:

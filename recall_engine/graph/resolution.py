@@ -31,8 +31,7 @@ import numpy as np
 import regex
 from pydantic import BaseModel, ConfigDict
 
-from recall_engine.graph.lexicon import SPAN_CONNECTORS
-from recall_engine.graph.model import (
+from recall_engine.core.graph import (
     IDENTIFIER_TYPES,
     ChunkExtraction,
     Entity,
@@ -44,7 +43,8 @@ from recall_engine.graph.model import (
     merge_same,
     relation_id,
 )
-from recall_engine.graph.normalize import normalize_identifier, normalize_name
+from recall_engine.core.normalize import normalize_identifier, normalize_name
+from recall_engine.graph.lexicon import SPAN_CONNECTORS
 
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
 """Texts -> an array of unit-length rows, one per text."""

@@ -22,10 +22,7 @@ from dataclasses import dataclass
 
 import regex
 
-from recall_engine.graph import rules_relations as rr
-from recall_engine.graph.dates import find_date_phrases, resolve_date
-from recall_engine.graph.extractor import ChunkInput
-from recall_engine.graph.model import (
+from recall_engine.core.graph import (
     ChunkExtraction,
     Entity,
     EntityType,
@@ -34,7 +31,10 @@ from recall_engine.graph.model import (
     Relation,
     relation_id,
 )
-from recall_engine.graph.normalize import normalize_name
+from recall_engine.core.normalize import normalize_name
+from recall_engine.graph import rules_relations as rr
+from recall_engine.graph.dates import find_date_phrases, resolve_date
+from recall_engine.graph.extractor import ChunkInput
 from recall_engine.graph.rules_entities import (
     Claims,
     Span,

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import regex
 
+from recall_engine.core.graph import EntityType
+from recall_engine.core.normalize import normalize_name, strip_possessive
 from recall_engine.graph import lexicon as lx
-from recall_engine.graph.model import EntityType
-from recall_engine.graph.normalize import normalize_name, strip_possessive
 
 T = EntityType
 

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 
 import regex
 
+from recall_engine.core.graph import EntityType, Event, event_id
 from recall_engine.graph.dates import ResolvedTime
 from recall_engine.graph.extractor import ChunkInput
 from recall_engine.graph.lexicon import NOT_PAST_EVENTS
-from recall_engine.graph.model import EntityType, Event, event_id
 from recall_engine.graph.rules_entities import Span
 
 T = EntityType

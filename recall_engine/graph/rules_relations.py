@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import regex
 
+from recall_engine.core.graph import EntityType
 from recall_engine.graph.lexicon import NOT_KINDS, NOT_OBJECTS, NP_STOP
-from recall_engine.graph.model import EntityType
 
 T = EntityType
 MAX_GAP = 60

@@ -32,9 +32,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from recall_engine.core.graph import (
+    IDENTIFIER_TYPES,
+    ChunkExtraction,
+    Entity,
+    EntityType,
+    lookup_keys,
+)
+from recall_engine.core.normalize import normalize_name
 from recall_engine.graph.extractor import ChunkInput, Extractor
-from recall_engine.graph.model import IDENTIFIER_TYPES, ChunkExtraction, Entity, EntityType
-from recall_engine.graph.normalize import normalize_name
 from recall_engine.graph.resolution import DEFAULT_SIMILARITY_THRESHOLD, Resolution, resolve
 from recall_engine.graph.rules import RuleBasedExtractor
 from recall_engine.storage.graph_records import (
@@ -46,7 +52,6 @@ from recall_engine.storage.graph_records import (
     SummaryRecord,
     VectorRows,
 )
-from recall_engine.storage.kuzu_graph_elements import lookup_keys
 
 if TYPE_CHECKING:
     from recall_engine.config import RecallConfig

@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from recall_engine.graph.model import Entity, EntityType, Relation
+from recall_engine.core.graph import Entity, EntityType, Relation
 from recall_engine.graph.visualize_page import PAGE
 
 TYPE_COLORS: dict[EntityType, str] = {

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import regex
 
+from recall_engine.core.models import Message
 from recall_engine.ingest.sources import SourceItem
-from recall_engine.models import Message
 
 _TOKEN = regex.compile(r"\w+|[^\w\s]")
 # A sentence ends at . ! ? (optionally closed by quotes/brackets) followed by space and an

@@ -16,9 +16,9 @@ from typing import Any
 import regex
 from pydantic import ValidationError
 
-from recall_engine.errors import InvalidInputError, UnsupportedFileTypeError
+from recall_engine.core.errors import InvalidInputError, UnsupportedFileTypeError
+from recall_engine.core.models import Conversation, Document, Message
 from recall_engine.ingest.validation import check_metadata
-from recall_engine.models import Conversation, Document, Message
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".json", ".jsonl")
 

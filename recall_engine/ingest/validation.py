@@ -8,7 +8,7 @@ from typing import Any
 
 import regex
 
-from recall_engine.errors import InvalidInputError
+from recall_engine.core.errors import InvalidInputError
 
 _NAME = regex.compile(r"^[\p{L}\p{N}][\p{L}\p{N} ._@:+-]{0,127}$")
 

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from recall_engine.errors import LLMResponseError
+from recall_engine.core.errors import LLMResponseError
 from recall_engine.llm._litellm import get_litellm
 from recall_engine.llm.config import LLMConfig
 from recall_engine.llm.errors import classify

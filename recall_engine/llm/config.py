@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from recall_engine.errors import InvalidInputError
+from recall_engine.core.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from recall_engine.config import RecallConfig

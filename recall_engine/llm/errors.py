@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from recall_engine.errors import (
+from recall_engine.core.errors import (
     LLMAuthenticationError,
     LLMError,
     LLMModelNotFoundError,

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from recall_engine.errors import InvalidInputError, LLMResponseError
+from recall_engine.core.errors import InvalidInputError, LLMResponseError
 from recall_engine.llm.client import LLMClient, Message
 from recall_engine.llm.usage import LLMUsage
 from recall_engine.prompts import render_prompt

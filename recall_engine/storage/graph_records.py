@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from recall_engine.graph.model import Entity, Event, Mention, Relation
+from recall_engine.core.graph import Entity, Event, Mention, Relation
 
 ENTITIES = "entities"
 RELATIONS = "relations"

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from recall_engine.errors import StoreError
-from recall_engine.graph.model import Entity, Relation
+from recall_engine.core.errors import StoreError
+from recall_engine.core.graph import Entity, Relation
 from recall_engine.storage import kuzu_graph_elements as ge
 from recall_engine.storage.graph_records import GraphRemoval, GraphWrite
 from recall_engine.storage.records import ChunkRecord, DataItemRecord

@@ -13,8 +13,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
-from recall_engine.graph.model import IDENTIFIER_TYPES, Entity, EntityType, Relation
-from recall_engine.graph.normalize import normalize_identifier, normalize_name
+from recall_engine.core.graph import Entity, EntityType, Relation, lookup_keys
 from recall_engine.storage.graph_records import GraphWrite
 
 GRAPH_SCHEMA = [
@@ -62,21 +61,6 @@ def _iso(value: datetime | None) -> str | None:
 
 def _time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
-
-
-def name_key(type_: EntityType, name: str) -> str:
-    """The resolution key of a name for an entity of ``type_``."""
-    return normalize_identifier(name) if type_ in IDENTIFIER_TYPES else normalize_name(name)
-
-
-def lookup_keys(entity: Entity) -> set[str]:
-    """Keys under which resolution may need this entity: its name, aliases, and
-    a multi-word person's surname (so "Lovelace" finds "Ada Lovelace")."""
-    keys = {entity.normalized_name, *(name_key(entity.type, a) for a in entity.aliases)}
-    tokens = entity.normalized_name.split()
-    if entity.type is EntityType.PERSON and len(tokens) > 1:
-        keys.add(tokens[-1])
-    return {k for k in keys if k}
 
 
 def entity_from_row(row: Sequence[Any]) -> Entity:

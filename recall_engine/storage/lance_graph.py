@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from recall_engine.errors import StoreError
+from recall_engine.core.errors import StoreError
 from recall_engine.storage.graph_records import (
     ENTITIES,
     EVENTS,

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from recall_engine.errors import StoreError
+from recall_engine.core.errors import StoreError
 from recall_engine.storage.lance_graph import LanceGraphTables
 from recall_engine.storage.records import ChunkRecord
 

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from recall_engine.graph.model import Entity, Relation
+from recall_engine.core.graph import Entity, Relation
 from recall_engine.storage.graph_records import GraphRemoval, GraphWrite, VectorRows
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
 

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from recall_engine.models import SourceRef
+from recall_engine.core.models import SourceRef
 
 
 @dataclass(frozen=True)

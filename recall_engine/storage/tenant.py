@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from recall_engine.errors import EmbeddingModelMismatchError, StoreError
+from recall_engine.core.errors import EmbeddingModelMismatchError, StoreError
 from recall_engine.storage.chunk_index import ChunkIndex
 from recall_engine.storage.graph_records import (
     ENTITIES,

@@ -5,7 +5,7 @@ from datetime import date, datetime
 import pytest
 
 from recall_engine import Conversation, Document, Message, RecallEngine, SearchType
-from recall_engine.errors import InvalidInputError, InvalidRuleError
+from recall_engine.core.errors import InvalidInputError, InvalidRuleError
 
 RULES = """
 [[rules]]

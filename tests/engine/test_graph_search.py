@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from recall_engine import Conversation, Document, Message, RecallEngine
-from recall_engine.errors import InvalidInputError
+from recall_engine.core.errors import InvalidInputError
 from recall_engine.testing import DeterministicEmbedder, FakeLLMServer
 
 LOCOMO = Path(__file__).resolve().parents[3] / "shared/bench-data/locomo/locomo_dev.json"

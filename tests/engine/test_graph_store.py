@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from recall_engine import Document, RecallEngine
-from recall_engine.errors import StoreError
+from recall_engine.core.errors import StoreError
 from recall_engine.storage.graph_records import GRAPH_TABLES
 from recall_engine.testing import DeterministicEmbedder
 

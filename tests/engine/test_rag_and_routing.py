@@ -6,7 +6,7 @@ import pytest
 from pydantic import BaseModel, SecretStr
 
 from recall_engine import Document, RecallEngine, SearchType
-from recall_engine.errors import (
+from recall_engine.core.errors import (
     InvalidInputError,
     LLMPaymentRequiredError,
     UnsupportedSearchTypeError,

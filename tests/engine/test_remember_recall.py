@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from recall_engine import Conversation, Document, Message, RecallEngine, SearchType
-from recall_engine.errors import (
+from recall_engine.core.errors import (
     DatasetNotFoundError,
     EmbeddingModelMismatchError,
     InvalidInputError,

@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from recall_engine.errors import LLMResponseError
+from recall_engine.core.errors import LLMResponseError
 from recall_engine.graph import ChunkInput, EntityType
 from recall_engine.graph.llm_extractor import (
     LLMGraph,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from recall_engine.core.graph import EntityType
 from recall_engine.graph import ChunkInput, Extractor, GraphExtraction, RuleBasedExtractor
-from recall_engine.graph.model import EntityType
 from recall_engine.graph.rules_relations import PATTERNS
 
 T = EntityType

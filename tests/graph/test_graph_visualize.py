@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from recall_engine.core.graph import relation_id
 from recall_engine.graph import Entity, EntityType, GraphExtraction, Relation, render_graph_html
-from recall_engine.graph.model import relation_id
 
 CHROMIUM = Path("/usr/bin/chromium")
 NS = "t/ds"

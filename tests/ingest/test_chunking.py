@@ -1,13 +1,13 @@
 import itertools
 from datetime import datetime
 
+from recall_engine.core.models import Message
 from recall_engine.ingest.chunking import (
     chunk_text,
     count_tokens,
     message_chunk,
     split_sentences,
 )
-from recall_engine.models import Message
 
 
 def test_sentences_split_on_terminal_punctuation_but_not_abbreviations():

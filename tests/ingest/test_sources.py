@@ -3,7 +3,7 @@ import json
 import pytest
 
 from recall_engine import Conversation, Document, Message
-from recall_engine.errors import InvalidInputError, UnsupportedFileTypeError
+from recall_engine.core.errors import InvalidInputError, UnsupportedFileTypeError
 from recall_engine.ingest.sources import collect_items
 from recall_engine.ingest.validation import check_name
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from recall_engine.errors import (
+from recall_engine.core.errors import (
     LLMAuthenticationError,
     LLMError,
     LLMModelNotFoundError,

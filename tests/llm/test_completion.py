@@ -14,10 +14,10 @@ from recall_engine.completion import (
     resolve_response_model,
 )
 from recall_engine.config import RecallConfig
-from recall_engine.errors import InvalidInputError, PromptNotFoundError, PromptRenderError
+from recall_engine.core.errors import InvalidInputError, PromptNotFoundError, PromptRenderError
+from recall_engine.core.models import SourceRef
 from recall_engine.llm import LLMConfig
 from recall_engine.llm.extractive import NO_CONTEXT_TEXT, NOT_IN_CONTEXT_TEXT
-from recall_engine.models import SourceRef
 from recall_engine.testing import FakeLLMServer
 from retrievers.base import ContextItem
 

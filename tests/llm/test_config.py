@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from recall_engine.config import RecallConfig
-from recall_engine.errors import InvalidInputError
+from recall_engine.core.errors import InvalidInputError
 from recall_engine.llm import LLMConfig
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from recall_engine.errors import PromptNotFoundError, PromptRenderError
+from recall_engine.core.errors import PromptNotFoundError, PromptRenderError
 from recall_engine.prompts import (
     PROMPT_VARIABLES,
     available_prompts,

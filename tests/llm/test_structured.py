@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from recall_engine.errors import LLMResponseError
+from recall_engine.core.errors import LLMResponseError
 from recall_engine.llm import LLMClient, LLMConfig
 from recall_engine.llm.structured import complete_structured, extract_json, schema_instruction
 from recall_engine.testing import FakeLLMServer

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from recall_engine.search_types import SearchType
+from recall_engine.core.search_types import SearchType
 from router import DEFAULT_RULES, route
 from router.matcher import NEGATION_PATTERN, CompiledRule, lowercase_pattern
 from router.prefilter import candidate_pattern, required_literals

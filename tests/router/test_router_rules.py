@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from recall_engine.errors import InvalidRuleError
-from recall_engine.search_types import SearchType
+from recall_engine.core.errors import InvalidRuleError
+from recall_engine.core.search_types import SearchType
 from router import DEFAULT_RULES, Router, Rule, load_rules, merge_rules, parse_rules, save_rules
 
 CUSTOM_TOML = """

@@ -9,20 +9,16 @@ import time
 import pydantic
 import pytest
 
-from recall_engine.config import RecallConfig
-from recall_engine.errors import InvalidInputError, UnsupportedSearchTypeError
-from recall_engine.search_types import SearchType
+from recall_engine.core.errors import InvalidInputError
+from recall_engine.core.search_types import SearchType
 from router import (
     DEFAULT_RULES,
     RouteDecision,
     Router,
     Rule,
-    check_search_type_allowed,
     log_override,
     route,
 )
-
-NO_CYPHER = RecallConfig(allow_cypher_query=False)
 
 
 def test_decision_names_winner_runner_up_scores_and_fired_rules() -> None:
@@ -135,24 +131,6 @@ def test_empty_query_is_refused(query: str) -> None:
 def test_non_string_query_is_a_type_error(query: object) -> None:
     with pytest.raises(TypeError, match="str"):
         route(query)  # type: ignore[arg-type]
-
-
-def test_routed_cypher_is_refused_when_cypher_is_disabled() -> None:
-    with pytest.raises(
-        UnsupportedSearchTypeError, match=r"^Cypher query search types are disabled\.$"
-    ):
-        route("MATCH (n) RETURN n", config=NO_CYPHER)
-    assert route("MATCH (n) RETURN n", config=RecallConfig()).search_type is SearchType.CYPHER
-    assert route("Why?", config=NO_CYPHER).search_type is SearchType.GRAPH_COMPLETION_COT
-
-
-@pytest.mark.parametrize("search_type", [SearchType.CYPHER, SearchType.NATURAL_LANGUAGE])
-def test_explicit_cypher_types_are_checked(search_type: SearchType) -> None:
-    with pytest.raises(UnsupportedSearchTypeError, match="Cypher query search types are disabled"):
-        check_search_type_allowed(search_type, NO_CYPHER)
-    check_search_type_allowed(search_type, None)
-    check_search_type_allowed(search_type, RecallConfig())
-    check_search_type_allowed(SearchType.CHUNKS, NO_CYPHER)
 
 
 NEVER_ROUTED = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from recall_engine.search_types import SearchType
+from recall_engine.core.search_types import SearchType
 from router import DEFAULT_RULES, route
 
 CYPHER = SearchType.CYPHER

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ValidationError
 
 import router
-from recall_engine.errors import InvalidInputError, SearchTypeNotImplementedError
-from recall_engine.models import ResponseGraphEntry, ResponseQAEntry, SourceRef
-from recall_engine.search_types import SearchType, parse_search_type
+from recall_engine.core.errors import InvalidInputError, SearchTypeNotImplementedError
+from recall_engine.core.models import ResponseGraphEntry, ResponseQAEntry, SourceRef
+from recall_engine.core.search_types import SearchType, parse_search_type
 from retrievers import RETRIEVERS, RetrievalContext, RetrieverOutput
 from router import Router
 
@@ -126,7 +126,9 @@ def choose_search_type(
         chosen = decision.search_type
     else:
         chosen = SearchType.GRAPH_COMPLETION
-    router.check_search_type_allowed(chosen, config)
+    from recall_engine.pipeline.route import check_search_type_allowed
+
+    check_search_type_allowed(chosen, config)
     return chosen, decision.model_dump(mode="json") if decision is not None else None
 
 

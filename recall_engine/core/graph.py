@@ -19,7 +19,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from recall_engine.graph.normalize import normalize_identifier, normalize_name
+from recall_engine.core.normalize import normalize_identifier, normalize_name
 
 
 class EntityType(StrEnum):
@@ -257,3 +257,18 @@ def _max_time(a: datetime | None, b: datetime | None) -> datetime | None:
         return max(a, b)
     except TypeError:
         return a
+
+
+def name_key(type_: EntityType, name: str) -> str:
+    """The resolution key of a name for an entity of ``type_``."""
+    return normalize_identifier(name) if type_ in IDENTIFIER_TYPES else normalize_name(name)
+
+
+def lookup_keys(entity: Entity) -> set[str]:
+    """Keys under which resolution may need this entity: its name, aliases, and
+    a multi-word person's surname (so "Lovelace" finds "Ada Lovelace")."""
+    keys = {entity.normalized_name, *(name_key(entity.type, a) for a in entity.aliases)}
+    tokens = entity.normalized_name.split()
+    if entity.type is EntityType.PERSON and len(tokens) > 1:
+        keys.add(tokens[-1])
+    return {k for k in keys if k}

@@ -1,0 +1,51 @@
+"""The route stage: the search type a recall runs, and the gate on Cypher types."""
+
+from __future__ import annotations
+
+import router
+from recall_engine.config import RecallConfig
+from recall_engine.core.errors import UnsupportedSearchTypeError
+from recall_engine.core.search_types import CYPHER_SEARCH_TYPES, SearchType
+from router import RouteDecision, Router
+
+
+def check_search_type_allowed(search_type: SearchType, config: RecallConfig | None) -> None:
+    """Refuse a Cypher search type when ``config`` disables Cypher queries.
+
+    The gate sits in the recall path, not in the router, so a routed and an
+    explicit Cypher query meet the same check.
+
+    Raises:
+        UnsupportedSearchTypeError: ``search_type`` is CYPHER or NATURAL_LANGUAGE
+            and ``config.allow_cypher_query`` is false.
+    """
+    if config is not None and not config.allow_cypher_query and search_type in CYPHER_SEARCH_TYPES:
+        # Cognee's exact message, which callers match on.
+        raise UnsupportedSearchTypeError("Cypher query search types are disabled.")
+
+
+def choose_search_type(
+    query_text: str,
+    query_type: SearchType | None,
+    *,
+    auto_route: bool,
+    config: RecallConfig,
+    rules: Router,
+) -> tuple[SearchType, RouteDecision | None]:
+    """The search type to run and the router's decision (None when the router did not run).
+
+    An explicit ``query_type`` wins; the router still runs (when ``auto_route``)
+    so the override is logged. ``auto_route=False`` without a type pins
+    GRAPH_COMPLETION.
+    """
+    decision = rules.route(query_text) if auto_route else None
+    if query_type is not None:
+        chosen = query_type
+        if decision is not None:
+            router.log_override(decision, chosen)
+    elif decision is not None:
+        chosen = decision.search_type
+    else:
+        chosen = SearchType.GRAPH_COMPLETION
+    check_search_type_allowed(chosen, config)
+    return chosen, decision
