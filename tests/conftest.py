@@ -42,3 +42,13 @@ def minilm():
     embedder = SentenceTransformerEmbedder()
     embedder.embed(["warm up"])
     return embedder
+
+
+@pytest.fixture(scope="session")
+def onnx_minilm():
+    """The packaged model on ONNX Runtime (exported once into the user cache), once per session."""
+    from recall_engine.embedding_onnx import OnnxEmbedder
+
+    embedder = OnnxEmbedder()
+    embedder.warm_up()
+    return embedder

@@ -5,7 +5,15 @@ from __future__ import annotations
 import subprocess
 import sys
 
-HEAVY = ("litellm", "torch", "sentence_transformers", "openai", "transformers")
+HEAVY = (
+    "litellm",
+    "torch",
+    "sentence_transformers",
+    "openai",
+    "transformers",
+    "onnxruntime",
+    "tokenizers",
+)
 
 
 def run(code: str, **env: str) -> str:
@@ -23,7 +31,8 @@ def run(code: str, **env: str) -> str:
 def test_import_recall_engine_loads_no_heavy_module():
     code = (
         "import sys, recall_engine, recall_engine.completion, recall_engine.llm, "
-        "recall_engine.prompts, recall_engine.testing\n"
+        "recall_engine.prompts, recall_engine.testing, recall_engine.embedding, "
+        "recall_engine.embedding_onnx\n"
         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
     )
     assert run(code).strip() == "[]"
