@@ -16,8 +16,9 @@ import time
 from pathlib import Path
 
 from bench._data import LOCOMO, load_locomo
+from recall_engine.core import normalize
 from recall_engine.core.graph import GraphExtraction
-from recall_engine.graph import dates, normalize
+from recall_engine.graph import dates
 from recall_engine.graph.extractor import ChunkInput
 from recall_engine.graph.resolution import resolve
 from recall_engine.graph.rules import RuleBasedExtractor

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from recall_engine.core.errors import InvalidInputError
+from recall_engine.core.hits import AnyHit, dedupe_sources
 from recall_engine.core.models import SourceRef
 from recall_engine.llm.config import LLMConfig
 from recall_engine.llm.extractive import NO_CONTEXT_TEXT, NOT_IN_CONTEXT_TEXT, select_evidence
@@ -26,7 +27,6 @@ from recall_engine.prompts import read_prompt_file, render_prompt
 
 if TYPE_CHECKING:
     from recall_engine.config import RecallConfig
-    from retrievers.base import ContextItem
 
 
 class Answer(BaseModel):
@@ -83,19 +83,12 @@ def _name(model: Any) -> str:
     return getattr(model, "__name__", repr(model))
 
 
-def sources_of(items: Sequence[ContextItem]) -> list[SourceRef]:
+def sources_of(items: Sequence[AnyHit]) -> list[SourceRef]:
     """Every item's sources, in rank order, without repeats."""
-    seen: set[tuple[str, str]] = set()
-    out: list[SourceRef] = []
-    for item in items:
-        for ref in item.sources:
-            if (ref.data_id, ref.chunk_id) not in seen:
-                seen.add((ref.data_id, ref.chunk_id))
-                out.append(ref)
-    return out
+    return dedupe_sources(items)
 
 
-def format_context(items: Sequence[ContextItem]) -> str:
+def format_context(items: Sequence[AnyHit]) -> str:
     """Items as numbered blocks, best first, each naming its document."""
     if not items:
         return "(no context was retrieved)"
@@ -108,7 +101,7 @@ def format_context(items: Sequence[ContextItem]) -> str:
 
 
 def extractive_answer(
-    query: str, items: Sequence[ContextItem], *, max_sentences: int = 3
+    query: str, items: Sequence[AnyHit], *, max_sentences: int = 3
 ) -> Answer:
     """The answer without an LLM: best-matching context sentences, with their sources."""
     started = time.perf_counter()
@@ -125,7 +118,7 @@ def extractive_answer(
 
 async def generate_answer(
     query: str,
-    items: Sequence[ContextItem],
+    items: Sequence[AnyHit],
     *,
     config: RecallConfig,
     llm_config: LLMConfig | None = None,
@@ -134,14 +127,17 @@ async def generate_answer(
     response_model: type[BaseModel] | None = None,
     prompt_name: str = "answer_from_context",
     session_history: str | None = None,
+    context_text: str | None = None,
 ) -> Answer:
     """Answer ``query`` from ``items`` (ranked context, best first).
 
     ``system_prompt`` (text) or ``system_prompt_path`` (a file, used verbatim)
     replace the prompt's system message, grounding instruction included.
     ``prompt_name`` picks a prompt taking ``question``, ``context`` and
-    ``history`` (e.g. ``answer_from_graph_context``). ``response_model`` asks
-    for JSON matching that pydantic model; the result is in ``Answer.structured``.
+    ``history`` (e.g. ``answer_from_graph_context``); ``context_text`` replaces
+    the numbered blocks built from ``items`` when a retriever laid its context
+    out. ``response_model`` asks for JSON matching that pydantic model; the
+    result is in ``Answer.structured``.
 
     Raises:
         InvalidInputError: both system prompt arguments, a bad ``response_model``,
@@ -171,7 +167,7 @@ async def generate_answer(
     prompt = render_prompt(
         prompt_name,
         question=query,
-        context=format_context(items),
+        context=context_text if context_text is not None else format_context(items),
         history=f"Previous conversation:\n{history}\n\n" if history else "",
     )
     messages = prompt.messages(system_override=system_prompt)

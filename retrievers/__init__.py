@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from recall_engine.core.search_types import SearchType
 from retrievers.base import (
-    ContextItem,
+    LLM,
+    Identity,
     RetrievalContext,
     Retriever,
     RetrieverConfig,
     RetrieverOutput,
+    SessionView,
 )
 from retrievers.chunks import ChunksRetriever
 from retrievers.chunks_lexical import LexicalChunksRetriever
@@ -21,10 +23,12 @@ RETRIEVERS: dict[SearchType, type[Retriever]] = {
 }
 
 __all__ = [
+    "LLM",
     "RETRIEVERS",
-    "ContextItem",
+    "Identity",
     "RetrievalContext",
     "Retriever",
     "RetrieverConfig",
     "RetrieverOutput",
+    "SessionView",
 ]

@@ -1,80 +1,144 @@
 """The one interface every retriever implements, and the types it exchanges.
 
 A retriever turns a query plus a ``RetrievalContext`` into a ``RetrieverOutput``:
-scored, provenance-carrying context items, best first. Producing an answer from
-that context is not a retriever's job: the engine does it in one place
-(``recall_engine.completion``) for every answer-producing search type.
+typed, scored hits (``recall_engine.core.hits``), best first, each with the
+provenance it rests on. Producing the final answer is not a retriever's job: the
+recall pipeline does it in one place for every search type whose class says
+``answers = True``, with the prompt the class names. Retrievers that reason in
+rounds (chain-of-thought, decomposition) use the narrow ``LLM`` interface.
+
+Retrievers depend on the core layer and the read API only, never on the engine
+or the stores.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from datetime import datetime
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from recall_engine.core.models import SourceRef
+from recall_engine.core.hits import AnyHit, Hit
 from recall_engine.core.search_types import SearchType
-
-if TYPE_CHECKING:
-    from recall_engine.config import RecallConfig
-    from recall_engine.embedding import Embedder
-    from recall_engine.storage.tenant import TenantStore
-
-
-class ContextItem(BaseModel):
-    """One unit of retrieved context with its score and provenance."""
-
-    model_config = ConfigDict(frozen=True)
-
-    text: str
-    score: float
-    kind: str = Field(description="chunk, summary, triplet, entity, event, ...")
-    sources: list[SourceRef] = Field(default_factory=list)
-    dataset_id: str | None = None
-    dataset_name: str | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    raw: Any = None
-
-
-class RetrieverOutput(BaseModel):
-    """What a retriever returns: ranked items plus the details verbose mode shows."""
-
-    items: list[ContextItem] = Field(default_factory=list)
-    details: dict[str, Any] = Field(default_factory=dict)
-
-    def context_text(self) -> str:
-        """The items formatted as one context block, in rank order."""
-        return "\n\n".join(item.text for item in self.items)
-
-
-@dataclass(frozen=True)
-class RetrievalContext:
-    """Everything a retriever may use for one query."""
-
-    store: TenantStore
-    embedder: Embedder
-    config: RecallConfig
-    top_k: int
-    dataset_ids: tuple[str, ...] | None = None
-    options: BaseModel | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+from recall_engine.read.api import ReadAPI
 
 
 class RetrieverConfig(BaseModel):
-    """Base of every retriever's frozen configuration."""
+    """Base of every retriever's frozen configuration (unknown keys are refused)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class Retriever(Protocol):
-    """A retrieval strategy for one search type."""
+ConfigT = TypeVar("ConfigT", bound=RetrieverConfig)
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+class LLM(Protocol):
+    """What a retriever may ask of the configured LLM: one prompt file, rendered."""
+
+    async def complete(self, prompt: str, /, **variables: Any) -> str:
+        """Render prompt file ``prompt`` with ``variables`` and return the reply text."""
+        ...
+
+    async def complete_json(self, prompt: str, model: type[ModelT], /, **variables: Any) -> ModelT:
+        """Like ``complete``, asking for JSON that validates as ``model``."""
+        ...
+
+
+class SessionView(Protocol):
+    """The caller's session, as retrievers may see it."""
+
+    @property
+    def session_id(self) -> str: ...
+
+    def history(self, turns: int = 5) -> Sequence[tuple[str, str]]:
+        """The most recent (question, answer) pairs, oldest first."""
+        ...
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who is asking: the tenant and the user (None: the tenant's default user)."""
+
+    tenant_id: str
+    user_id: str | None = None
+
+
+@dataclass(frozen=True)
+class RetrievalContext(Generic[ConfigT]):
+    """Everything a retriever may use for one query.
+
+    ``query_vector`` is the query's embedding, computed once per recall and shared
+    by every lane; ``embed`` embeds follow-up queries (multi-round retrievers).
+    ``read`` is already bound to the caller's resolved dataset scope.
+    """
+
+    read: ReadAPI
+    query_vector: np.ndarray
+    embed: Callable[[str], Awaitable[np.ndarray]]
+    config: ConfigT
+    top_k: int
+    identity: Identity
+    reference_time: datetime
+    llm: LLM | None = None
+    session: SessionView | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    """Milliseconds per named stage; retrievers add their lanes (shown with verbose)."""
+
+
+class RetrieverOutput(BaseModel):
+    """Ranked hits plus what verbose mode shows; ``context`` overrides the plain
+    join of hit texts when a retriever lays its context out itself."""
+
+    hits: list[Hit] = Field(default_factory=list)
+    details: dict[str, Any] = Field(default_factory=dict)
+    context: str | None = None
+    search_type: SearchType | None = Field(
+        default=None, description="The type that actually ran, when it differs (FEELING_LUCKY)."
+    )
+
+    def context_text(self) -> str:
+        """The context an answer is generated from, in rank order."""
+        if self.context is not None:
+            return self.context
+        return "\n\n".join(hit.text for hit in self.hits)
+
+
+class Retriever(Protocol[ConfigT]):
+    """A retrieval strategy for one search type; the registry reads its class facts."""
 
     search_type: ClassVar[SearchType]
     kind: ClassVar[str]
-    produces_answer: ClassVar[bool]
+    """``ResponseGraphEntry.kind`` of its results (answer or items)."""
+    answers: ClassVar[bool]
+    """True: the pipeline generates an answer from the context (unless only_context)."""
+    prompt: ClassVar[str]
+    """The prompt file the answer stage uses."""
+    needs_llm: ClassVar[bool]
+    """True: the type cannot run at all without an LLM."""
     config_model: ClassVar[type[RetrieverConfig]]
 
-    async def retrieve(self, query: str, ctx: RetrievalContext) -> RetrieverOutput:
-        """Return the best context for ``query``, at most ``ctx.top_k`` items, best first."""
+    async def retrieve(self, query: str, ctx: RetrievalContext[ConfigT]) -> RetrieverOutput:
+        """Return the best context for ``query``, at most ``ctx.top_k`` hits, best first."""
         ...
+
+
+def config_of(ctx: RetrievalContext[Any], model: type[ConfigT]) -> ConfigT:
+    """``ctx.config`` as ``model``; a context built for another retriever is a bug.
+
+    Raises:
+        TypeError: the config is not a ``model`` (never silently defaulted).
+    """
+    if not isinstance(ctx.config, model):
+        raise TypeError(
+            f"expected a {model.__name__} in the retrieval context, got {type(ctx.config).__name__}"
+        )
+    return ctx.config
+
+
+def ranked(hits: Sequence[AnyHit], k: int) -> list[AnyHit]:
+    """Hits best first (stable for ties), at most ``k``."""
+    return sorted(hits, key=lambda h: -h.score)[:k]

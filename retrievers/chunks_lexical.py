@@ -5,9 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from recall_engine.core.search_types import SearchType
-from recall_engine.storage.lexical import tokenize
-from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput
-from retrievers.chunks import chunk_item
+from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
 
 
 class LexicalConfig(RetrieverConfig):
@@ -19,11 +17,12 @@ class LexicalChunksRetriever:
 
     search_type: ClassVar[SearchType] = SearchType.CHUNKS_LEXICAL
     kind: ClassVar[str] = "chunk"
-    produces_answer: ClassVar[bool] = False
+    answers: ClassVar[bool] = False
+    prompt: ClassVar[str] = "answer_from_context"
+    needs_llm: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = LexicalConfig
 
-    async def retrieve(self, query: str, ctx: RetrievalContext) -> RetrieverOutput:
-        tokens = tokenize(query)
-        hits = ctx.store.index.search_lexical(tokens, ctx.top_k, ctx.dataset_ids)
-        items = [chunk_item(record, score, kind="chunk") for record, score in hits]
-        return RetrieverOutput(items=items, details={"scoring": "bm25", "query_tokens": tokens})
+    async def retrieve(self, query: str, ctx: RetrievalContext[LexicalConfig]) -> RetrieverOutput:
+        config_of(ctx, LexicalConfig)
+        hits = await ctx.read.lexical_chunks(query, ctx.top_k)
+        return RetrieverOutput(hits=list(hits), details={"scoring": "bm25"})

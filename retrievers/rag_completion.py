@@ -1,4 +1,4 @@
-"""RAG_COMPLETION: the CHUNKS context, answered by the engine's completion step."""
+"""RAG_COMPLETION: the CHUNKS context, answered by the pipeline's answer stage."""
 
 from __future__ import annotations
 
@@ -10,12 +10,14 @@ from retrievers.chunks import ChunksConfig, ChunksRetriever
 
 
 class RagCompletionRetriever:
-    """Dense chunk retrieval whose items become the context of a generated answer."""
+    """Dense chunk retrieval whose hits become the context of a generated answer."""
 
     search_type: ClassVar[SearchType] = SearchType.RAG_COMPLETION
     kind: ClassVar[str] = "rag_completion"
-    produces_answer: ClassVar[bool] = True
+    answers: ClassVar[bool] = True
+    prompt: ClassVar[str] = "answer_from_context"
+    needs_llm: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = ChunksConfig
 
-    async def retrieve(self, query: str, ctx: RetrievalContext) -> RetrieverOutput:
+    async def retrieve(self, query: str, ctx: RetrievalContext[ChunksConfig]) -> RetrieverOutput:
         return await ChunksRetriever().retrieve(query, ctx)

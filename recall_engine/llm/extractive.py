@@ -14,10 +14,8 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from retrievers.base import ContextItem
+from recall_engine.core.hits import AnyHit
 
 NO_CONTEXT_TEXT = "No context was retrieved for this question, so there is no answer to give."
 NOT_IN_CONTEXT_TEXT = "The retrieved context does not contain an answer to this question."
@@ -69,7 +67,7 @@ def split_sentences(text: str) -> list[str]:
 
 
 def select_evidence(
-    question: str, items: Sequence[ContextItem], *, max_sentences: int = 3
+    question: str, items: Sequence[AnyHit], *, max_sentences: int = 3
 ) -> list[Evidence]:
     """The sentences of ``items`` that best answer ``question``, best first (maybe none)."""
     wanted = set(terms(question))

@@ -1,270 +1,236 @@
-"""recall(): validate the request, pick the search type, retrieve, answer, tag results."""
+"""recall() as explicit stages: validate -> identity and scope -> session cache ->
+route -> retrieve -> answer -> session write -> tag.
+
+Each stage is a small method of ``RecallPipeline`` over a ``RecallState``, so a
+later stage (sessions, users and permissions) replaces one method without
+touching the others or the engine.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
 
-from pydantic import BaseModel, ValidationError
+import numpy as np
+from pydantic import ValidationError
 
-import router
+from recall_engine.config import RecallConfig
 from recall_engine.core.errors import InvalidInputError, SearchTypeNotImplementedError
-from recall_engine.core.models import ResponseGraphEntry, ResponseQAEntry, SourceRef
-from recall_engine.core.search_types import SearchType, parse_search_type
-from retrievers import RETRIEVERS, RetrievalContext, RetrieverOutput
-from router import Router
-
-if TYPE_CHECKING:
-    from recall_engine.engine import RecallEngine
-    from recall_engine.storage.tenant import TenantStore
+from recall_engine.core.models import ResponseGraphEntry, ResponseQAEntry
+from recall_engine.core.search_types import SearchType
+from recall_engine.embedding import Embedder
+from recall_engine.pipeline.answer import answer_entry
+from recall_engine.pipeline.normalize import context_entry, item_entries
+from recall_engine.pipeline.request import _PARAM_DEFAULTS, RecallRequest
+from recall_engine.pipeline.route import choose_search_type
+from recall_engine.pipeline.scope import resolve_dataset_ids
+from recall_engine.read.store_reader import StoreReader
+from recall_engine.storage.tenant import TenantStore
+from retrievers import RETRIEVERS, Identity, RetrievalContext, Retriever, RetrieverOutput
+from retrievers.base import RetrieverConfig
+from router import RouteDecision, Router
 
 logger = logging.getLogger(__name__)
 
-MAX_TOP_K = 1000
+
+class EngineServices(Protocol):
+    """What the pipeline needs from the engine that runs it."""
+
+    config: RecallConfig
+    embedder: Embedder
+    router: Router
+
+    def store(self, tenant_id: str | None = None, *, create: bool = False) -> TenantStore: ...
+
+    def tenant_name(self, tenant_id: str | None) -> str: ...
 
 
-@dataclass(frozen=True)
-class RecallRequest:
-    """A validated recall() call."""
+@dataclass
+class RecallState:
+    """What the stages pass along for one call."""
 
-    query_text: str
-    query_type: SearchType | None
-    datasets: tuple[str, ...] | None
-    dataset_ids: tuple[str, ...] | None
-    top_k: int
-    auto_route: bool
-    session_id: str | None
-    only_context: bool
-    system_prompt: str | None
-    system_prompt_path: str | Path | None
-    verbose: bool
-    retriever_specific_config: dict[str, Any]
-    response_model: type[BaseModel] | None
-    include_references: bool
-    extras: dict[str, Any]
+    request: RecallRequest
+    tenant_id: str = ""
+    store: TenantStore | None = None
+    dataset_ids: tuple[str, ...] = ()
+    search_type: SearchType | None = None
+    decision: RouteDecision | None = None
+    retriever: type[Retriever] | None = None
+    output: RetrieverOutput | None = None
+    results: list[ResponseGraphEntry | ResponseQAEntry] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    done: bool = False
 
-    @classmethod
-    def build(cls, **kw: Any) -> RecallRequest:
-        """Check every argument and normalise it.
 
-        Raises:
-            InvalidInputError: a value that recall() cannot use, with what to pass instead.
-        """
-        query = kw["query_text"]
-        if not isinstance(query, str):
-            raise InvalidInputError(f"query_text must be a string, got {type(query).__name__}.")
-        if not query.strip():
-            raise InvalidInputError("query_text is empty; ask a question or give keywords.")
-        top_k = kw["top_k"]
-        if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
-            raise InvalidInputError(
-                f"top_k must be an integer from 1 to {MAX_TOP_K}, got {top_k!r}."
-            )
-        query_type = kw["query_type"]
-        if query_type is not None:
-            try:
-                query_type = parse_search_type(query_type)
-            except ValueError as exc:
-                raise InvalidInputError(str(exc)) from exc
-        specific = kw["retriever_specific_config"] or {}
-        if not isinstance(specific, dict):
-            raise InvalidInputError("retriever_specific_config must be a dict.")
-        from recall_engine.completion import resolve_response_model
+class _Timer:
+    def __init__(self, timings: dict[str, float], name: str) -> None:
+        self._timings, self._name = timings, name
 
-        response_model = resolve_response_model(kw["response_model"], specific)
-        return cls(
-            query_text=query,
-            query_type=query_type,
-            datasets=_names(kw["datasets"], "datasets"),
-            dataset_ids=_names(kw["dataset_ids"], "dataset_ids"),
-            top_k=top_k,
-            auto_route=bool(kw["auto_route"]),
-            session_id=kw["session_id"],
-            only_context=bool(kw["only_context"]),
-            system_prompt=kw["system_prompt"],
-            system_prompt_path=kw["system_prompt_path"],
-            verbose=bool(kw["verbose"]),
-            retriever_specific_config={k: v for k, v in specific.items() if k != "response_model"},
-            response_model=response_model,
-            include_references=bool(kw["include_references"]),
-            extras={
-                k: kw[k]
-                for k in (
-                    "node_name",
-                    "node_name_filter_operator",
-                    "wide_search_top_k",
-                    "triplet_distance_penalty",
-                    "feedback_influence",
-                    "user",
-                )
-            },
+    def __enter__(self) -> None:
+        self._start = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        elapsed = (time.perf_counter() - self._start) * 1000
+        self._timings[self._name] = round(self._timings.get(self._name, 0.0) + elapsed, 3)
+
+
+class RecallPipeline:
+    """Runs validated requests against an engine's stores."""
+
+    def __init__(self, services: EngineServices) -> None:
+        self.services = services
+
+    async def run(self, request: RecallRequest) -> list[ResponseGraphEntry | ResponseQAEntry]:
+        state = RecallState(request=request)
+        for name, stage in (
+            ("scope", self.resolve_scope),
+            ("session", self.session_cache),
+            ("route", self.route),
+            ("retrieve", self.retrieve),
+            ("answer", self.answer),
+            ("session_write", self.session_write),
+            ("tag", self.tag),
+        ):
+            with _Timer(state.timings, name):
+                await stage(state)
+            if state.done:
+                break
+        return state.results
+
+    # stages
+
+    async def resolve_scope(self, state: RecallState) -> None:
+        """Identity and scope: the tenant store and the explicit dataset ids to read."""
+        request = state.request
+        state.tenant_id = self.services.tenant_name(request.tenant_id)
+        store = await asyncio.to_thread(self.services.store, state.tenant_id)
+        state.store = store
+        state.dataset_ids = resolve_dataset_ids(
+            store.tenant_id, store.datasets(), request.datasets, request.dataset_ids
         )
 
+    async def session_cache(self, state: RecallState) -> None:
+        """Answer from the session's cached QA entries (sessions are not built yet)."""
 
-def _names(value: Sequence[str] | str | None, what: str) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    values = [value] if isinstance(value, str) else list(value)
-    if not values or not all(isinstance(v, str) and v.strip() for v in values):
-        raise InvalidInputError(f"{what} must be a non-empty list of non-empty strings.")
-    return tuple(v.strip() for v in values)
+    async def route(self, state: RecallState) -> None:
+        request = state.request
+        state.search_type, state.decision = choose_search_type(
+            request.query_text,
+            request.query_type,
+            auto_route=request.auto_route,
+            config=self.services.config,
+            rules=self.services.router,
+        )
+        retriever = RETRIEVERS.get(state.search_type)
+        if retriever is None:
+            available = ", ".join(t.value for t in RETRIEVERS)
+            raise SearchTypeNotImplementedError(
+                f"Search type {state.search_type.value} is not implemented yet; pass "
+                f"query_type= one of: {available}."
+            )
+        state.retriever = retriever
+
+    async def retrieve(self, state: RecallState) -> None:
+        assert state.retriever is not None and state.store is not None
+        request, retriever = state.request, state.retriever
+        config = _retriever_config(retriever, request)
+        if not state.dataset_ids:
+            state.output = RetrieverOutput()
+            return
+        with _Timer(state.timings, "embed"):
+            vector = await self.embed_query(request.query_text)
+        ctx: RetrievalContext[Any] = RetrievalContext(
+            read=StoreReader(state.store, state.dataset_ids),
+            query_vector=vector,
+            embed=self.embed_query,
+            config=config,
+            top_k=request.top_k,
+            identity=Identity(tenant_id=state.tenant_id),
+            reference_time=datetime.now(UTC).replace(tzinfo=None),
+            llm=None,
+            timings=state.timings,
+        )
+        state.output = await retriever().retrieve(request.query_text, ctx)
+
+    async def answer(self, state: RecallState) -> None:
+        assert state.retriever is not None and state.output is not None
+        assert state.search_type is not None
+        request, retriever, output = state.request, state.retriever, state.output
+        search_type = output.search_type or state.search_type
+        if not output.hits:
+            state.results = []
+        elif not retriever.answers:
+            state.results = list(
+                item_entries(list(output.hits), kind=retriever.kind, search_type=search_type)
+            )
+        elif request.only_context:
+            state.results = [
+                context_entry(
+                    list(output.hits),
+                    output.context_text(),
+                    kind=retriever.kind,
+                    search_type=search_type,
+                )
+            ]
+        else:
+            state.results = [
+                await answer_entry(
+                    request,
+                    output,
+                    search_type=search_type,
+                    kind=retriever.kind,
+                    prompt=retriever.prompt,
+                    config=self.services.config,
+                )
+            ]
+
+    async def session_write(self, state: RecallState) -> None:
+        """Append the QA entry to the session (sessions are not built yet)."""
+
+    async def tag(self, state: RecallState) -> None:
+        """Report the route decision (and, verbose, details and timings) on every result."""
+        route = state.decision.model_dump(mode="json") if state.decision is not None else None
+        output = state.output
+        for entry in state.results:
+            if not isinstance(entry, ResponseGraphEntry):
+                continue
+            if route is not None:
+                entry.metadata["route"] = route
+            if state.request.verbose:
+                entry.metadata["retrieval"] = output.details if output is not None else {}
+                entry.metadata["timings"] = dict(state.timings)
+
+    # helpers
+
+    async def embed_query(self, text: str) -> np.ndarray:
+        """The unit vector of one query, off the event loop."""
+        vectors = await asyncio.to_thread(self.services.embedder.embed, [text], batch_size=1)
+        return np.asarray(vectors[0], dtype=np.float32)
 
 
-def choose_search_type(
-    request: RecallRequest, config: Any, rules: Router
-) -> tuple[SearchType, dict | None]:
-    """The search type to run and the router's decision (None when the router did not run)."""
-    decision = rules.route(request.query_text) if request.auto_route else None
-    if request.query_type is not None:
-        chosen = request.query_type
-        if decision is not None:
-            router.log_override(decision, chosen)
-    elif decision is not None:
-        chosen = decision.search_type
-    else:
-        chosen = SearchType.GRAPH_COMPLETION
-    from recall_engine.pipeline.route import check_search_type_allowed
+def _retriever_config(retriever: type[Retriever], request: RecallRequest) -> RetrieverConfig:
+    """The retriever's typed config from retriever_specific_config and the recall()
+    parameters it declares.
 
-    check_search_type_allowed(chosen, config)
-    return chosen, decision.model_dump(mode="json") if decision is not None else None
-
-
-def _retriever_options(retriever_cls: Any, specific: dict[str, Any]) -> BaseModel:
+    Raises:
+        InvalidInputError: an option the retriever does not have, or a bad value.
+    """
+    fields = retriever.config_model.model_fields
+    values = dict(request.retriever_specific_config)
+    for name, value in request.retriever_params.items():
+        if name not in fields:
+            raise InvalidInputError(
+                f"{name} does not apply to {retriever.search_type.value}; leave it at "
+                f"{_PARAM_DEFAULTS[name]!r} or pick a graph search type that uses it."
+            )
+        values[name] = value
     try:
-        return retriever_cls.config_model(**specific)
+        return retriever.config_model(**values)
     except ValidationError as exc:
         raise InvalidInputError(
-            f"retriever_specific_config does not fit {retriever_cls.search_type}: {exc}"
+            f"retriever_specific_config does not fit {retriever.search_type.value}: {exc}"
         ) from exc
-
-
-async def run_recall(
-    request: RecallRequest,
-    *,
-    store: TenantStore,
-    engine: RecallEngine,
-    dataset_scope: tuple[str, ...] | None,
-) -> list[ResponseGraphEntry | ResponseQAEntry]:
-    """Run a validated request against a tenant store."""
-    search_type, route = choose_search_type(request, engine.config, engine.router)
-    retriever_cls = RETRIEVERS.get(search_type)
-    if retriever_cls is None:
-        available = ", ".join(t.value for t in RETRIEVERS)
-        raise SearchTypeNotImplementedError(
-            f"Search type {search_type.value} is not implemented yet; pass query_type= one of: "
-            f"{available}."
-        )
-    ctx = RetrievalContext(
-        store=store,
-        embedder=engine.embedder,
-        config=engine.config,
-        top_k=request.top_k,
-        dataset_ids=dataset_scope,
-        options=_retriever_options(retriever_cls, request.retriever_specific_config),
-    )
-    output = await retriever_cls().retrieve(request.query_text, ctx)
-    if retriever_cls.produces_answer:
-        entries = await _answer_entries(request, retriever_cls, search_type, output, engine)
-    else:
-        entries = _item_entries(search_type, output, verbose=request.verbose)
-    for entry in entries:
-        if route is not None:
-            entry.metadata["route"] = route
-    return list(entries)
-
-
-def _item_entries(
-    search_type: SearchType, output: RetrieverOutput, *, verbose: bool
-) -> list[ResponseGraphEntry]:
-    entries = []
-    for item in output.items:
-        metadata = {k: v for k, v in item.metadata.items() if k not in ("text", "metadata", "id")}
-        metadata.update(item.metadata.get("metadata", {}))
-        if "id" in item.metadata:
-            metadata["chunk_id"] = item.metadata["id"]
-        metadata["sources"] = [s.model_dump() for s in item.sources]
-        if verbose:
-            metadata["retrieval"] = output.details
-        entries.append(
-            ResponseGraphEntry(
-                text=item.text,
-                kind=item.kind,
-                search_type=search_type,
-                dataset_id=item.dataset_id,
-                dataset_name=item.dataset_name,
-                metadata=metadata,
-                raw=item.raw,
-                score=item.score,
-            )
-        )
-    return entries
-
-
-def _sources(output: RetrieverOutput) -> list[SourceRef]:
-    seen: dict[str, SourceRef] = {}
-    for item in output.items:
-        for source in item.sources:
-            seen.setdefault(source.chunk_id, source)
-    return list(seen.values())
-
-
-def _single_dataset(output: RetrieverOutput) -> tuple[str | None, str | None]:
-    datasets = {(i.dataset_id, i.dataset_name) for i in output.items}
-    return next(iter(datasets)) if len(datasets) == 1 else (None, None)
-
-
-async def _answer_entries(
-    request: RecallRequest,
-    retriever_cls: Any,
-    search_type: SearchType,
-    output: RetrieverOutput,
-    engine: RecallEngine,
-) -> list[ResponseGraphEntry]:
-    dataset_id, dataset_name = _single_dataset(output)
-    sources = [s.model_dump() for s in _sources(output)]
-    if request.only_context:
-        return [
-            ResponseGraphEntry(
-                text=output.context_text(),
-                kind=retriever_cls.kind,
-                search_type=search_type,
-                dataset_id=dataset_id,
-                dataset_name=dataset_name,
-                metadata={"sources": sources, "answer_mode": "context_only"},
-                raw=[item.raw for item in output.items],
-            )
-        ]
-    from recall_engine.completion import generate_answer
-
-    answer = await generate_answer(
-        request.query_text,
-        output.items,
-        config=engine.config,
-        system_prompt=request.system_prompt,
-        system_prompt_path=request.system_prompt_path,
-        response_model=request.response_model,
-    )
-    metadata: dict[str, Any] = {
-        "sources": sources,
-        "answer_sources": [s.model_dump() for s in answer.sources],
-        "answer_mode": answer.answer_mode,
-    }
-    if request.verbose:
-        metadata["usage"] = answer.usage
-        metadata["retrieval"] = output.details
-    structured = answer.structured
-    return [
-        ResponseGraphEntry(
-            text=answer.text,
-            kind="structured" if structured is not None else retriever_cls.kind,
-            search_type=search_type,
-            dataset_id=dataset_id,
-            dataset_name=dataset_name,
-            metadata=metadata,
-            raw=structured if structured is not None else [item.raw for item in output.items],
-            structured=structured,
-        )
-    ]

@@ -20,6 +20,16 @@ from recall_engine.storage.records import ChunkRecord, DataItemRecord
 class GraphStore(Protocol):
     def execute(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]: ...
 
+    def read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+        """The store's own read queries, on a connection that never waits for a writer."""
+        ...
+
+    def read_only_query(
+        self, query: str, params: dict[str, Any] | None = None, *, timeout_ms: int = 5000
+    ) -> tuple[list[str], list[list[Any]]]:
+        """Caller-written Cypher on a handle that refuses writes itself."""
+        ...
+
     def datasets(self) -> dict[str, str]: ...
 
     def document_ids(self, among: Sequence[str] | None = None) -> set[str]: ...

@@ -32,11 +32,11 @@ from recall_engine.storage.graph_records import (
     GraphRemoval,
     GraphWrite,
 )
-from recall_engine.storage.graph_search import GraphHit, VectorMirror
 from recall_engine.storage.kuzu_graph import KuzuGraphStore
 from recall_engine.storage.lance_vectors import LanceVectorStore
 from recall_engine.storage.protocols import GraphStore, VectorStore
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
+from recall_engine.storage.vector_index import VectorIndex, dict_keys
 
 logger = logging.getLogger(__name__)
 
@@ -61,8 +61,11 @@ class TenantStore:
         self.vectors = vectors
         self.meta = meta
         self.index = ChunkIndex(int(meta["dimension"]))
-        self.entity_index = VectorMirror(int(meta["dimension"]))
-        self.relation_index = VectorMirror(int(meta["dimension"]))
+        dimension = int(meta["dimension"])
+        self.entity_index: VectorIndex[dict[str, Any]] = VectorIndex(dimension, dict_keys)
+        self.relation_index: VectorIndex[dict[str, Any]] = VectorIndex(dimension, dict_keys)
+        self.event_index: VectorIndex[dict[str, Any]] = VectorIndex(dimension, dict_keys)
+        self.summary_index: VectorIndex[dict[str, Any]] = VectorIndex(dimension, dict_keys)
         self.write_lock = threading.Lock()
         self._datasets: dict[str, str] | None = None
 
@@ -149,8 +152,17 @@ class TenantStore:
                 len(stale),
                 len(orphans),
             )
-        self.entity_index.add(*tables.load(ENTITIES))
-        self.relation_index.add(*tables.load(RELATIONS))
+        for table, index in self.graph_indexes().items():
+            index.add(*tables.load(table))
+
+    def graph_indexes(self) -> dict[str, VectorIndex[dict[str, Any]]]:
+        """The in-memory index of each LanceDB graph table."""
+        return {
+            ENTITIES: self.entity_index,
+            RELATIONS: self.relation_index,
+            EVENTS: self.event_index,
+            SUMMARIES: self.summary_index,
+        }
 
     def datasets(self) -> dict[str, str]:
         """Dataset id -> name (cached: every recall resolves its scope through it)."""
@@ -204,11 +216,9 @@ class TenantStore:
             logger.warning("tenant %s: full-text index not updated: %s", self.tenant_id, exc)
 
     def _mirror_new(self, graph: GraphWrite) -> None:
+        indexes = self.graph_indexes()
         for batch in graph.vector_rows:
-            if batch.table == ENTITIES:
-                self.entity_index.add(batch.rows, batch.vectors)
-            elif batch.table == RELATIONS:
-                self.relation_index.add(batch.rows, batch.vectors)
+            indexes[batch.table].add(batch.rows, batch.vectors)
         refresh = graph.entity_refresh
         if refresh is None or not refresh.rows:
             return
@@ -231,7 +241,8 @@ class TenantStore:
 
     def _forget_graph_vectors(self, removal: GraphRemoval) -> None:
         data_ids, entity_ids = list(removal.data_ids), list(removal.entity_ids)
-        self.relation_index.remove(data_ids=data_ids)
+        for index in (self.relation_index, self.event_index, self.summary_index):
+            index.remove(data_ids=data_ids)
         self.entity_index.remove(ids=entity_ids)
         try:
             self.vectors.delete_data(data_ids)
@@ -251,52 +262,6 @@ class TenantStore:
         removed = self.index.remove_data(data_ids)
         self._forget_graph_vectors(removal)
         return removed
-
-    def search_entities(
-        self, vector: np.ndarray, k: int, dataset_ids: Sequence[str] | None = None
-    ) -> list[GraphHit]:
-        """The ``k`` entities nearest to ``vector`` (cosine), with the chunks that
-        mention them; ``dataset_ids`` limits the scope (None: every dataset)."""
-        hits = self.entity_index.search(vector, k, dataset_ids)
-        provenance = self.graph.mention_chunks([row["id"] for row, _ in hits])
-        out = []
-        for row, score in hits:
-            support = provenance.get(row["id"], [])
-            out.append(
-                GraphHit(
-                    kind="entity",
-                    id=row["id"],
-                    score=score,
-                    dataset_id=row["dataset_id"],
-                    text=row["text"],
-                    name=row["name"],
-                    type=row["type"],
-                    chunk_ids=[c for c, _ in support],
-                    data_ids=list(dict.fromkeys(d for _, d in support)),
-                )
-            )
-        return out
-
-    def search_relations(
-        self, vector: np.ndarray, k: int, dataset_ids: Sequence[str] | None = None
-    ) -> list[GraphHit]:
-        """The ``k`` relations whose text (``source predicate target: context``)
-        is nearest to ``vector``, each with the chunk that states it."""
-        return [
-            GraphHit(
-                kind="relation",
-                id=row["id"],
-                score=score,
-                dataset_id=row["dataset_id"],
-                text=row["text"],
-                predicate=row["predicate"],
-                source_id=row["source_id"],
-                target_id=row["target_id"],
-                chunk_ids=[row["chunk_id"]],
-                data_ids=[row["data_id"]],
-            )
-            for row, score in self.relation_index.search(vector, k, dataset_ids)
-        ]
 
     def close(self) -> None:
         self.graph.close()

@@ -4,6 +4,7 @@ document, and embedding similarity against the dataset's stored entities."""
 from __future__ import annotations
 
 from recall_engine import Document, RecallEngine
+from recall_engine.read.store_reader import StoreReader
 
 NAME_ROWS = (
     "MATCH (c:Chunk)-[m:MENTIONS]->(e:Entity) WHERE e.normalized_name CONTAINS $part "
@@ -47,6 +48,7 @@ async def test_similar_names_merge_with_stored_entities_of_the_dataset(tmp_path,
     assert len({r[0] for r in rows}) == 2  # one node per dataset
     people = store.graph.execute(NAME_ROWS, {"part": "lovelace"})
     assert {r[1] for r in people} == {"Ada Lovelace", "Jane Lovelace"}  # never one person
-    hit = store.search_entities(minilm.embed(["Northwind Laboratories"])[0], 1, [datasets["a"]])
-    assert hit[0].name == "Northwind Labs" and len(hit[0].data_ids) == 2
+    reader = StoreReader(store, [datasets["a"]])
+    hit = await reader.nearest_entities(minilm.embed(["Northwind Laboratories"])[0], 1)
+    assert hit[0].name == "Northwind Labs" and len({s.data_id for s in hit[0].sources}) == 2
     eng.close()

@@ -12,6 +12,7 @@ import pytest
 
 from recall_engine import Conversation, Document, Message, RecallEngine
 from recall_engine.core.errors import InvalidInputError
+from recall_engine.read.store_reader import StoreReader
 from recall_engine.testing import DeterministicEmbedder, FakeLLMServer
 
 LOCOMO = Path(__file__).resolve().parents[3] / "shared/bench-data/locomo/locomo_dev.json"
@@ -69,24 +70,24 @@ async def test_entity_and_relation_search_by_meaning(tmp_path, minilm) -> None:
     store = eng.store()
     scope = [(await eng.list_datasets())["people"]]
 
-    def top_entity(query: str) -> str:
-        hits = store.search_entities(minilm.embed([query])[0], 3, scope)
-        assert hits and all(h.chunk_ids and h.dataset_id == scope[0] for h in hits)
-        return hits[0].name or ""
+    reader = StoreReader(store, scope)
 
-    assert top_entity("the computer company") == "Apple Computer Company"
-    assert top_entity("the capital of Poland") == "Warsaw"
-    hits = store.search_relations(minilm.embed(["Who was Grace Hopper's employer?"])[0], 3, scope)
+    async def top_entity(query: str) -> str:
+        hits = await reader.nearest_entities(minilm.embed([query])[0], 3)
+        assert hits and all(h.sources and h.dataset_id == scope[0] for h in hits)
+        return hits[0].name
+
+    assert await top_entity("the computer company") == "Apple Computer Company"
+    assert await top_entity("the capital of Poland") == "Warsaw"
+    vector = minilm.embed(["Who was Grace Hopper's employer?"])[0]
+    hits = await reader.nearest_triplets(vector, 3)
     assert hits[0].predicate == "works_for" and "Remington Rand" in hits[0].text
-    chunk = store.graph.execute(
-        "MATCH (c:Chunk {id: $id}) RETURN c.text", {"id": hits[0].chunk_ids[0]}
-    )
+    chunk = store.graph.execute("MATCH (c:Chunk {id: $id}) RETURN c.text", {"id": hits[0].chunk_id})
     assert "Grace Hopper" in chunk[0][0]
-    everywhere = store.search_entities(minilm.embed(["London"])[0], 1)
-    assert everywhere[0].name == "London"  # no scope: every dataset
-    assert all(
-        h.name != "London" for h in store.search_entities(minilm.embed(["London"])[0], 9, scope)
-    )
+    everywhere = StoreReader(store, list(store.datasets()))
+    london = minilm.embed(["London"])[0]
+    assert (await everywhere.nearest_entities(london, 1))[0].name == "London"
+    assert all(h.name != "London" for h in await reader.nearest_entities(london, 9))
     eng.close()
 
 

@@ -236,8 +236,11 @@ RESTART = textwrap.dedent(
     rows = store.graph.execute(
         "MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN a.name, r.predicate, b.name"
     )
+    from recall_engine.read.store_reader import StoreReader
+
     vec = eng.embedder.embed(["Ada Lovelace"])[0]
-    hits = store.search_entities(vec, 1)
+    reader = StoreReader(store, list(store.datasets()))
+    hits = asyncio.run(reader.nearest_entities(vec, 1))
     print(json.dumps({"triples": sorted(rows), "entities": len(store.entity_index),
                       "relations": len(store.relation_index), "top": hits[0].name}))
     eng.close()

@@ -12,7 +12,7 @@ from recall_engine.graph import ChunkInput, Entity, EntityType, GraphExtraction,
 from recall_engine.graph.resolution import DEFAULT_SIMILARITY_THRESHOLD, names_linked
 from recall_engine.graph.rules import RuleBasedExtractor
 from recall_engine.graph.stage import draft_graph
-from recall_engine.storage.graph_search import VectorMirror
+from recall_engine.storage.vector_index import VectorIndex, dict_keys
 
 T = EntityType
 NS = "t/ds"
@@ -116,7 +116,7 @@ def test_plan_merges_with_stored_neighbours_of_its_dataset_only() -> None:
     type; the same neighbour in another dataset is never offered."""
     extractor = RuleBasedExtractor()
     stored = Entity.create("Northwind Labs", T.ORGANIZATION, namespace=NS)
-    mirror = VectorMirror(8)
+    mirror = VectorIndex(8, dict_keys)
     one = np.eye(1, 8, dtype=np.float32)
     rows = [
         {"id": stored.id, "dataset_id": "ds", "name": stored.name, "type": "ORGANIZATION"},
@@ -157,7 +157,7 @@ def test_plan_merges_with_stored_neighbours_of_its_dataset_only() -> None:
 
 
 def test_mirror_nearest_respects_score_type_and_k() -> None:
-    mirror = VectorMirror(2)
+    mirror = VectorIndex(2, dict_keys)
     rows = [
         {"id": f"e{i}", "dataset_id": "ds", "name": f"n{i}", "type": t}
         for i, t in enumerate(["PLACE", "PLACE", "PLACE", "PERSON"])

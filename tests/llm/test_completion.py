@@ -15,18 +15,18 @@ from recall_engine.completion import (
 )
 from recall_engine.config import RecallConfig
 from recall_engine.core.errors import InvalidInputError, PromptNotFoundError, PromptRenderError
+from recall_engine.core.hits import ChunkHit
 from recall_engine.core.models import SourceRef
 from recall_engine.llm import LLMConfig
 from recall_engine.llm.extractive import NO_CONTEXT_TEXT, NOT_IN_CONTEXT_TEXT
 from recall_engine.testing import FakeLLMServer
-from retrievers.base import ContextItem
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Item .* is using the `ReadOnly` qualifier:UserWarning"
 )
 
 
-def item(text: str, n: int, score: float = 1.0) -> ContextItem:
+def item(text: str, n: int, score: float = 1.0) -> ChunkHit:
     ref = SourceRef(
         data_id=f"d{n}",
         chunk_id=f"c{n}",
@@ -35,7 +35,15 @@ def item(text: str, n: int, score: float = 1.0) -> ContextItem:
         dataset_id="ds",
         dataset_name="physics",
     )
-    return ContextItem(text=text, score=score, kind="chunk", sources=[ref])
+    return ChunkHit(
+        text=text,
+        score=score,
+        sources=(ref,),
+        chunk_id=ref.chunk_id,
+        data_id=ref.data_id,
+        chunk_index=0,
+        document_name=ref.document_name,
+    )
 
 
 ITEMS = [

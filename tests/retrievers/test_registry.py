@@ -1,25 +1,32 @@
 """The retriever table (golden) and a contract every registered retriever obeys."""
 
+from datetime import datetime
+
 import pytest
 
 from recall_engine import Conversation, Document, Message, SearchType
-from retrievers import RETRIEVERS, RetrievalContext, RetrieverOutput
+from recall_engine.core.hits import AnyHit
+from recall_engine.read.store_reader import StoreReader
+from retrievers import RETRIEVERS, Identity, RetrievalContext, RetrieverOutput
 
+# search type -> (class, result kind, answers, needs an LLM)
 GOLDEN = {
-    "CHUNKS": ("ChunksRetriever", "chunk", False),
-    "CHUNKS_LEXICAL": ("LexicalChunksRetriever", "chunk", False),
-    "RAG_COMPLETION": ("RagCompletionRetriever", "rag_completion", True),
+    "CHUNKS": ("ChunksRetriever", "chunk", False, False),
+    "CHUNKS_LEXICAL": ("LexicalChunksRetriever", "chunk", False, False),
+    "RAG_COMPLETION": ("RagCompletionRetriever", "rag_completion", True, False),
 }
 
 
 def test_registry_matches_the_golden_table():
     listed = {
-        t.value: (cls.__name__, cls.kind, cls.produces_answer) for t, cls in RETRIEVERS.items()
+        t.value: (cls.__name__, cls.kind, cls.answers, cls.needs_llm)
+        for t, cls in RETRIEVERS.items()
     }
     assert listed == GOLDEN
     for search_type, cls in RETRIEVERS.items():
         assert cls.search_type == search_type
         assert cls.config_model.model_config.get("frozen") is True
+        assert cls.config_model.model_config.get("extra") == "forbid"
 
 
 @pytest.fixture
@@ -38,14 +45,20 @@ async def ctx_factory(engine):
     store = engine.store()
     ids = await engine.list_datasets()
 
-    def make(retriever_cls, *, top_k=5, datasets=None):
+    def make(retriever_cls, query, *, top_k=5, datasets=None):
+        scope = [ids[d] for d in datasets] if datasets else list(ids.values())
+
+        async def embed(text):
+            return engine.embedder.embed([text])[0]
+
         return RetrievalContext(
-            store=store,
-            embedder=engine.embedder,
-            config=engine.config,
+            read=StoreReader(store, scope),
+            query_vector=engine.embedder.embed([query])[0],
+            embed=embed,
+            config=retriever_cls.config_model(),
             top_k=top_k,
-            dataset_ids=tuple(ids[d] for d in datasets) if datasets else None,
-            options=retriever_cls.config_model(),
+            identity=Identity(tenant_id=store.tenant_id),
+            reference_time=datetime(2024, 1, 1),
         )
 
     return make
@@ -54,23 +67,34 @@ async def ctx_factory(engine):
 @pytest.mark.parametrize("search_type", list(RETRIEVERS))
 async def test_contract_ranked_scoped_and_with_provenance(ctx_factory, search_type):
     cls = RETRIEVERS[search_type]
-    out = await cls().retrieve("billing Postgres", ctx_factory(cls, top_k=2))
+    query = "billing Postgres"
+    out = await cls().retrieve(query, ctx_factory(cls, query, top_k=2))
     assert isinstance(out, RetrieverOutput)
-    assert 0 < len(out.items) <= 2
-    scores = [item.score for item in out.items]
+    assert 0 < len(out.hits) <= 2
+    assert all(isinstance(hit, AnyHit) for hit in out.hits)
+    scores = [hit.score for hit in out.hits]
     assert scores == sorted(scores, reverse=True)
-    for item in out.items:
-        assert item.sources and item.sources[0].chunk_id and item.sources[0].data_id
-    scoped = await cls().retrieve("billing Postgres", ctx_factory(cls, datasets=["chat"]))
-    assert scoped.items and {i.dataset_name for i in scoped.items} == {"chat"}
-    assert scoped.items[0].sources[0].message_ids == ["m1"]
+    for hit in out.hits:
+        assert hit.sources and hit.sources[0].chunk_id and hit.sources[0].data_id
+    scoped = await cls().retrieve(query, ctx_factory(cls, query, datasets=["chat"]))
+    assert scoped.hits and {h.dataset_name for h in scoped.hits} == {"chat"}
+    assert scoped.hits[0].sources[0].message_ids == ["m1"]
 
 
 @pytest.mark.parametrize("search_type", list(RETRIEVERS))
 async def test_contract_top_k_one(ctx_factory, search_type):
     cls = RETRIEVERS[search_type]
-    out = await cls().retrieve("vegan lunch", ctx_factory(cls, top_k=1))
-    assert len(out.items) == 1 and "vegan" in out.items[0].text
+    out = await cls().retrieve("vegan lunch", ctx_factory(cls, "vegan lunch", top_k=1))
+    assert len(out.hits) == 1 and "vegan" in out.hits[0].text
+
+
+@pytest.mark.parametrize("search_type", list(RETRIEVERS))
+async def test_contract_wrong_config_type_is_refused(ctx_factory, search_type):
+    cls = RETRIEVERS[search_type]
+    other = next(c for c in RETRIEVERS.values() if c.config_model is not cls.config_model)
+    ctx = ctx_factory(other, "vegan lunch")
+    with pytest.raises(TypeError, match="expected a"):
+        await cls().retrieve("vegan lunch", ctx)
 
 
 def test_every_search_type_is_either_registered_or_named_as_missing():

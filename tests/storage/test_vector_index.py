@@ -1,8 +1,8 @@
-"""The in-memory mirror that graph search runs on."""
+"""The one in-memory vector index that chunks and every graph table use."""
 
 import numpy as np
 
-from recall_engine.storage.graph_search import VectorMirror
+from recall_engine.storage.vector_index import VectorIndex, dict_keys
 
 
 def unit(*values: float) -> np.ndarray:
@@ -11,7 +11,7 @@ def unit(*values: float) -> np.ndarray:
 
 
 def test_search_is_exact_scoped_and_follows_removals() -> None:
-    mirror = VectorMirror(3)
+    mirror = VectorIndex(3, dict_keys)
     rows = [
         {"id": "a", "dataset_id": "d1", "data_id": "x"},
         {"id": "b", "dataset_id": "d1", "data_id": "y"},
@@ -32,7 +32,7 @@ def test_search_is_exact_scoped_and_follows_removals() -> None:
 
 
 def test_growth_keeps_rows() -> None:
-    mirror = VectorMirror(2)
+    mirror = VectorIndex(2, dict_keys)
     for i in range(600):
         mirror.add([{"id": str(i), "dataset_id": "d"}], unit(1.0, i / 600)[None, :])
     assert len(mirror) == 600

@@ -1,0 +1,172 @@
+"""The validate stage: a recall() call checked and normalised into a ``RecallRequest``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from recall_engine.core.errors import InvalidInputError
+from recall_engine.core.search_types import SearchType, parse_search_type
+
+MAX_TOP_K = 1000
+FILTER_OPERATORS = ("OR", "AND")
+
+# recall() parameters that are handed to the retriever's own config when it has a
+# field of that name; a non-default value for a retriever without one is an error.
+RETRIEVER_PARAMS = (
+    "node_name",
+    "node_name_filter_operator",
+    "wide_search_top_k",
+    "triplet_distance_penalty",
+)
+_PARAM_DEFAULTS: dict[str, Any] = {
+    "node_name": None,
+    "node_name_filter_operator": "OR",
+    "wide_search_top_k": None,
+    "triplet_distance_penalty": None,
+}
+
+# Parameters whose stage does not exist yet: a non-default value is refused,
+# never accepted and ignored. Each entry goes when its stage lands.
+NOT_SUPPORTED_YET: dict[str, Any] = {
+    "session_id": None,
+    "user": None,
+    "feedback_influence": 0.0,
+    "include_references": False,
+}
+
+
+@dataclass(frozen=True)
+class RecallRequest:
+    """A validated recall() call."""
+
+    query_text: str
+    query_type: SearchType | None
+    datasets: tuple[str, ...] | None
+    dataset_ids: tuple[str, ...] | None
+    top_k: int
+    auto_route: bool
+    session_id: str | None
+    only_context: bool
+    system_prompt: str | None
+    system_prompt_path: str | Path | None
+    verbose: bool
+    retriever_specific_config: dict[str, Any]
+    response_model: type[BaseModel] | None
+    include_references: bool
+    retriever_params: dict[str, Any]
+    """The RETRIEVER_PARAMS the caller set to something other than the default."""
+    feedback_influence: float
+    user: Any
+    tenant_id: str | None
+
+    @classmethod
+    def build(cls, **kw: Any) -> RecallRequest:
+        """Check every argument and normalise it.
+
+        Raises:
+            InvalidInputError: a value that recall() cannot use, with what to pass instead.
+        """
+        for name, default in NOT_SUPPORTED_YET.items():
+            if kw[name] != default:
+                raise InvalidInputError(
+                    f"{name}={kw[name]!r} is not supported yet by this version of recall(); "
+                    f"leave {name} at its default ({default!r})."
+                )
+        query = kw["query_text"]
+        if not isinstance(query, str):
+            raise InvalidInputError(f"query_text must be a string, got {type(query).__name__}.")
+        if not query.strip():
+            raise InvalidInputError("query_text is empty; ask a question or give keywords.")
+        top_k = kw["top_k"]
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
+            raise InvalidInputError(
+                f"top_k must be an integer from 1 to {MAX_TOP_K}, got {top_k!r}."
+            )
+        query_type = kw["query_type"]
+        if query_type is not None:
+            try:
+                query_type = parse_search_type(query_type)
+            except ValueError as exc:
+                raise InvalidInputError(str(exc)) from exc
+        specific = kw["retriever_specific_config"] or {}
+        if not isinstance(specific, dict):
+            raise InvalidInputError(
+                "retriever_specific_config must be a dict of the retriever's options."
+            )
+        from recall_engine.completion import resolve_response_model
+
+        response_model = resolve_response_model(kw["response_model"], specific)
+        params = _retriever_params(kw)
+        return cls(
+            query_text=query,
+            query_type=query_type,
+            datasets=_names(kw["datasets"], "datasets"),
+            dataset_ids=_names(kw["dataset_ids"], "dataset_ids"),
+            top_k=top_k,
+            auto_route=_flag(kw["auto_route"], "auto_route"),
+            session_id=kw["session_id"],
+            only_context=_flag(kw["only_context"], "only_context"),
+            system_prompt=kw["system_prompt"],
+            system_prompt_path=kw["system_prompt_path"],
+            verbose=_flag(kw["verbose"], "verbose"),
+            retriever_specific_config={k: v for k, v in specific.items() if k != "response_model"},
+            response_model=response_model,
+            include_references=_flag(kw["include_references"], "include_references"),
+            retriever_params=params,
+            feedback_influence=float(kw["feedback_influence"]),
+            user=kw["user"],
+            tenant_id=kw["tenant_id"],
+        )
+
+
+def _flag(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInputError(f"{what} must be True or False, got {value!r}.")
+    return value
+
+
+def _names(value: Sequence[str] | str | None, what: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, str | list | tuple):
+        raise InvalidInputError(
+            f"{what} must be a list of strings (or one string), got {type(value).__name__}."
+        )
+    values = [value] if isinstance(value, str) else list(value)
+    if not values or not all(isinstance(v, str) and v.strip() for v in values):
+        raise InvalidInputError(f"{what} must be a non-empty list of non-empty strings.")
+    return tuple(v.strip() for v in values)
+
+
+def _retriever_params(kw: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    names = kw["node_name"]
+    if names is not None:
+        out["node_name"] = _names(names, "node_name")
+    operator = kw["node_name_filter_operator"]
+    if not isinstance(operator, str) or operator.upper() not in FILTER_OPERATORS:
+        raise InvalidInputError(
+            f"node_name_filter_operator must be 'OR' or 'AND', got {operator!r}."
+        )
+    if operator.upper() != "OR":
+        out["node_name_filter_operator"] = operator.upper()
+    wide = kw["wide_search_top_k"]
+    if wide is not None:
+        if isinstance(wide, bool) or not isinstance(wide, int) or not 1 <= wide <= 10_000:
+            raise InvalidInputError(
+                f"wide_search_top_k must be an integer from 1 to 10000, got {wide!r}."
+            )
+        out["wide_search_top_k"] = wide
+    penalty = kw["triplet_distance_penalty"]
+    if penalty is not None:
+        if isinstance(penalty, bool) or not isinstance(penalty, int | float) or penalty < 0:
+            raise InvalidInputError(
+                f"triplet_distance_penalty must be a number >= 0, got {penalty!r}."
+            )
+        out["triplet_distance_penalty"] = float(penalty)
+    return out

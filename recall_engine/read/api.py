@@ -1,0 +1,135 @@
+"""``ReadAPI``: everything a retriever may read, always within one scope.
+
+A reader is bound to one tenant and one explicit set of dataset ids when the
+recall pipeline builds it, so a retriever cannot read outside the caller's
+scope: every method answers from those datasets only. All methods are async
+and read-only; blocking work runs off the event loop. A second implementation
+(e.g. over the maintained Kuzu fork) implements this Protocol without any
+retriever changing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from recall_engine.core.hits import ChunkHit, EntityHit, EventHit, SummaryHit, TripletHit
+
+
+class GraphPath(BaseModel):
+    """A path of edges from one entity to another, in walking order."""
+
+    model_config = ConfigDict(frozen=True)
+
+    edges: tuple[TripletHit, ...] = Field(description="Each edge as stored (its own direction).")
+    entity_ids: tuple[str, ...] = Field(description="The entities walked, first to last.")
+
+    @property
+    def length(self) -> int:
+        return len(self.edges)
+
+
+class CypherResult(BaseModel):
+    """Rows of a read-only Cypher query."""
+
+    model_config = ConfigDict(frozen=True)
+
+    columns: list[str]
+    rows: list[list[Any]]
+
+    def records(self) -> list[dict[str, Any]]:
+        return [dict(zip(self.columns, row, strict=False)) for row in self.rows]
+
+
+class ReadAPI(Protocol):
+    """A read-only view of one tenant, bound to a dataset scope."""
+
+    @property
+    def tenant_id(self) -> str: ...
+
+    @property
+    def dataset_ids(self) -> tuple[str, ...]:
+        """The scope: every method answers from these datasets only."""
+        ...
+
+    # chunks
+    async def dense_chunks(self, vector: np.ndarray, k: int) -> list[ChunkHit]:
+        """The ``k`` chunks nearest to ``vector`` (cosine similarity as score)."""
+        ...
+
+    async def lexical_chunks(self, query: str, k: int) -> list[ChunkHit]:
+        """The ``k`` best chunks by BM25 (chunks sharing no term are left out)."""
+        ...
+
+    async def fused_chunks(
+        self, vector: np.ndarray, query: str, k: int, *, depth: int = 50, rrf_k: int = 60
+    ) -> list[ChunkHit]:
+        """Dense and BM25 lists (``depth`` each) fused by reciprocal rank; score = RRF sum."""
+        ...
+
+    async def chunks_by_id(
+        self, chunk_ids: Sequence[str], *, neighbours: int = 0
+    ) -> list[ChunkHit]:
+        """These chunks (those in scope, in the order asked), each followed by up to
+        ``neighbours`` chunks before and after it in the same data item."""
+        ...
+
+    async def chunks_between(
+        self, start: datetime, end: datetime, *, vector: np.ndarray | None = None, k: int = 100
+    ) -> list[ChunkHit]:
+        """Chunks whose timestamp falls in [start, end); ranked by ``vector`` when
+        given, else in time order."""
+        ...
+
+    # graph elements by meaning or by name
+    async def nearest_entities(self, vector: np.ndarray, k: int) -> list[EntityHit]: ...
+
+    async def nearest_triplets(self, vector: np.ndarray, k: int) -> list[TripletHit]:
+        """Relations whose text (``source predicate target: context``) is nearest."""
+        ...
+
+    async def nearest_summaries(self, vector: np.ndarray, k: int) -> list[SummaryHit]: ...
+
+    async def nearest_events(self, vector: np.ndarray, k: int) -> list[EventHit]: ...
+
+    async def entities_by_name(self, names: Sequence[str]) -> list[EntityHit]:
+        """Entities whose name, alias or (people) surname matches, normalised."""
+        ...
+
+    # structure
+    async def neighbourhood(
+        self, entity_ids: Sequence[str], *, depth: int = 1, limit: int = 500
+    ) -> list[TripletHit]:
+        """Edges within ``depth`` hops of these entities (either direction), each
+        once, nearest hops first; at most ``limit``. Score = 1 / hop."""
+        ...
+
+    async def paths(
+        self, sources: Sequence[str], targets: Sequence[str], *, max_length: int = 3
+    ) -> list[GraphPath]:
+        """Shortest paths (up to ``max_length`` edges) from any source to any target."""
+        ...
+
+    async def events_between(
+        self, start: datetime, end: datetime, *, vector: np.ndarray | None = None, k: int = 100
+    ) -> list[EventHit]:
+        """Events whose resolved time falls in [start, end); ranked by ``vector``
+        when given, else in time order."""
+        ...
+
+    # queries
+    async def cypher(
+        self, query: str, params: dict[str, Any] | None = None, *, timeout_s: float = 5.0
+    ) -> CypherResult:
+        """Run read-only Cypher over the tenant's graph on a handle that refuses
+        writes itself; bounded by ``timeout_s``.
+
+        Raises:
+            InvalidInputError: the query writes, or is not valid Cypher.
+            StoreError: the query failed or timed out.
+        """
+        ...

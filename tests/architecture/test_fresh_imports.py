@@ -1,0 +1,43 @@
+"""Each top-level package imports on its own, and every documented bench starts.
+
+Each check runs in a fresh interpreter: inside the test process another test
+may already have imported what a broken import order needs.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCHES = sorted(p.stem for p in (ROOT / "bench").glob("*.py") if not p.stem.startswith("_"))
+
+
+def fresh(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.parametrize("package", ["recall_engine", "router", "retrievers", "prompts"])
+def test_package_imports_in_a_fresh_interpreter(package: str) -> None:
+    result = fresh("-c", f"import {package}")
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("module", ["router", "retrievers", "recall_engine.core"])
+def test_lower_layers_do_not_load_the_engine(module: str) -> None:
+    code = f"import sys, {module}; print('recall_engine.engine' in sys.modules)"
+    result = fresh("-c", code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("bench", BENCHES)
+def test_bench_help_starts(bench: str) -> None:
+    result = fresh("-m", f"bench.{bench}", "--help")
+    assert result.returncode == 0, result.stderr
+    assert "usage" in result.stdout.lower()
