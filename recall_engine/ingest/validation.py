@@ -1,9 +1,15 @@
-"""Checks on names and metadata that callers pass to public entry points."""
+"""Checks on names, texts, metadata and ids that callers pass to public entry points.
+
+Each check raises ``InvalidInputError`` (a ``ValueError``) whose message names
+the argument (``what``) and says what to pass instead. The recall path reuses
+them for its own arguments.
+"""
 
 from __future__ import annotations
 
+import math
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import regex
@@ -44,7 +50,11 @@ def check_name(value: object, *, what: str) -> str:
         raise InvalidInputError(f"{what} must be a string, got {type(value).__name__}.")
     name = value.strip()
     if not name:
-        raise InvalidInputError(f"{what} must not be empty.")
+        raise InvalidInputError(f"{what} must not be empty; pass a name such as 'notes'.")
+    if name != value:
+        raise InvalidInputError(
+            f"{what} {value!r} starts or ends with whitespace; pass {name!r} instead."
+        )
     if "/" in name or "\\" in name or ".." in name:
         raise InvalidInputError(
             f"{what} {value!r} contains a path separator or '..'; use a plain name such as "
@@ -68,7 +78,7 @@ def check_metadata(metadata: object, *, what: str = "metadata") -> dict[str, Any
         return {}
     if not isinstance(metadata, Mapping):
         raise InvalidInputError(f"{what} must be a dict, got {type(metadata).__name__}.")
-    for key in metadata:
+    for key, value in metadata.items():
         if not isinstance(key, str):
             raise InvalidInputError(f"{what} keys must be strings, got {key!r}.")
         if key in RESERVED_METADATA_KEYS:
@@ -76,7 +86,128 @@ def check_metadata(metadata: object, *, what: str = "metadata") -> dict[str, Any
                 f"{what} key {key!r} is reserved for provenance; rename it "
                 f"(reserved: {', '.join(sorted(RESERVED_METADATA_KEYS))})."
             )
+        check_text(key, what=f"{what} key")
+        _check_json_value(value, what=f"{what}[{key!r}]", depth=0)
     return dict(metadata)
+
+
+def _check_json_value(value: object, *, what: str, depth: int) -> None:
+    """Metadata values are stored as JSON and returned as given: JSON types only."""
+    if depth > 32:
+        raise InvalidInputError(f"{what} is nested more than 32 levels deep.")
+    if value is None or isinstance(value, bool | int):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidInputError(f"{what} is {value}; JSON has no NaN or infinity.")
+        return
+    if isinstance(value, str):
+        check_text(value, what=what)
+        return
+    if isinstance(value, Mapping):
+        for key, inner in value.items():
+            if not isinstance(key, str):
+                raise InvalidInputError(f"{what} keys must be strings, got {key!r}.")
+            _check_json_value(inner, what=f"{what}[{key!r}]", depth=depth + 1)
+        return
+    if isinstance(value, list | tuple):
+        for index, inner in enumerate(value):
+            _check_json_value(inner, what=f"{what}[{index}]", depth=depth + 1)
+        return
+    raise InvalidInputError(
+        f"{what} is a {type(value).__name__}; metadata values must be JSON values (str, int, "
+        "float, bool, None, lists and dicts of them)."
+    )
+
+
+def check_text(value: object, *, what: str) -> str:
+    """A string that can be stored as UTF-8 (no lone surrogates such as ``\\ud800``).
+
+    Raises:
+        InvalidInputError: not a string, or not encodable as UTF-8.
+    """
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{what} must be a string, got {type(value).__name__}.")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(
+            f"{what} holds a character that is not valid Unicode text ({value[exc.start]!r} at "
+            f"position {exc.start}, a lone surrogate); decode your input as UTF-8 with "
+            "errors='replace' or remove it."
+        ) from None
+    return value
+
+
+def check_query(value: object, *, what: str = "query_text") -> str:
+    """A non-empty query string that is valid Unicode.
+
+    Raises:
+        InvalidInputError: not a string, empty or only whitespace, or invalid Unicode.
+    """
+    text = check_text(value, what=what)
+    if not text.strip():
+        raise InvalidInputError(f"{what} is empty or only whitespace; pass the question to ask.")
+    return text
+
+
+def check_names(value: object, *, what: str) -> tuple[str, ...] | None:
+    """None, one name, or a list/tuple of names (e.g. ``datasets=``), each checked.
+
+    Raises:
+        InvalidInputError: another type (an int, a dict), an empty list, or a bad name.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return (check_name(value, what=what),)
+    if not isinstance(value, Sequence) or isinstance(value, bytes | bytearray):
+        raise InvalidInputError(
+            f"{what} must be a name or a list of names, got {type(value).__name__}."
+        )
+    if not value:
+        raise InvalidInputError(f"{what} is an empty list; pass at least one name, or None.")
+    return tuple(check_name(v, what=f"{what}[{i}]") for i, v in enumerate(value))
+
+
+def check_ids(value: object, *, what: str) -> tuple[str, ...]:
+    """One id or a non-empty list/tuple of ids (``data_id=``, ``dataset_ids=``).
+
+    Raises:
+        InvalidInputError: another type, an empty list, or an empty or non-string id.
+    """
+    items: Sequence[object]
+    if isinstance(value, str):
+        items = (value,)
+    elif isinstance(value, list | tuple):
+        items = value
+    else:
+        raise InvalidInputError(
+            f"{what} must be an id (str) or a list of ids, got {type(value).__name__}."
+        )
+    if not items:
+        raise InvalidInputError(f"{what} is an empty list; pass at least one id.")
+    out = []
+    for i, item in enumerate(items):
+        label = what if isinstance(value, str) else f"{what}[{i}]"
+        if not isinstance(item, str) or not item.strip():
+            raise InvalidInputError(f"{label} must be a non-empty string, got {item!r}.")
+        out.append(check_text(item, what=label))
+    return tuple(out)
+
+
+def check_int(value: object, *, what: str, minimum: int = 1, maximum: int | None = None) -> int:
+    """An int (not a bool) in ``[minimum, maximum]`` (``top_k=``, ``wide_search_top_k=``).
+
+    Raises:
+        InvalidInputError: another type, or out of range.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInputError(f"{what} must be an integer, got {type(value).__name__}.")
+    if value < minimum or (maximum is not None and value > maximum):
+        upper = f" and at most {maximum}" if maximum is not None else ""
+        raise InvalidInputError(f"{what} must be at least {minimum}{upper}, got {value}.")
+    return value
 
 
 def dataset_id_for(tenant_id: str, dataset_name: str) -> str:

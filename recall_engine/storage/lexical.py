@@ -128,6 +128,12 @@ STOPWORDS = frozenset(
 )
 
 _TOKEN = regex.compile(r"[\p{L}\p{N}]+(?:['’][\p{L}]+)?")
+# Scripts written without spaces between words: a run of them is indexed as
+# overlapping character bigrams (the CJK baseline of Lucene's CJKAnalyzer), so
+# "乌尔姆" matches inside "爱因斯坦出生于乌尔姆". A lone character stays a unigram.
+_UNSPACED = regex.compile(
+    r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}ー々〆]+"
+)
 
 
 @lru_cache(maxsize=1)
@@ -143,16 +149,43 @@ def _stem(word: str) -> str:
 
 
 def tokenize(text: str) -> list[str]:
-    """Lowercase word tokens without stopwords, Snowball-stemmed; possessives dropped."""
-    tokens = []
+    """Lowercase word tokens without stopwords, Snowball-stemmed; possessives dropped.
+
+    Runs of CJK (and other unspaced scripts) become character bigrams.
+    """
+    tokens: list[str] = []
     for match in _TOKEN.finditer(text.lower()):
         word = match.group()
+        if _UNSPACED.search(word):
+            tokens.extend(_segment(word))
+            continue
         if "'" in word or "’" in word:
             word = regex.split(r"['’]", word, maxsplit=1)[0]
         if not word or word in STOPWORDS:
             continue
         tokens.append(_stem(word))
     return tokens
+
+
+def _segment(word: str) -> list[str]:
+    """A word that holds unspaced script: its other parts as words, each
+    unspaced run as bigrams (a unigram when the run is one character)."""
+    out: list[str] = []
+    last = 0
+    for run in _UNSPACED.finditer(word):
+        out.extend(_words(word[last : run.start()]))
+        chars = run.group()
+        if len(chars) == 1:
+            out.append(chars)
+        else:
+            out.extend(chars[i : i + 2] for i in range(len(chars) - 1))
+        last = run.end()
+    out.extend(_words(word[last:]))
+    return out
+
+
+def _words(part: str) -> list[str]:
+    return [_stem(part)] if part and part not in STOPWORDS else []
 
 
 class LexicalIndex:

@@ -74,10 +74,10 @@ def test_unreadable_file(tmp_path, monkeypatch):
     path = tmp_path / "locked.txt"
     path.write_text("x")
 
-    def denied(self, *args, **kwargs):  # root ignores chmod, so fail the read itself
+    def denied(*args, **kwargs):  # root ignores chmod, so fail the open itself
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(type(path), "read_text", denied)
+    monkeypatch.setattr("recall_engine.ingest.sources.os.open", denied)
     with pytest.raises(InvalidInputError, match="cannot be read: Permission denied"):
         collect_items(path)
 
@@ -135,12 +135,14 @@ def test_unsupported_python_object():
         collect_items(42)
 
 
-@pytest.mark.parametrize("name", ["../etc", "a/b", "a\\b", "", " ", "x" * 200, "-dash-first"])
+@pytest.mark.parametrize(
+    "name", ["../etc", "a/b", "a\\b", "", " ", "x" * 200, "-dash-first", "name\n", " chat-ann "]
+)
 def test_bad_names(name):
     with pytest.raises(InvalidInputError):
         check_name(name, what="dataset_name")
 
 
 def test_good_names():
-    assert check_name(" chat-ann ", what="dataset_name") == "chat-ann"
+    assert check_name("chat ann", what="dataset_name") == "chat ann"
     assert check_name("conv-26", what="dataset_name") == "conv-26"

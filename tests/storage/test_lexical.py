@@ -60,3 +60,17 @@ def test_scoped_scores_equal_a_separate_index_over_the_scope():
     q = [t for t in tokenize("support group painting") if t in oracle.vocab_dict]
     np.testing.assert_allclose(ours[scope], oracle.get_scores(q), rtol=1e-5, atol=1e-6)
     assert not ours[~scope].any()
+
+
+def test_cjk_text_is_indexed_as_bigrams_so_a_name_is_found_inside_a_clause():
+    assert tokenize("乌尔姆") == ["乌尔", "尔姆"]
+    docs = [tokenize("爱因斯坦出生于乌尔姆。"), tokenize("他后来搬到了慕尼黑。")]
+    index = LexicalIndex()
+    index.add(docs)
+    scores = index.scores(tokenize("乌尔姆"), np.ones(2, dtype=bool))
+    assert scores[0] > 0 and scores[1] == 0
+
+
+def test_mixed_script_keeps_latin_words_whole():
+    assert tokenize("iPhone15发布了") == ["iphone15", "发布", "布了"]
+    assert tokenize("東") == ["東"]
