@@ -12,7 +12,6 @@ from typing import Any
 from recall_engine.config import RecallConfig
 from recall_engine.core.errors import (
     ConfigError,
-    DatasetNotFoundError,
     InvalidInputError,
     RecallPreconditionError,
 )
@@ -21,7 +20,9 @@ from recall_engine.core.search_types import SearchType
 from recall_engine.embedding import Embedder, make_embedder
 from recall_engine.ingest.sources import collect_items
 from recall_engine.ingest.validation import check_ids, check_name, dataset_id_for
-from recall_engine.pipeline.run import RecallRequest, run_recall
+from recall_engine.pipeline.request import RecallRequest
+from recall_engine.pipeline.run import RecallPipeline
+from recall_engine.pipeline.scope import resolve_dataset_ids
 from recall_engine.storage.store_lock import lock_holder, locked_error
 from recall_engine.storage.tenant import TenantStore
 from router import DEFAULT_RULES, Router, default_router, load_rules
@@ -78,6 +79,7 @@ class RecallEngine:
         self._stores: dict[str, TenantStore] = {}
         self._open_lock = threading.Lock()
         self._closed = False
+        self._pipeline = RecallPipeline(self)
 
     async def __aenter__(self) -> RecallEngine:
         return self
@@ -92,6 +94,14 @@ class RecallEngine:
                 store.close()
             self._stores.clear()
             self._closed = True
+
+    def tenant_name(self, tenant_id: str | None) -> str:
+        """The checked tenant id (the configured default when None).
+
+        Raises:
+            InvalidInputError: not a valid tenant name.
+        """
+        return self._tenant(tenant_id)
 
     def _tenant(self, tenant_id: str | None) -> str:
         if tenant_id is None:
@@ -192,8 +202,8 @@ class RecallEngine:
         system_prompt_path: str | Path | None = None,
         node_name: Sequence[str] | None = None,
         node_name_filter_operator: str = "OR",
-        wide_search_top_k: int | None = 100,
-        triplet_distance_penalty: float | None = 3.5,
+        wide_search_top_k: int | None = None,
+        triplet_distance_penalty: float | None = None,
         feedback_influence: float = 0.0,
         verbose: bool = False,
         retriever_specific_config: dict[str, Any] | None = None,
@@ -235,33 +245,14 @@ class RecallEngine:
             response_model=response_model,
             include_references=include_references,
             user=user,
+            tenant_id=tenant_id,
         )
-        store = await asyncio.to_thread(self.store, tenant_id)
-        scope = self._scope(store, request.datasets, request.dataset_ids)
-        return await run_recall(request, store=store, engine=self, dataset_scope=scope)
+        return await self._pipeline.run(request)
 
     def _scope(
         self, store: TenantStore, names: tuple[str, ...] | None, ids: tuple[str, ...] | None
-    ) -> tuple[str, ...] | None:
-        known = store.datasets()
-        if ids is not None:  # ids take precedence over names, as in Cognee
-            missing = [i for i in ids if i not in known]
-            if missing:
-                raise DatasetNotFoundError(
-                    f"Unknown dataset id(s) {missing} in tenant {store.tenant_id!r}."
-                )
-            return ids
-        if names is None:
-            return None
-        by_name = {name: dataset_id for dataset_id, name in known.items()}
-        missing = [n for n in names if n not in by_name]
-        if missing:
-            available = ", ".join(sorted(by_name)) or "(none)"
-            raise DatasetNotFoundError(
-                f"Unknown dataset(s) {missing} in tenant {store.tenant_id!r}; "
-                f"known datasets: {available}."
-            )
-        return tuple(by_name[n] for n in names)
+    ) -> tuple[str, ...]:
+        return resolve_dataset_ids(store.tenant_id, store.datasets(), names, ids)
 
     async def forget(
         self,

@@ -18,6 +18,7 @@ from recall_engine.core.errors import StoreError
 from recall_engine.core.graph import Entity, Relation
 from recall_engine.storage import kuzu_graph_elements as ge
 from recall_engine.storage.graph_records import GraphRemoval, GraphWrite
+from recall_engine.storage.kuzu_readonly import ReadOnlyHandle
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
 from recall_engine.storage.store_lock import open_error, record_holder, release_holder
 
@@ -49,17 +50,47 @@ class KuzuGraphStore:
             self._conn = kuzu.Connection(self._db)
             for statement in SCHEMA:
                 self._conn.execute(statement)
+            # Reads get their own connection: they see the last commit and never
+            # wait for an ingest's open transaction on the writer's connection.
+            self._read_conn = kuzu.Connection(self._db)
         except Exception as exc:
             raise open_error(path, exc) from exc
         record_holder(path)
-        # One connection, one query at a time: Kuzu connections are not shared safely.
+        # One query at a time per connection: Kuzu connections are not shared safely.
         self._lock = threading.RLock()
+        self._read_lock = threading.Lock()
+        self._guard = ReadOnlyHandle(path)
+        self._generation = 0  # bumped by every commit; the read-only handle follows it
 
     def close(self) -> None:
-        with self._lock:
+        self._guard.close()
+        with self._lock, self._read_lock:
+            self._read_conn.close()
             self._conn.close()
             self._db.close()
         release_holder(self._path)
+
+    def read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+        """Run one of the store's own parameterised read queries on the read connection."""
+        with self._read_lock:
+            try:
+                result = self._read_conn.execute(query, params or {})
+            except Exception as exc:
+                raise StoreError(f"Kuzu query failed: {exc}") from exc
+            rows = result.get_all() if not isinstance(result, list) else result[-1].get_all()
+            return [list(r) for r in rows]
+
+    def read_only_query(
+        self, query: str, params: dict[str, Any] | None = None, *, timeout_ms: int = 5000
+    ) -> tuple[list[str], list[list[Any]]]:
+        """Run caller-written Cypher on a handle opened ``read_only``: Kuzu itself
+        refuses any write there. Returns column names and rows.
+
+        Raises:
+            InvalidInputError: the query tries to write.
+            StoreError: the query is invalid, failed or ran past ``timeout_ms``.
+        """
+        return self._guard.run(query, params or {}, timeout_ms, self._generation)
 
     def execute(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         """Run one parameterised query and return all rows."""
@@ -186,6 +217,7 @@ class KuzuGraphStore:
                 # Last, so that entities the new version mentions again survive.
                 removed = ge.delete_orphan_entities(self._conn, touched)
                 self._conn.execute("COMMIT")
+                self._generation += 1
             except Exception as exc:
                 self._rollback()
                 raise StoreError(f"Kuzu could not write the ingest: {exc}") from exc
@@ -213,6 +245,7 @@ class KuzuGraphStore:
                 touched = self._delete_documents(list(data_ids))
                 removed = ge.delete_orphan_entities(self._conn, touched)
                 self._conn.execute("COMMIT")
+                self._generation += 1
             except Exception as exc:
                 self._rollback()
                 raise StoreError(f"Kuzu could not delete data items: {exc}") from exc
@@ -270,3 +303,4 @@ class KuzuGraphStore:
     def delete_dataset(self, dataset_id: str) -> None:
         with self._lock:
             self._conn.execute("MATCH (d:Dataset {id: $id}) DETACH DELETE d", {"id": dataset_id})
+            self._generation += 1
