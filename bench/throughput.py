@@ -7,12 +7,21 @@ embedding alone timed in the same loop (interleaved) as the floor.
 
     .venv/bin/python -m bench.throughput [--chunks 10000] [--queries 200]
         [--graph-extractor rules|none]
+
+With ``--corpus hotpotqa`` (the HotpotQA-100 paragraphs, one Document each
+with its title) or ``--corpus locomo`` (the LoCoMo dev conversations), it
+remembers the real, entity-dense corpus twice on the same embedder, with
+``graph_extractor="none"`` and with the rules extractor, and reports both
+rates and their ratio (the graph's ingest cost).
+
+    .venv/bin/python -m bench.throughput --corpus hotpotqa|locomo
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
 import resource
 import statistics
@@ -20,8 +29,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench._data import percentile
-from recall_engine import Document, RecallEngine, SearchType
+from bench._data import HOTPOT, load_locomo, percentile
+from recall_engine import Conversation, Document, RecallEngine, SearchType
+from recall_engine.embedding import Embedder
 
 WORDS = [
     "alpha",
@@ -148,8 +158,64 @@ async def run(
     report["ingest/raw ratio"] = report["ingest_per_s"] / raw_rate
     report[f"latency@{n_chunks}"] = await latency(engine, qs)
     report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    report["backend"] = type(engine.embedder).__name__
     engine.close()
     return report
+
+
+def real_corpus(name: str) -> list[Document] | list[Conversation]:
+    """HotpotQA-100 paragraphs (one Document each, titled) or the LoCoMo dev conversations."""
+    if name == "hotpotqa":
+        raw = json.loads((HOTPOT / "hotpotqa_100_corpus.json").read_text(encoding="utf-8"))
+        return [
+            Document(text="".join(sentences).strip(), title=title)
+            for title, sentences in raw.items()
+            if "".join(sentences).strip()
+        ]
+    return [sample.conversation for sample in load_locomo()]
+
+
+async def graph_cost(name: str, data_dir: Path) -> dict:
+    """Remember a real corpus chunks-only, then with the rules graph, on one embedder."""
+    data = real_corpus(name)
+    embedder: Embedder | None = None
+    report: dict = {"corpus": name, "items": len(data)}
+    for extractor in ("none", "rules"):
+        engine = RecallEngine(data_dir / extractor, graph_extractor=extractor, embedder=embedder)
+        embedder = engine.embedder
+        embedder.embed(["warm up"])
+        t0 = time.perf_counter()
+        stored = await engine.remember(data, dataset_name=name, show_progress=False)
+        seconds = time.perf_counter() - t0
+        report[extractor] = {
+            "seconds": seconds,
+            "chunks": stored.chunk_count,
+            "per_s": stored.chunk_count / seconds,
+            "entities": stored.entity_count,
+            "relations": stored.relation_count,
+            "timings": stored.timings,
+        }
+        engine.close()
+    report["backend"] = type(embedder).__name__
+    report["ratio"] = report["rules"]["per_s"] / report["none"]["per_s"]
+    report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return report
+
+
+def print_graph_cost(report: dict) -> None:
+    print(f"corpus: {report['corpus']} ({report['items']} items), backend {report['backend']}")
+    for extractor in ("none", "rules"):
+        row = report[extractor]
+        timing = ", ".join(
+            f"{k} {v:.2f}" for k, v in row["timings"].items() if k.endswith("_s") and v >= 0.01
+        )
+        print(
+            f"graph {extractor:5}: {row['chunks']} chunks in {row['seconds']:.2f} s = "
+            f"{row['per_s']:.0f} chunks/s ({row['entities']} entities, {row['relations']} "
+            f"relations; {timing})"
+        )
+    print(f"graph-on / graph-off rate: {100 * report['ratio']:.1f}%")
+    print(f"peak RSS: {report['peak_rss_mb']:.0f} MB")
 
 
 def main() -> None:
@@ -162,10 +228,20 @@ def main() -> None:
         default="rules",
         help="graph extraction during ingest ('none' measures chunks only)",
     )
+    parser.add_argument(
+        "--corpus",
+        choices=["synthetic", "hotpotqa", "locomo"],
+        default="synthetic",
+        help="a real corpus measures graph-on against graph-off ingest in one run",
+    )
     args = parser.parse_args()
+    if args.corpus != "synthetic":
+        with tempfile.TemporaryDirectory() as tmp:
+            print_graph_cost(asyncio.run(graph_cost(args.corpus, Path(tmp))))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         report = asyncio.run(run(args.chunks, args.queries, Path(tmp), args.graph_extractor))
-    print(f"chunks: {report['chunks']}")
+    print(f"chunks: {report['chunks']}, embedding backend: {report['backend']}")
     graph = report["graph"]
     print(
         f"graph extractor: {report['graph_extractor']} ({graph['entities']} entities, "
