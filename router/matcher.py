@@ -11,13 +11,24 @@ Three speed-ups keep routing in microseconds without changing what matches:
 * A *candidate* pattern (see ``prefilter.candidate_pattern``) without the
   leading ``\\b``/lookbehinds finds the leftmost possible start at C speed; the
   exact pattern then confirms with ``match`` at that position.
+
+Rules other than the shipped table are *bounded*: compiled with the ``regex``
+package and matched under a time budget per rule per query
+(``RULE_TIMEOUT_S``), so a catastrophically backtracking user pattern cannot
+stall the caller; a rule that runs out of time does not fire. ``probe_rule``
+refuses, at load time, a rule whose own examples or a short adversarial probe
+already exceed the budget.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
+
+import regex
 
 from recall_engine.core.search_types import SearchType
 from router.prefilter import candidate_pattern, required_literals
@@ -30,6 +41,11 @@ _NEGATION_ANY_CASE = re.compile(NEGATION_PATTERN, re.IGNORECASE)
 # After this many candidates that the exact pattern rejects, let the exact
 # pattern scan the rest itself rather than loop in Python per candidate.
 _MAX_NEAR_MISSES = 8
+
+RULE_TIMEOUT_S = 0.02
+"""Time a bounded (user) rule may spend on one query; past it the rule does not fire."""
+PROBE_CHARS = 64
+"""Length of the adversarial probes ``probe_rule`` runs at load time."""
 
 
 def lowercase_pattern(pattern: str) -> str:
@@ -63,14 +79,25 @@ class CompiledRule:
 
     @classmethod
     def build(
-        cls, *, id: str, pattern: str, target: SearchType, weight: float, case_sensitive: bool
+        cls,
+        *,
+        id: str,
+        pattern: str,
+        target: SearchType,
+        weight: float,
+        case_sensitive: bool,
+        bounded: bool = False,
     ) -> CompiledRule:
         """Compile a rule's pattern (lowercased unless ``case_sensitive``).
 
+        ``bounded`` compiles with ``regex`` under ``RULE_TIMEOUT_S`` (user rules).
+
         Raises:
-            re.error: the pattern does not compile.
+            re.error, regex.error: the pattern does not compile.
         """
         source = pattern if case_sensitive else lowercase_pattern(pattern)
+        if bounded:
+            return BoundedRule.compile(id, target, weight, case_sensitive, source)
         exact = re.compile(source)
         relaxed = candidate_pattern(source)
         candidates = None
@@ -107,3 +134,94 @@ class CompiledRule:
             # A later match of the same rule may still stand un-negated.
             found = scan(subject, max(match.end(), at + 1))
         return False
+
+
+class BoundedRule(CompiledRule):
+    """A user rule: ``regex`` patterns, every search within the rule's time budget.
+
+    ``fires`` raises ``TimeoutError`` when the budget runs out; the router then
+    counts the rule as not firing.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def compile(
+        cls, id: str, target: SearchType, weight: float, case_sensitive: bool, source: str
+    ) -> BoundedRule:
+        exact: Any = regex.compile(source)
+        relaxed = candidate_pattern(source)
+        candidates: Any = None
+        if relaxed is not None:
+            try:
+                candidates = regex.compile(relaxed)
+            except regex.error:
+                candidates = None
+        scan = _timed((candidates or exact).search)
+        return cls(id, target, weight, case_sensitive, exact, candidates, None, scan)
+
+    def fires(self, subject: str, window: int, found: Any = None) -> bool:
+        deadline = time.perf_counter() + RULE_TIMEOUT_S
+        negation = _NEGATION_ANY_CASE if self.case_sensitive else _NEGATION
+        exact: Any = self.exact  # regex patterns: their search takes timeout=
+        candidates: Any = self.candidates
+        scan = candidates if candidates is not None else exact
+        at = 0
+        while True:
+            found = scan.search(subject, at, timeout=_left(deadline))
+            if found is None:
+                return False
+            start = found.start()
+            match = (
+                found
+                if candidates is None
+                else exact.match(subject, start, timeout=_left(deadline))
+            )
+            if (
+                match is not None
+                and negation.search(subject, max(0, start - window), start) is None
+            ):
+                return True
+            at = max(match.end(), start + 1) if match is not None else start + 1
+            if at > len(subject):
+                return False
+
+
+def _left(deadline: float) -> float:
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        raise TimeoutError("regex time budget exhausted")
+    return left
+
+
+def _timed(search: Callable[..., Any]) -> Callable[..., Any]:
+    def scan(subject: str, pos: int = 0) -> Any:
+        return search(subject, pos, timeout=RULE_TIMEOUT_S)
+
+    return scan
+
+
+def probe_rule(source: str, examples: Iterable[str]) -> str | None:
+    """The first input on which ``source`` (the pattern as the matcher runs it)
+    needs more than ``RULE_TIMEOUT_S``: one of ``examples``, or an adversarial
+    probe (runs of the pattern's own letters, with and without spaces, ending in
+    a character that fails the match). None when every input is fast.
+
+    Raises:
+        regex.error: the pattern does not compile.
+    """
+    compiled = regex.compile(source)
+    letters = [c for c in dict.fromkeys(source.lower()) if c.isalnum()][:12] or ["a"]
+    probes = [*examples]
+    probes += [e * 4 + "!" for e in examples]
+    for c in [*letters, "a", "0"]:
+        probes += [c * PROBE_CHARS + "!", (c + " ") * (PROBE_CHARS // 2) + "!"]
+    mixed = "".join(letters)
+    probes += [(mixed * PROBE_CHARS)[:PROBE_CHARS] + "!", (mixed + " ") * 8 + "\x00"]
+    for text in probes:
+        for subject in (text, text.lower()):
+            try:
+                compiled.search(subject, timeout=RULE_TIMEOUT_S)
+            except TimeoutError:
+                return subject
+    return None

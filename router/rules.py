@@ -19,7 +19,7 @@ from typing import Any
 
 from recall_engine.core.errors import InvalidRuleError
 from recall_engine.core.search_types import SearchType, parse_search_type
-from router.matcher import lowercase_pattern
+from router.matcher import RULE_TIMEOUT_S, lowercase_pattern, probe_rule
 
 _FIELDS = ("id", "description", "pattern", "target", "weight", "case_sensitive", "examples")
 _REQUIRED = ("id", "pattern", "target", "weight")
@@ -124,6 +124,31 @@ def _check_pattern(rule_id: str, pattern: object, *, case_sensitive: bool) -> No
         )
 
 
+def check_rule_speed(rule: Rule) -> None:
+    """Refuse a rule whose pattern needs more than ``RULE_TIMEOUT_S`` on one of
+    its examples or on a short adversarial probe (catastrophic backtracking).
+
+    Raises:
+        InvalidRuleError: the pattern ran out of time; the message shows the input.
+    """
+    source = rule.pattern if rule.case_sensitive else lowercase_pattern(rule.pattern)
+    try:
+        slow = probe_rule(source, rule.examples)
+    except Exception as exc:  # regex's dialect differs from re's in corner cases
+        raise InvalidRuleError(
+            f"Router rule {rule.id!r}: pattern {rule.pattern!r} cannot be compiled for "
+            f"bounded matching ({exc}). Simplify the pattern."
+        ) from exc
+    if slow is not None:
+        shown = slow if len(slow) <= 80 else slow[:77] + "..."
+        raise InvalidRuleError(
+            f"Router rule {rule.id!r}: pattern {rule.pattern!r} took more than "
+            f"{RULE_TIMEOUT_S * 1000:.0f} ms on the {len(slow)}-character input {shown!r}, so it "
+            "backtracks catastrophically (nested repetition such as (a|aa)+ or (a+)+). "
+            "Rewrite it without nested quantifiers."
+        )
+
+
 def parse_rules(items: Iterable[Mapping[str, Any]], *, source: str = "rules") -> tuple[Rule, ...]:
     """Build rules from plain mappings (as read from JSON or TOML).
 
@@ -179,10 +204,21 @@ def load_rules(path: str | Path, *, base: Sequence[Rule] | None = None) -> tuple
         InvalidRuleError: the file cannot be read or parsed, or a rule is invalid.
     """
     path = Path(path)
+    if path.is_dir():
+        raise InvalidRuleError(
+            f"Router rules path {str(path)!r} is a folder; pass a .toml or .json rules file."
+        )
     try:
         text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidRuleError(
+            f"Router rules file {str(path)!r} is not UTF-8 text ({exc.reason} at byte "
+            f"{exc.start}); save it as UTF-8."
+        ) from exc
     except OSError as exc:
-        raise InvalidRuleError(f"Cannot read router rules from {str(path)!r}: {exc}.") from exc
+        raise InvalidRuleError(
+            f"Cannot read router rules from {str(path)!r}: {exc.strerror or exc}."
+        ) from exc
     try:
         if path.suffix.lower() == ".toml":
             data: Any = tomllib.loads(text)
@@ -199,6 +235,11 @@ def load_rules(path: str | Path, *, base: Sequence[Rule] | None = None) -> tuple
             "([[rules]] tables in TOML)."
         )
     rules = parse_rules(items, source=path.name)
+    for rule in rules:
+        try:
+            check_rule_speed(rule)
+        except InvalidRuleError as exc:
+            raise InvalidRuleError(f"{path.name}: {exc}") from exc
     return merge_rules(base, rules) if base is not None else rules
 
 
@@ -257,4 +298,12 @@ def _load_default_rules() -> tuple[Rule, ...]:
 # The table the issue specifies; its order is the tie order.
 DEFAULT_RULES: tuple[Rule, ...] = _load_default_rules()
 
-__all__ = ["DEFAULT_RULES", "Rule", "load_rules", "merge_rules", "parse_rules", "save_rules"]
+__all__ = [
+    "DEFAULT_RULES",
+    "Rule",
+    "check_rule_speed",
+    "load_rules",
+    "merge_rules",
+    "parse_rules",
+    "save_rules",
+]

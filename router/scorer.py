@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict
 
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.search_types import SearchType, parse_search_type
-from router.matcher import CompiledRule
-from router.rules import DEFAULT_RULES, Rule
+from router.matcher import RULE_TIMEOUT_S, CompiledRule
+from router.rules import DEFAULT_RULES, Rule, check_rule_speed
 
 logger = logging.getLogger("query_router")
 
@@ -50,11 +50,16 @@ class RouteDecision(BaseModel):
 class Router:
     """A compiled rule table; ``route`` scores queries against it.
 
-    Table order is the tie order. ``rules`` lists the table as given.
+    Table order is the tie order. ``rules`` lists the table as given. Rules
+    that are not in ``DEFAULT_RULES`` run bounded (see ``router.matcher``): a
+    rule that would take more than ``RULE_TIMEOUT_S`` on its examples or on a
+    short adversarial probe is refused here, and at query time one that runs
+    out of time does not fire (logged as a warning).
 
     Raises:
         TypeError: an item of ``rules`` is not a ``Rule`` (build them with
             ``Rule(...)``, ``parse_rules`` or ``load_rules``).
+        InvalidRuleError: a user rule whose pattern backtracks catastrophically.
         ValueError: a negative threshold or negation window.
     """
 
@@ -77,6 +82,10 @@ class Router:
         self.negation_window = negation_window
         # Tie order: targets in the order of their first rule in the table.
         self._order = list(dict.fromkeys(rule.target for rule in self.rules))
+        shipped = set(DEFAULT_RULES)
+        for rule in self.rules:
+            if rule not in shipped:
+                check_rule_speed(rule)
         self._compiled = tuple(
             CompiledRule.build(
                 id=r.id,
@@ -84,6 +93,7 @@ class Router:
                 target=r.target,
                 weight=r.weight,
                 case_sensitive=r.case_sensitive,
+                bounded=r not in shipped,
             )
             for r in self.rules
         )
@@ -120,10 +130,21 @@ class Router:
                 else:
                     continue
             # ...then one C-level scan for a possible start.
-            found = scan(subject)
-            if found is not None and rule.fires(subject, window, found):
-                fired.append(rule.id)
-                totals[rule.target] = totals.get(rule.target, 0.0) + rule.weight
+            try:
+                found = scan(subject)
+                if found is None or not rule.fires(subject, window, found):
+                    continue
+            except TimeoutError:  # only bounded (user) rules time out
+                logger.warning(
+                    "query_router: rule %r ran past %.0f ms on a %d-character query and was "
+                    "skipped; simplify its pattern",
+                    rule.id,
+                    RULE_TIMEOUT_S * 1000,
+                    len(subject),
+                )
+                continue
+            fired.append(rule.id)
+            totals[rule.target] = totals.get(rule.target, 0.0) + rule.weight
         decision = self._decide(totals, fired)
         _log_decision(decision, query)
         return decision

@@ -1,0 +1,69 @@
+"""User rules are matched under a time budget; catastrophic ones are refused at load (issue 10)."""
+
+import json
+import time
+
+import pytest
+
+from recall_engine.core.errors import InvalidRuleError
+from recall_engine.core.search_types import SearchType
+from router import DEFAULT_RULES, Router, Rule, load_rules, matcher, scorer
+
+EVIL = "(a|aa)+$"
+
+
+def _rule(pattern: str, examples: tuple[str, ...] = ()) -> Rule:
+    return Rule(
+        id="user.evil", pattern=pattern, target=SearchType.SUMMARIES, weight=3, examples=examples
+    )
+
+
+def test_a_catastrophic_rule_is_refused_when_the_router_is_built():
+    started = time.perf_counter()
+    with pytest.raises(InvalidRuleError, match=r"user.evil.*backtracks catastrophically"):
+        Router([*DEFAULT_RULES, _rule(EVIL)])
+    assert time.perf_counter() - started < 2
+
+
+def test_a_catastrophic_rule_is_refused_by_load_rules_naming_the_file(tmp_path):
+    path = tmp_path / "rules.json"
+    path.write_text(json.dumps({"rules": [_rule(EVIL).to_dict()]}))
+    with pytest.raises(InvalidRuleError, match=r"rules.json: .*user.evil"):
+        load_rules(path, base=DEFAULT_RULES)
+
+
+def test_a_rule_slow_on_its_own_example_is_refused():
+    with pytest.raises(InvalidRuleError, match="took more than"):
+        Router([_rule(r"(x+x+)+y|(b|bb)+c", examples=("b" * 40,))])
+
+
+def test_ordinary_user_rules_still_route():
+    rule = Rule(id="user.docs", pattern=r"\bdocs?\b", target=SearchType.SUMMARIES, weight=3)
+    router = Router([*DEFAULT_RULES, rule])
+    assert router.route("Where are the docs?").search_type is SearchType.SUMMARIES
+    assert router.route("not the docs please").search_type is not SearchType.SUMMARIES
+
+
+def test_a_rule_that_runs_out_of_time_on_a_query_does_not_fire(monkeypatch, caplog):
+    monkeypatch.setattr(scorer, "check_rule_speed", lambda rule: None)  # slip past the load check
+    router = Router([*DEFAULT_RULES, _rule(EVIL)])
+    started = time.perf_counter()
+    decision = router.route("a" * 60 + "!")
+    elapsed = time.perf_counter() - started
+    assert "user.evil" not in decision.fired
+    assert elapsed < 10 * matcher.RULE_TIMEOUT_S
+    assert "ran past" in caplog.text
+
+
+async def test_routing_stays_bounded_when_query_type_is_given(tmp_path, hash_embedder, monkeypatch):
+    from recall_engine import RecallEngine
+
+    monkeypatch.setattr(scorer, "check_rule_speed", lambda rule: None)
+    monkeypatch.setattr("router.rules.check_rule_speed", lambda rule: None)
+    path = tmp_path / "rules.json"
+    path.write_text(json.dumps({"rules": [_rule(EVIL).to_dict()]}))
+    async with RecallEngine(tmp_path / "data", embedder=hash_embedder, router_rules=path) as eng:
+        await eng.remember("aaaa is a word.")
+        started = time.perf_counter()
+        await eng.recall("a" * 60 + "!", SearchType.CHUNKS, only_context=True)
+        assert time.perf_counter() - started < 1
