@@ -17,10 +17,9 @@ from typing import Any
 from recall_engine.core.errors import StoreError
 from recall_engine.core.graph import Entity, Relation
 from recall_engine.storage import kuzu_graph_elements as ge
-from recall_engine.storage.graph_records import GraphRemoval, GraphWrite
 from recall_engine.storage.kuzu_readonly import ReadOnlyHandle
+from recall_engine.storage.graph_records import GraphRemoval, GraphWrite
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
-from recall_engine.storage.store_lock import open_error, record_holder, release_holder
 
 SCHEMA = [
     "CREATE NODE TABLE IF NOT EXISTS Dataset("
@@ -54,8 +53,10 @@ class KuzuGraphStore:
             # wait for an ingest's open transaction on the writer's connection.
             self._read_conn = kuzu.Connection(self._db)
         except Exception as exc:
-            raise open_error(path, exc) from exc
-        record_holder(path)
+            raise StoreError(
+                f"Could not open the Kuzu graph at {path}: {exc}. If another process holds "
+                "this data dir, close it first."
+            ) from exc
         # One query at a time per connection: Kuzu connections are not shared safely.
         self._lock = threading.RLock()
         self._read_lock = threading.Lock()
@@ -68,7 +69,6 @@ class KuzuGraphStore:
             self._read_conn.close()
             self._conn.close()
             self._db.close()
-        release_holder(self._path)
 
     def read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         """Run one of the store's own parameterised read queries on the read connection."""
@@ -91,6 +91,7 @@ class KuzuGraphStore:
             StoreError: the query is invalid, failed or ran past ``timeout_ms``.
         """
         return self._guard.run(query, params or {}, timeout_ms, self._generation)
+
 
     def execute(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         """Run one parameterised query and return all rows."""
