@@ -22,7 +22,7 @@ from recall_engine.config import RecallConfig
 from recall_engine.core.errors import InvalidInputError, SearchTypeNotImplementedError
 from recall_engine.core.models import ResponseGraphEntry, ResponseQAEntry
 from recall_engine.core.search_types import SearchType
-from recall_engine.embedding import Embedder
+from recall_engine.embedding import Embedder, embed_query
 from recall_engine.pipeline.answer import answer_entry
 from recall_engine.pipeline.normalize import context_entry, item_entries
 from recall_engine.pipeline.request import _PARAM_DEFAULTS, RecallRequest
@@ -207,9 +207,9 @@ class RecallPipeline:
     # helpers
 
     async def embed_query(self, text: str) -> np.ndarray:
-        """The unit vector of one query, off the event loop."""
-        vectors = await asyncio.to_thread(self.services.embedder.embed, [text], batch_size=1)
-        return np.asarray(vectors[0], dtype=np.float32)
+        """The unit vector of one query (cached per process), off the event loop."""
+        vector = await asyncio.to_thread(embed_query, self.services.embedder, text)
+        return np.asarray(vector, dtype=np.float32)
 
 
 def _retriever_config(retriever: type[Retriever], request: RecallRequest) -> RetrieverConfig:
