@@ -1,8 +1,10 @@
-"""The ``recall-engine`` command: remember files, recall from them, list datasets.
+"""The ``recall-engine`` command: remember files, recall from them, list and forget.
 
 recall-engine remember ./notes --dataset notes
 recall-engine recall "Where was Einstein born?" --type CHUNKS --dataset notes
 recall-engine datasets
+recall-engine items --dataset notes
+recall-engine forget --data-id <id> | --dataset notes
 """
 
 from __future__ import annotations
@@ -17,8 +19,18 @@ from recall_engine.core.errors import RecallEngineError
 from recall_engine.core.models import ResponseGraphEntry, ResponseQAEntry
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("recall-engine")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="recall-engine", description=__doc__.split("\n")[0])
+    parser.add_argument("--version", action="version", version=f"recall-engine {_version()}")
     parser.add_argument("--data-dir", default=None, help="default: $RECALL_ENGINE_DATA_DIR")
     parser.add_argument("--tenant", default=None)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -32,6 +44,13 @@ def _parser() -> argparse.ArgumentParser:
     rec.add_argument("--top-k", type=int, default=5)
     rec.add_argument("--json", action="store_true", help="print results as JSON")
     sub.add_parser("datasets", help="list datasets")
+    items = sub.add_parser("items", help="list data items (id, dataset, chunks, name)")
+    items.add_argument("--dataset", default=None)
+    items.add_argument("--json", action="store_true", help="print items as JSON")
+    fgt = sub.add_parser("forget", help="delete data items by id, or a whole dataset")
+    target = fgt.add_mutually_exclusive_group(required=True)
+    target.add_argument("--data-id", action="append", help="a data item id (repeatable)")
+    target.add_argument("--dataset", help="a dataset name: deletes the dataset")
     return parser
 
 
@@ -59,6 +78,19 @@ async def _run(args: argparse.Namespace) -> int:
                 print(json.dumps([r.model_dump(mode="json") for r in results], indent=2))
             for r in [] if args.json else results:
                 print(_line(r))
+        elif args.command == "items":
+            rows = await engine.list_items(dataset_name=args.dataset, tenant_id=args.tenant)
+            if args.json:
+                print(json.dumps(rows, indent=2))
+            for row in [] if args.json else rows:
+                print(
+                    f"{row['data_id']}\t{row['dataset_name']}\t{row['chunk_count']}\t{row['name']}"
+                )
+        elif args.command == "forget":
+            removed = await engine.forget(
+                data_id=args.data_id, dataset_name=args.dataset, tenant_id=args.tenant
+            )
+            print(f"forgot {removed} chunks")
         else:
             for name, dataset_id in sorted(
                 (await engine.list_datasets(tenant_id=args.tenant)).items()
@@ -83,6 +115,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RecallEngineError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, ValueError | TypeError) else 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -339,6 +339,33 @@ class RecallEngine:
             return {}
         return {name: dataset_id for dataset_id, name in store.datasets().items()}
 
+    async def list_items(
+        self, *, dataset_name: str | None = None, tenant_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        """The data items of a tenant (or of one dataset), oldest first: ``data_id``,
+        ``name``, ``dataset_name``, ``kind``, ``chunk_count``, ``created_at``.
+
+        Raises:
+            InvalidInputError: a bad ``dataset_name`` or ``tenant_id``.
+            DatasetNotFoundError: ``dataset_name`` does not exist.
+            StoreLockedError: another process holds the store.
+        """
+        name = check_name(dataset_name, what="dataset_name") if dataset_name is not None else None
+        tenant = self._tenant(tenant_id)
+        try:
+            store = await asyncio.to_thread(self.store, tenant)
+        except RecallPreconditionError:
+            if name is not None:
+                raise
+            return []
+        scope = self._scope(store, (name,), None) if name is not None else (None,)
+        rows: list[dict[str, Any]] = []
+        for dataset_id in scope:
+            rows += await asyncio.to_thread(store.graph.documents, dataset_id)
+        keys = ("name", "dataset_name", "kind", "chunk_count", "created_at")
+        items = [{"data_id": r["id"], **{k: r.get(k) for k in keys}} for r in rows]
+        return sorted(items, key=lambda i: (str(i["created_at"]), i["data_id"]))
+
 
 def _output_path(path: object, *, what: str) -> Path:
     """A file path to write to, checked before any work is done.

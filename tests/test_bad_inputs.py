@@ -1,0 +1,286 @@
+"""Every public entry point refuses bad input with a library error that names the
+argument, and leaves the store as it was (issue 10). One table per entry point."""
+
+import hashlib
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from recall_engine import Document, RecallEngine, cli
+from recall_engine.core.errors import (
+    ConfigError,
+    DatasetNotFoundError,
+    InvalidInputError,
+    InvalidRuleError,
+    RecallEngineError,
+    StoreLockedError,
+)
+from recall_engine.testing import DeterministicEmbedder
+
+
+def _snapshot(root) -> str:
+    """A digest of every file under the data dir (names and bytes), holder file aside."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "holder" not in p.name):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@pytest.fixture
+async def filled(tmp_path):
+    eng = RecallEngine(tmp_path / "data", embedder=DeterministicEmbedder())
+    await eng.remember("Einstein was born in Ulm.", dataset_name="physics")
+    yield eng
+    eng.close()
+
+
+def _fifo(tmp_path):
+    path = tmp_path / "fifo.txt"
+    os.mkfifo(path)
+    return path
+
+
+PYTHON_API = [
+    # (call, error class, the argument the message must name)
+    ("remember", lambda e, t: e.remember("bad \ud800"), InvalidInputError, "remember() text"),
+    ("remember", lambda e, t: e.remember(_fifo(t)), InvalidInputError, "FIFO"),
+    ("remember", lambda e, t: e.remember("notes.txt"), InvalidInputError, "Document(text="),
+    (
+        "remember",
+        lambda e, t: e.remember("x", dataset_name="name\n"),
+        InvalidInputError,
+        "dataset_name",
+    ),
+    ("remember", lambda e, t: e.remember("x", tenant_id=""), InvalidInputError, "tenant_id"),
+    (
+        "remember",
+        lambda e, t: e.remember("x", metadata={"k": {1}}),
+        InvalidInputError,
+        "metadata['k']",
+    ),
+    (
+        "remember",
+        lambda e, t: e.remember(Document(text="x", title="\udfff")),
+        InvalidInputError,
+        "Document.title",
+    ),
+    (
+        "remember",
+        lambda e, t: e.remember("x", show_progress="yes"),
+        InvalidInputError,
+        "show_progress",
+    ),
+    ("forget", lambda e, t: e.forget(data_id=123), InvalidInputError, "data_id"),
+    ("forget", lambda e, t: e.forget(data_id=[]), InvalidInputError, "data_id"),
+    ("forget", lambda e, t: e.forget(data_id=["nope"]), InvalidInputError, "data_id"),
+    ("forget", lambda e, t: e.forget(dataset_name="nope"), DatasetNotFoundError, "nope"),
+    ("forget", lambda e, t: e.forget(), InvalidInputError, "data_id"),
+    ("visualize_graph", lambda e, t: e.visualize_graph(""), InvalidInputError, "path"),
+    ("visualize_graph", lambda e, t: e.visualize_graph(None), InvalidInputError, "path"),
+    ("visualize_graph", lambda e, t: e.visualize_graph(t), InvalidInputError, "folder"),
+    (
+        "visualize_graph",
+        lambda e, t: e.visualize_graph(t / "g.html", ""),
+        InvalidInputError,
+        "dataset_name",
+    ),
+    (
+        "visualize_graph",
+        lambda e, t: e.visualize_graph(t / "g.html", "nope"),
+        DatasetNotFoundError,
+        "nope",
+    ),
+    (
+        "list_datasets",
+        lambda e, t: e.list_datasets(tenant_id="../x"),
+        InvalidInputError,
+        "tenant_id",
+    ),
+    ("list_items", lambda e, t: e.list_items(dataset_name="nope"), DatasetNotFoundError, "nope"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "call", "error", "named"),
+    PYTHON_API,
+    ids=[f"{r[0]}-{i}" for i, r in enumerate(PYTHON_API)],
+)
+async def test_python_api_refuses_bad_input(filled, tmp_path, name, call, error, named):
+    before = _snapshot(filled.config.data_dir)
+    with pytest.raises(error) as info:
+        await call(filled, tmp_path)
+    assert named in str(info.value)
+    assert _snapshot(filled.config.data_dir) == before
+    assert list(await filled.list_datasets()) == ["physics"]
+
+
+def test_visualize_graph_to_an_unwritable_path_is_refused(tmp_path):
+    import asyncio
+
+    async def go():
+        async with RecallEngine(tmp_path / "data", embedder=DeterministicEmbedder()) as eng:
+            await eng.remember("Ada met Babbage in London.")
+            (tmp_path / "file").write_text("x")
+            with pytest.raises(InvalidInputError, match="cannot be written"):
+                await eng.visualize_graph(tmp_path / "file" / "g.html")
+
+    asyncio.run(go())
+
+
+CONSTRUCTOR = [
+    (lambda t: {"data_dir": 123}, "data_dir"),
+    (lambda t: {"data_dir": _file(t)}, "data_dir"),
+    (lambda t: {"data_dir": t, "chunk_size": 0}, "chunk_size"),
+    (lambda t: {"data_dir": t, "default_tenant": "../x"}, "default_tenant"),
+    (lambda t: {"data_dir": t, "router_rules": t}, "router_rules"),
+    (lambda t: {"data_dir": t, "router_rules": t / "missing.toml"}, "router_rules"),
+]
+
+
+def _file(tmp_path):
+    path = tmp_path / "a-file"
+    path.write_text("x")
+    return path
+
+
+@pytest.mark.parametrize(("kwargs", "named"), CONSTRUCTOR)
+def test_engine_constructor_refuses_bad_configuration(tmp_path, kwargs, named):
+    with pytest.raises(ConfigError) as info:
+        RecallEngine(embedder=DeterministicEmbedder(), **kwargs(tmp_path))
+    assert named in str(info.value)
+    assert isinstance(info.value, ValueError)
+
+
+def test_a_rules_file_that_is_not_utf8_is_named(tmp_path):
+    path = tmp_path / "rules.toml"
+    path.write_bytes(b"\xff\xfe[[rules]]")
+    with pytest.raises(InvalidRuleError, match=r"rules.toml.*not UTF-8"):
+        RecallEngine(tmp_path / "data", embedder=DeterministicEmbedder(), router_rules=path)
+
+
+ENVIRONMENT = [
+    ("RECALL_ENGINE_DATA_DIR", "<file>", "RECALL_ENGINE_DATA_DIR"),
+    ("RECALL_ENGINE_CHUNK_SIZE", "0", "RECALL_ENGINE_CHUNK_SIZE"),
+    ("RECALL_ENGINE_CHUNK_SIZE", "abc", "RECALL_ENGINE_CHUNK_SIZE"),
+    ("RECALL_ENGINE_TENANT", "../x", "RECALL_ENGINE_TENANT"),
+    ("RECALL_ENGINE_GRAPH_EXTRACTOR", "magic", "RECALL_ENGINE_GRAPH_EXTRACTOR"),
+    ("LLM_TIMEOUT", "-1", "LLM_TIMEOUT"),
+]
+
+
+@pytest.mark.parametrize(("variable", "value", "named"), ENVIRONMENT)
+def test_environment_values_are_refused_by_variable(monkeypatch, tmp_path, variable, value, named):
+    monkeypatch.setenv(variable, str(_file(tmp_path)) if value == "<file>" else value)
+    with pytest.raises(ConfigError) as info:
+        RecallEngine(embedder=DeterministicEmbedder())
+    assert named in str(info.value)
+
+
+@pytest.fixture
+def fast_cli(monkeypatch):
+    original = RecallEngine.__init__
+
+    def init(self, data_dir=None, **kwargs):
+        kwargs.setdefault("embedder", DeterministicEmbedder())
+        original(self, data_dir, **kwargs)
+
+    monkeypatch.setattr(RecallEngine, "__init__", init)
+
+
+CLI = [
+    (lambda d, t: ["--data-dir", str(_file(t)), "datasets"], 2, "data_dir"),
+    (lambda d, t: ["--data-dir", d, "forget", "--data-id", "nope"], 2, "data_id"),
+    (lambda d, t: ["--data-dir", d, "forget", "--dataset", "nope"], 2, "nope"),
+    (lambda d, t: ["--data-dir", d, "items", "--dataset", "nope"], 2, "nope"),
+    (lambda d, t: ["--data-dir", d, "remember", "notes.txt"], 2, "Document(text="),
+    (lambda d, t: ["--data-dir", d, "remember", "x", "--dataset", "a/b"], 2, "dataset_name"),
+    (lambda d, t: ["--data-dir", d, "--tenant", "../x", "datasets"], 2, "tenant_id"),
+]
+
+
+def _logical(data) -> tuple:
+    """What the store holds, as a fresh engine sees it (Kuzu rewrites files on reopen)."""
+    import asyncio
+
+    async def read():
+        async with RecallEngine(data, embedder=DeterministicEmbedder()) as eng:
+            return await eng.list_datasets(), await eng.list_items()
+
+    return asyncio.run(read())
+
+
+@pytest.mark.parametrize(("argv", "status", "named"), CLI)
+def test_cli_refuses_bad_input_without_a_traceback(tmp_path, capsys, fast_cli, argv, status, named):
+    data = tmp_path / "data"
+    assert cli.main(["--data-dir", str(data), "remember", "Einstein was born in Ulm."]) == 0
+    capsys.readouterr()
+    before = _logical(data)
+    assert cli.main(argv(str(data), tmp_path)) == status
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and named in err and "Traceback" not in err
+    assert _logical(data) == before
+
+
+def test_cli_items_forget_and_version(tmp_path, capsys, fast_cli):
+    data = str(tmp_path / "data")
+    assert cli.main(["--data-dir", data, "remember", "Ada met Babbage.", "--dataset", "notes"]) == 0
+    capsys.readouterr()
+    assert cli.main(["--data-dir", data, "items"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    data_id, dataset, chunks, name = line.split("\t")
+    assert (dataset, chunks, name) == ("notes", "1", "Ada met Babbage.")
+    assert cli.main(["--data-dir", data, "forget", "--data-id", data_id]) == 0
+    assert "forgot 1 chunks" in capsys.readouterr().out
+    assert cli.main(["--data-dir", data, "items"]) == 0
+    assert capsys.readouterr().out == ""
+    with pytest.raises(SystemExit) as info:
+        cli.main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.startswith("recall-engine ")
+
+
+HOLDER = textwrap.dedent(
+    """
+    import asyncio, sys, time
+    from recall_engine import RecallEngine
+    from recall_engine.testing import DeterministicEmbedder
+    async def main():
+        eng = RecallEngine(sys.argv[1], embedder=DeterministicEmbedder())
+        await eng.remember("Einstein was born in Ulm.")
+        print("ready", flush=True)
+        time.sleep(30)
+    asyncio.run(main())
+    """
+)
+
+
+async def test_a_second_process_is_told_who_holds_the_store(tmp_path):
+    data = tmp_path / "data"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(data), "--holder-marker"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        eng = RecallEngine(data, embedder=DeterministicEmbedder())
+        try:
+            with pytest.raises(StoreLockedError) as info:
+                await eng.list_datasets()  # never "empty" because of a lost lock
+            message = str(info.value)
+            assert f"process {holder.pid}" in message and "--holder-marker" in message
+            assert "recall-engine serve" in message and "HTTP API" in message
+            with pytest.raises(StoreLockedError):
+                await eng.recall("Ulm")
+            with pytest.raises(StoreLockedError):
+                await eng.remember("more")
+        finally:
+            eng.close()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert isinstance(info.value, RecallEngineError)
