@@ -56,23 +56,3 @@ class ChunkRecord:
             dataset_name=self.dataset_name,
             message_ids=list(self.message_ids),
         )
-
-    def payload(self) -> dict[str, Any]:
-        """The normalised chunk payload results carry in ``raw``."""
-        out: dict[str, Any] = {
-            "id": self.id,
-            "text": self.text,
-            "data_id": self.data_id,
-            "chunk_index": self.chunk_index,
-            "document_name": self.document_name,
-            "dataset_id": self.dataset_id,
-            "dataset_name": self.dataset_name,
-            "metadata": dict(self.metadata),
-        }
-        if self.message_ids:
-            out["message_ids"] = list(self.message_ids)
-        if self.speaker is not None:
-            out["speaker"] = self.speaker
-        if self.timestamp is not None:
-            out["timestamp"] = self.timestamp
-        return out
