@@ -57,15 +57,20 @@ def layer_of(module: str) -> str:
     return "base"
 
 
-def project_imports(path: Path) -> set[str]:
+def project_imports(path: Path, known: set[str]) -> set[str]:
+    """Modules ``path`` imports; ``from pkg import sub`` names pkg.sub when that is
+    a module (the package's own ``__init__`` is not what the code depends on)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-            found.update(f"{node.module}.{a.name}" for a in node.names)
+            subs = {f"{node.module}.{a.name}" for a in node.names}
+            modules = subs & known
+            found.update(modules)
+            if len(modules) < len(subs):
+                found.add(node.module)
     return {m for m in found if m.split(".")[0] in PACKAGES}
 
 
@@ -74,7 +79,7 @@ def modules() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for name, path in known.items():
         targets = set()
-        for imported in project_imports(path):
+        for imported in project_imports(path, set(known)):
             # "from a.b import c" names module a.b.c when it exists, else a.b.
             while imported not in known and "." in imported:
                 imported = imported.rsplit(".", 1)[0]
