@@ -14,12 +14,14 @@ from retrievers.base import (
 )
 from retrievers.chunks import ChunksRetriever
 from retrievers.chunks_lexical import LexicalChunksRetriever
+from retrievers.hybrid_completion import HybridCompletionRetriever
 from retrievers.rag_completion import RagCompletionRetriever
 
 RETRIEVERS: dict[SearchType, type[Retriever]] = {
     SearchType.CHUNKS: ChunksRetriever,
     SearchType.CHUNKS_LEXICAL: LexicalChunksRetriever,
     SearchType.RAG_COMPLETION: RagCompletionRetriever,
+    SearchType.HYBRID_COMPLETION: HybridCompletionRetriever,
 }
 
 __all__ = [

@@ -14,6 +14,7 @@ GOLDEN = {
     "CHUNKS": ("ChunksRetriever", "chunk", False, False),
     "CHUNKS_LEXICAL": ("LexicalChunksRetriever", "chunk", False, False),
     "RAG_COMPLETION": ("RagCompletionRetriever", "rag_completion", True, False),
+    "HYBRID_COMPLETION": ("HybridCompletionRetriever", "rag_completion", True, False),
 }
 
 
