@@ -28,6 +28,7 @@ _EXPORTS = {
     "SearchType": "recall_engine.core.search_types",
     "RecallConfig": "recall_engine.config",
     "RecallEngine": "recall_engine.engine",
+    "build_context_string": "recall_engine.tenants.context_string",
     "get_default_engine": "recall_engine.api",
     "recall": "recall_engine.api",
     "remember": "recall_engine.api",
@@ -44,6 +45,7 @@ __all__ = [
     "ResponseQAEntry",
     "SearchType",
     "SourceRef",
+    "build_context_string",
     "get_default_engine",
     "recall",
     "remember",
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
     )
     from recall_engine.core.search_types import SearchType
     from recall_engine.engine import RecallEngine
+    from recall_engine.tenants.context_string import build_context_string
 
 
 def __getattr__(name: str) -> Any:

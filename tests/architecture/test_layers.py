@@ -23,7 +23,16 @@ LAYERS = [
     ("read", ("recall_engine.read",)),
     ("retrievers", ("retrievers",)),
     ("pipeline", ("recall_engine.pipeline",)),
-    ("engine", ("recall_engine.engine", "recall_engine.api", "recall_engine.cli")),
+    ("tenants", ("recall_engine.tenants",)),
+    (
+        "engine",
+        (
+            "recall_engine.engine",
+            "recall_engine.api",
+            "recall_engine.cli",
+            "recall_engine.server",
+        ),
+    ),
 ]
 
 # layer -> the layers it may import (besides itself). "base" is every other
@@ -37,7 +46,18 @@ ALLOWED = {
     "read": {"core", "storage", "base"},
     "retrievers": {"core", "read"},
     "pipeline": {"core", "router", "storage", "read", "retrievers", "base", "prompts"},
-    "engine": {"core", "router", "storage", "read", "retrievers", "pipeline", "base", "prompts"},
+    "tenants": {"core", "storage", "read", "base", "prompts"},
+    "engine": {
+        "core",
+        "router",
+        "storage",
+        "read",
+        "retrievers",
+        "pipeline",
+        "tenants",
+        "base",
+        "prompts",
+    },
     "base": {"core", "storage", "base", "prompts"},
 }
 

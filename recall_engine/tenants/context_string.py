@@ -1,0 +1,93 @@
+"""``build_context_string``: a RetrievalResult as LLM-ready text, in HydraDB's
+documented format (``=== ENTITY PATHS ===`` then ``=== CONTEXT ===`` with
+``Chunk N``, ``Source:``, the content, ``Graph Relations:``, ``Extra Context:``
+and ``---``), chunks in the order the server returned them.
+
+Works on our ``RetrievalResult``, on the SDK's model, and on the raw JSON dict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if obj is None:
+        return default
+    value = obj.get(name, default) if isinstance(obj, Mapping) else getattr(obj, name, default)
+    return default if value is None else value
+
+
+def _triplet_line(triplet: Any) -> str:
+    relation = _get(triplet, "relation")
+    line = (
+        f"[{_get(_get(triplet, 'source'), 'name', '')}] -> "
+        f"{_get(relation, 'canonical_predicate', '')} -> "
+        f"[{_get(_get(triplet, 'target'), 'name', '')}]"
+    )
+    return line
+
+
+def _format_path_chain(path: Any) -> str:
+    parts = []
+    for triplet in _get(path, "triplets", []):
+        relation = _get(triplet, "relation")
+        line = _triplet_line(triplet)
+        context = _get(relation, "context", "")
+        if context:
+            line += f": {context}"
+        temporal = _get(relation, "temporal_details")
+        if temporal:
+            line += f" [Time: {temporal}]"
+        parts.append(line)
+    return "\n  ↳ ".join(parts)
+
+
+def build_context_string(result: Any) -> str:
+    """The context string for one recall result (see the module docstring)."""
+    lines: list[str] = []
+    graph = _get(result, "graph_context")
+    query_paths = _get(graph, "query_paths", [])
+    if query_paths:
+        lines.append("=== ENTITY PATHS ===")
+        lines.extend(_format_path_chain(path) for path in query_paths)
+        lines.append("")
+    chunks = _get(result, "chunks", [])
+    extra_context = _get(result, "additional_context", {})
+    groups_of = _get(graph, "chunk_id_to_group_ids", {})
+    chunk_relations = _get(graph, "chunk_relations", [])
+    if chunks:
+        lines.append("=== CONTEXT ===")
+        for n, chunk in enumerate(chunks, start=1):
+            lines.append(f"Chunk {n}")
+            title = _get(chunk, "source_title", "")
+            if title:
+                lines.append(f"Source: {title}")
+            lines.append(_get(chunk, "chunk_content", ""))
+            chunk_id = _get(chunk, "chunk_uuid", "")
+            group_ids = groups_of.get(chunk_id, []) if chunk_id else []
+            relevant = [r for r in chunk_relations if _get(r, "group_id") in group_ids]
+            if relevant:
+                lines.append("Graph Relations:")
+                for relation_group in relevant:
+                    for triplet in _get(relation_group, "triplets", []):
+                        relation = _get(triplet, "relation")
+                        line = f"  {_triplet_line(triplet)}: {_get(relation, 'context', '')}"
+                        temporal = _get(relation, "temporal_details")
+                        if temporal:
+                            line += f" [Time: {temporal}]"
+                        lines.append(line)
+            extras = [
+                extra_context[i] for i in _get(chunk, "extra_context_ids", []) if i in extra_context
+            ]
+            if extras:
+                lines.append("Extra Context:")
+                for extra in extras:
+                    lines.append(
+                        f"  Related Context ({_get(extra, 'source_title', '')}): "
+                        f"{_get(extra, 'chunk_content', '')}"
+                    )
+            lines.append("---")
+            lines.append("")
+    return "\n".join(lines)

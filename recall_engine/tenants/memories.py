@@ -1,0 +1,151 @@
+"""Turn HydraDB memories and knowledge sources into the engine's documents and
+conversations, with the source's fields and metadata on every chunk."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from recall_engine.core.models import Conversation, Document, Message
+from recall_engine.ingest.validation import check_metadata
+from recall_engine.read.tenant_reader import EXPIRES_KEY
+from recall_engine.tenants.convert import ADDITIONAL_KEY, SOURCE_KEY, TENANT_KEY
+from recall_engine.tenants.models import KnowledgeSource, MemoryItem
+
+
+@dataclass
+class Prepared:
+    """One source ready to remember, or the reason it cannot be."""
+
+    source_id: str
+    title: str | None
+    data: Document | Conversation | None = None
+    error: str | None = None
+    filename: str | None = None
+
+
+def _iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.isoformat()
+
+
+def _metadata(
+    *,
+    source: dict[str, Any],
+    tenant_metadata: dict[str, Any] | None,
+    additional: dict[str, Any] | None,
+    expiry_time: int | None,
+) -> dict[str, Any]:
+    metadata: dict[str, Any] = {
+        SOURCE_KEY: {k: v for k, v in source.items() if v is not None},
+        TENANT_KEY: check_metadata(tenant_metadata, what="tenant_metadata"),
+        ADDITIONAL_KEY: check_metadata(additional, what="additional_metadata"),
+    }
+    if expiry_time is not None and expiry_time > 0:
+        metadata[EXPIRES_KEY] = time.time() + expiry_time
+    return metadata
+
+
+def _relations(relations: Any) -> list[str]:
+    return list(relations.cortex_source_ids) if relations is not None else []
+
+
+def prepare_memory(item: MemoryItem) -> Prepared:
+    """A memory as a document (text, markdown) or a conversation (user/assistant pairs)."""
+    source_id = item.source_id or uuid.uuid4().hex
+    first = item.text or (item.user_assistant_pairs[0].user if item.user_assistant_pairs else "")
+    title = item.title or " ".join(first.split()[:8]) or source_id
+    try:
+        metadata = _metadata(
+            source={
+                "source_id": source_id,
+                "title": title,
+                "type": "memory",
+                "timestamp": _iso(item.timestamp),
+                "uploaded_at": datetime.now(UTC).isoformat(),
+                "relations": _relations(item.relations),
+                "user_name": item.user_name,
+            },
+            tenant_metadata=item.tenant_metadata,
+            additional={**(item.document_metadata or {}), **(item.additional_metadata or {})},
+            expiry_time=item.expiry_time,
+        )
+    except ValueError as exc:
+        return Prepared(source_id, title, error=str(exc))
+    if item.user_assistant_pairs:
+        messages: list[Message] = []
+        if item.text and item.text.strip():
+            messages.append(Message(id=f"{source_id}:note", speaker="note", text=item.text))
+        for n, pair in enumerate(item.user_assistant_pairs):
+            for role, text in (
+                (item.user_name or "user", pair.user),
+                ("assistant", pair.assistant),
+            ):
+                if text.strip():
+                    messages.append(
+                        Message(
+                            id=f"{source_id}:{n}:{role}",
+                            speaker=role,
+                            text=text,
+                            timestamp=item.timestamp,
+                        )
+                    )
+        if not messages:
+            return Prepared(source_id, title, error="the memory's user_assistant_pairs are empty")
+        data: Document | Conversation = Conversation(
+            messages=messages, title=title, metadata=metadata, source_id=source_id
+        )
+    elif item.text and item.text.strip():
+        data = Document(
+            text=item.text,
+            title=title,
+            metadata=metadata,
+            created_at=item.timestamp,
+            source_id=source_id,
+        )
+    else:
+        return Prepared(source_id, title, error="a memory needs text or user_assistant_pairs")
+    return Prepared(source_id, title, data=data)
+
+
+def prepare_source(source: KnowledgeSource, *, filename: str | None = None) -> Prepared:
+    """A knowledge source (an app source or an uploaded file's text) as a document."""
+    source_id = source.id or source.source_id or uuid.uuid4().hex
+    title = source.title or filename
+    text = source.text
+    if text is None and source.content is not None:
+        text = source.content.text or source.content.markdown
+    if text is None or not text.strip():
+        return Prepared(source_id, title, error="the source has no text content", filename=filename)
+    try:
+        metadata = _metadata(
+            source={
+                "source_id": source_id,
+                "title": title,
+                "type": source.type or ("file" if filename else "document"),
+                "description": source.description,
+                "url": source.url,
+                "timestamp": _iso(source.timestamp),
+                "uploaded_at": datetime.now(UTC).isoformat(),
+                "relations": _relations(source.relations),
+            },
+            tenant_metadata=source.tenant_metadata,
+            additional={
+                **(source.metadata or {}),
+                **(source.document_metadata or {}),
+                **(source.additional_metadata or {}),
+            },
+            expiry_time=source.expiry_time,
+        )
+    except ValueError as exc:
+        return Prepared(source_id, title, error=str(exc), filename=filename)
+    document = Document(
+        text=text, title=title, metadata=metadata, created_at=source.timestamp, source_id=source_id
+    )
+    return Prepared(source_id, title, data=document, filename=filename)

@@ -1,0 +1,324 @@
+"""HydraDB v1 request and response shapes, field for field.
+
+Existing HydraDB clients (the official SDK among them) send and parse these, so
+names, defaults and optionality follow the public OpenAPI schemas. Requests
+ignore fields they do not know (clients send a few more than we use); responses
+carry exactly HydraDB's fields, plus ``alpha_used`` on a ``RetrievalResult``
+(clients ignore extra fields).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+DEFAULT_SUB_TENANT = "default"
+
+
+def _json_object(value: Any) -> Any:
+    """Metadata may arrive as an object or, from the SDK, as a JSON string of one."""
+    if isinstance(value, str):
+        if not value.strip():
+            return None
+        try:
+            return json.loads(value)
+        except ValueError as exc:
+            raise ValueError(f"expected a JSON object, got {value[:80]!r}") from exc
+    return value
+
+
+JsonObject = Annotated[dict[str, Any] | None, BeforeValidator(_json_object)]
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class _Response(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# recall
+
+
+class RecallSearchRequest(_Request):
+    """Request body of ``full_recall`` (knowledge) and ``recall_preferences`` (memories)."""
+
+    tenant_id: str = Field(min_length=1, description="The tenant to search.")
+    sub_tenant_id: str | None = Field(
+        default=None, description="The sub-tenant; the default sub-tenant when omitted."
+    )
+    query: str = Field(min_length=1, description="Search terms or a natural-language question.")
+    max_results: int | None = Field(default=None, ge=1, le=1000)
+    mode: Literal["fast", "thinking"] = "fast"
+    alpha: Annotated[float, Field(ge=0.0, le=1.0)] | Literal["auto"] = Field(
+        default=0.8, description="0.0 = keyword ranking, 1.0 = semantic ranking, or 'auto'."
+    )
+    recency_bias: float = Field(default=0.0, ge=0.0, le=1.0)
+    graph_context: bool = False
+    search_forceful_relations: bool = True
+    additional_context: str | None = None
+    metadata_filters: dict[str, Any] | None = Field(
+        default=None,
+        description="AND of exact equalities: top-level keys are tenant fields declared "
+        "with enable_match; 'additional_metadata' holds per-source equalities. No operators.",
+    )
+
+
+class BooleanRecallRequest(_Request):
+    tenant_id: str = Field(min_length=1)
+    sub_tenant_id: str | None = None
+    query: str = Field(min_length=1)
+    operator: Literal["or", "and", "phrase"] = "or"
+    max_results: int | None = Field(default=None, ge=1, le=1000)
+    search_mode: Literal["sources", "memories"] = "sources"
+
+
+class QnARequest(_Request):
+    tenant_id: str = Field(min_length=1)
+    sub_tenant_id: str | None = None
+    question: str = Field(min_length=1)
+    max_chunks: int | None = Field(default=None, ge=1, le=100)
+    mode: Literal["fast", "thinking"] = "fast"
+    alpha: float | None = Field(default=None, ge=0.0, le=1.0)
+    search_mode: Literal["sources", "memories"] = "sources"
+    include_graph_context: bool = False
+    extra_context: str | None = None
+    llm_provider: str | None = None
+    model: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+
+
+class Entity(_Response):
+    name: str
+    type: str
+    namespace: str = "default"
+    entity_id: str
+    identifier: str | None = None
+
+
+class RelationEvidence(_Response):
+    canonical_predicate: str
+    raw_predicate: str
+    context: str
+    confidence: float = Field(default=0.8, ge=0.0, le=1.0)
+    temporal_details: str | None = None
+    timestamp: datetime | None = None
+    relationship_id: str
+    chunk_id: str | None = None
+    source_entity_id: str | None = None
+    target_entity_id: str | None = None
+
+
+class PathTriplet(_Response):
+    source: Entity
+    relation: RelationEvidence
+    target: Entity
+
+
+class ScoredPathResponse(_Response):
+    triplets: list[PathTriplet]
+    relevancy_score: float
+    combined_context: str | None = None
+    group_id: str | None = None
+    source_chunk_ids: list[str] | None = None
+
+
+class GraphContext(_Response):
+    query_paths: list[ScoredPathResponse] = Field(default_factory=list)
+    chunk_relations: list[ScoredPathResponse] = Field(default_factory=list)
+    chunk_id_to_group_ids: dict[str, list[str]] = Field(default_factory=dict)
+
+
+class VectorStoreChunk(_Response):
+    chunk_uuid: str
+    source_id: str
+    chunk_content: str
+    source_type: str = ""
+    source_upload_time: str = ""
+    source_title: str = ""
+    source_last_updated_time: str = ""
+    layout: str | None = None
+    relevancy_score: float | None = None
+    document_metadata: dict[str, Any] | None = None
+    tenant_metadata: dict[str, Any] | None = None
+    extra_context_ids: list[str] | None = None
+
+
+class SourceInfo(_Response):
+    id: str
+    title: str = ""
+    type: str = ""
+    description: str = ""
+    url: str = ""
+    timestamp: str = ""
+    tenant_metadata: dict[str, Any] = Field(default_factory=dict)
+    document_metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class RetrievalResult(_Response):
+    """Chunks in rank order, their deduplicated sources, graph context and the
+    chunks of forcefully related sources (``additional_context``)."""
+
+    chunks: list[VectorStoreChunk] = Field(default_factory=list)
+    sources: list[SourceInfo] = Field(default_factory=list)
+    graph_context: GraphContext = Field(default_factory=GraphContext)
+    additional_context: dict[str, VectorStoreChunk] = Field(default_factory=dict)
+    alpha_used: float | None = Field(
+        default=None, description="The hybrid weight the search used (the chosen one for 'auto')."
+    )
+
+
+class QnASearchResponse(_Response):
+    success: bool = True
+    answer: str
+    chunks: list[VectorStoreChunk] = Field(default_factory=list)
+    graph_context: GraphContext | None = None
+    model_used: str | None = None
+    timing: dict[str, float] = Field(default_factory=dict)
+    answer_mode: Literal["llm", "extractive"] = "extractive"
+
+
+# ingestion
+
+
+class UserAssistantPair(_Request):
+    user: str
+    assistant: str
+
+
+class ForcefulRelations(_Request):
+    cortex_source_ids: list[str] = Field(default_factory=list)
+    properties: dict[str, Any] | None = None
+
+
+def _relations(value: Any) -> Any:
+    if isinstance(value, list):
+        return {"cortex_source_ids": value}
+    return value
+
+
+Relations = Annotated[ForcefulRelations | None, BeforeValidator(_relations)]
+
+
+class MemoryItem(_Request):
+    """One memory: text (plain or markdown) or a user/assistant conversation."""
+
+    source_id: str | None = None
+    title: str | None = None
+    text: str | None = None
+    user_assistant_pairs: list[UserAssistantPair] | None = None
+    is_markdown: bool | None = None
+    infer: bool | None = None
+    custom_instructions: str | None = None
+    user_name: str | None = None
+    expiry_time: int | None = Field(default=None, description="Time to live, in seconds.")
+    timestamp: datetime | None = None
+    tenant_metadata: JsonObject = None
+    additional_metadata: JsonObject = None
+    document_metadata: JsonObject = None
+    relations: Relations = None
+
+
+class AddMemoryRequest(_Request):
+    memories: list[MemoryItem] = Field(min_length=1, max_length=1000)
+    tenant_id: str = Field(min_length=1)
+    sub_tenant_id: str | None = None
+    upsert: bool = True
+
+
+class MemoryResultItem(_Response):
+    source_id: str
+    title: str | None = None
+    status: Literal["queued", "processing", "completed", "failed"] = "completed"
+    infer: bool | None = None
+    error: str | None = None
+
+
+class AddMemoryResponse(_Response):
+    success: bool = True
+    message: str = ""
+    results: list[MemoryResultItem] = Field(default_factory=list)
+    success_count: int = 0
+    failed_count: int = 0
+
+
+class SourceContent(_Request):
+    text: str | None = None
+    markdown: str | None = None
+
+
+class KnowledgeSource(_Request):
+    """A document for the knowledge collection (an app source or an uploaded file)."""
+
+    id: str | None = Field(default=None, description="The source id (also read from source_id).")
+    source_id: str | None = None
+    title: str | None = None
+    type: str | None = None
+    description: str | None = None
+    url: str | None = None
+    timestamp: datetime | None = None
+    text: str | None = None
+    content: SourceContent | None = None
+    expiry_time: int | None = None
+    tenant_metadata: JsonObject = None
+    additional_metadata: JsonObject = None
+    document_metadata: JsonObject = None
+    metadata: JsonObject = None
+    relations: Relations = None
+
+
+class SourceUploadResultItem(_Response):
+    source_id: str
+    filename: str | None = None
+    status: Literal["queued", "processing", "completed", "failed"] = "completed"
+    error: str | None = None
+
+
+class SourceUploadResponse(_Response):
+    success: bool = True
+    message: str = ""
+    results: list[SourceUploadResultItem] = Field(default_factory=list)
+    success_count: int = 0
+    failed_count: int = 0
+
+
+# tenants
+
+
+class CustomPropertyDefinition(_Request):
+    name: str = Field(min_length=1)
+    data_type: str | None = None
+    max_length: int | None = None
+    enable_analyzer: bool | None = None
+    enable_match: bool | None = None
+    enable_dense_embedding: bool | None = None
+    enable_sparse_embedding: bool | None = None
+    nullable: bool | None = None
+
+
+class TenantCreateRequest(_Request):
+    tenant_id: str = Field(min_length=1)
+    is_embeddings_tenant: bool = False
+    embeddings_dimension: int | None = None
+    tenant_metadata_schema: list[CustomPropertyDefinition] | None = None
+
+
+class TenantCreateAcceptedResponse(_Response):
+    status: str = "created"
+    tenant_id: str
+    message: str = ""
+
+
+class ErrorResponse(_Response):
+    success: bool = False
+    message: str = Field(default="Error occurred", min_length=1)
+    error_code: str | None = None
+
+
+class ActualErrorResponse(_Response):
+    detail: ErrorResponse
