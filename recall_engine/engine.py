@@ -7,7 +7,7 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recall_engine.config import RecallConfig
 from recall_engine.core.errors import (
@@ -26,6 +26,9 @@ from recall_engine.pipeline.scope import resolve_dataset_ids
 from recall_engine.storage.store_lock import lock_holder, locked_error
 from recall_engine.storage.tenant import TenantStore
 from router import DEFAULT_RULES, Router, default_router, load_rules
+
+if TYPE_CHECKING:
+    from recall_engine.tenants import TenantAPI
 
 
 def _build_router(config: RecallConfig) -> Router:
@@ -366,6 +369,75 @@ class RecallEngine:
         items = [{"data_id": r["id"], **{k: r.get(k) for k in keys}} for r in rows]
         return sorted(items, key=lambda i: (str(i["created_at"]), i["data_id"]))
 
+
+    # HydraDB-style tenant API (recall_engine.tenants); thin delegations.
+
+    @property
+    def tenants(self) -> TenantAPI:
+        """The multi-tenant recall API over this engine (created on first use)."""
+        with self._open_lock:
+            api = getattr(self, "_tenant_api", None)
+            if api is None:
+                from recall_engine.tenants import TenantAPI
+
+                api = self._tenant_api = TenantAPI(self)
+            return api
+
+    async def create_tenant(
+        self, tenant_id: str, metadata_schema: Sequence[Any] | None = None
+    ) -> Any:
+        """Create a tenant; ``metadata_schema`` declares its filterable metadata fields.
+        See ``TenantAPI.create_tenant``."""
+        return await self.tenants.create_tenant(tenant_id, metadata_schema)
+
+    async def add_memory(
+        self,
+        tenant_id: str,
+        memories: Sequence[Any],
+        *,
+        sub_tenant_id: str | None = None,
+        upsert: bool = True,
+    ) -> Any:
+        """Store memories in a sub-tenant. See ``TenantAPI.add_memory``."""
+        return await self.tenants.add_memory(
+            tenant_id, memories, sub_tenant_id=sub_tenant_id, upsert=upsert
+        )
+
+    async def upload_knowledge(
+        self,
+        tenant_id: str,
+        sources: Sequence[Any] = (),
+        *,
+        sub_tenant_id: str | None = None,
+        upsert: bool = True,
+    ) -> Any:
+        """Store documents in a sub-tenant's knowledge. See ``TenantAPI.upload_knowledge``."""
+        return await self.tenants.upload_knowledge(
+            tenant_id, sources, sub_tenant_id=sub_tenant_id, upsert=upsert
+        )
+
+    async def full_recall(self, request: Any = None, **fields: Any) -> Any:
+        """Hybrid search of knowledge; returns a ``RetrievalResult``."""
+        return await self.tenants.full_recall(request, **fields)
+
+    async def recall_preferences(self, request: Any = None, **fields: Any) -> Any:
+        """Hybrid search of memories; returns a ``RetrievalResult``."""
+        return await self.tenants.recall_preferences(request, **fields)
+
+    async def boolean_recall(self, tenant_id: str, query: str, **options: Any) -> Any:
+        """Exact lexical search (or / and / phrase). See ``TenantAPI.boolean_recall``."""
+        return await self.tenants.boolean_recall(tenant_id, query, **options)
+
+    async def drop_tenant(self, tenant_id: str) -> None:
+        """Close a tenant's store and delete its folder (everything it holds)."""
+        import shutil
+
+        tenant = self._tenant(tenant_id)
+        with self._open_lock:
+            store = self._stores.pop(tenant, None)
+            if store is not None:
+                store.close()
+        await asyncio.to_thread(shutil.rmtree, self.config.tenant_dir(tenant), True)
 
 def _output_path(path: object, *, what: str) -> Path:
     """A file path to write to, checked before any work is done.
