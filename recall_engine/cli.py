@@ -5,6 +5,7 @@ recall-engine recall "Where was Einstein born?" --type CHUNKS --dataset notes
 recall-engine datasets
 recall-engine items --dataset notes
 recall-engine forget --data-id <id> | --dataset notes
+recall-engine serve --host 127.0.0.1 --port 8000
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ def _parser() -> argparse.ArgumentParser:
     target = fgt.add_mutually_exclusive_group(required=True)
     target.add_argument("--data-id", action="append", help="a data item id (repeatable)")
     target.add_argument("--dataset", help="a dataset name: deletes the dataset")
+    from recall_engine.server.__main__ import add_arguments
+
+    add_arguments(sub.add_parser("serve", help="run the HTTP API server (FastAPI + uvicorn)"))
     return parser
 
 
@@ -110,6 +114,10 @@ def _line(result: ResponseGraphEntry | ResponseQAEntry) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (2 for a usage error, 1 for a runtime failure)."""
     args = _parser().parse_args(argv)
+    if args.command == "serve":
+        from recall_engine.server.__main__ import serve
+
+        return serve(args)
     try:
         return asyncio.run(_run(args))
     except RecallEngineError as exc:

@@ -1,0 +1,195 @@
+"""The HTTP server: HydraDB's v1 API and the engine's remember/recall, on FastAPI.
+
+``create_app(engine, settings)`` builds the app; ``python -m recall_engine.server``
+or ``recall-engine serve`` runs it under uvicorn. Ingestion answers once the data
+is durable and searchable (no job ids to poll).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import Depends, FastAPI
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from recall_engine.core.models import Conversation, Document
+from recall_engine.server import errors
+from recall_engine.server.auth import Authenticator, Principal
+from recall_engine.server.errors import ApiError, envelope
+from recall_engine.server.ratelimit import TokenBuckets
+
+DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    auth: bool = True
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    rate: float = 200.0
+    """Requests per second per key (0: no limit)."""
+    burst: int = 400
+
+
+class BodyLimit:
+    """Refuse request bodies over ``limit`` bytes with 413, by Content-Length or
+    while streaming, before the app reads them."""
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            await self._refuse(scope, receive, send)
+            return
+        body = bytearray()
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.limit:
+                await self._refuse(scope, receive, send)
+                return
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = envelope(
+            413,
+            "PAYLOAD_TOO_LARGE",
+            f"The request body is larger than the limit of {self.limit} bytes.",
+        )
+        await response(scope, receive, send)
+
+
+class RecallBody(BaseModel):
+    """``POST /api/v1/recall``: the Python ``recall()`` arguments, snake_case or camelCase."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    query_text: str = Field(
+        min_length=1, validation_alias=AliasChoices("query_text", "queryText", "query")
+    )
+    query_type: str | None = None
+    datasets: list[str] | str | None = None
+    dataset_ids: list[str] | None = None
+    top_k: int = Field(default=15, ge=1, le=1000)
+    auto_route: bool = True
+    session_id: str | None = None
+    only_context: bool = False
+    system_prompt: str | None = None
+    node_name: list[str] | None = None
+    node_name_filter_operator: str = "OR"
+    wide_search_top_k: int | None = Field(default=None, ge=1, le=10000)
+    triplet_distance_penalty: float | None = None
+    feedback_influence: float = 0.0
+    verbose: bool = False
+    retriever_specific_config: dict[str, Any] | None = None
+    include_references: bool = False
+    user: str | dict[str, Any] | None = None
+    tenant_id: str | None = None
+
+
+class RememberBody(BaseModel):
+    """``POST /api/v1/remember``: texts, documents or conversations into a dataset."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    data: str | dict[str, Any] | list[str | dict[str, Any]] = Field(
+        description="Text (never read as a path), a Document {text, ...}, a Conversation "
+        "{messages: [...]}, or a list of these."
+    )
+    dataset_name: str = "main_dataset"
+    metadata: dict[str, Any] | None = None
+    tenant_id: str | None = None
+    user: str | dict[str, Any] | None = None
+
+
+def _item(value: str | dict[str, Any]) -> Document | Conversation:
+    if isinstance(value, str):
+        return Document(text=value)
+    if "messages" in value:
+        return Conversation.model_validate(value)
+    return Document.model_validate(value)
+
+
+def _accepts(function: Any, name: str) -> bool:
+    return name in inspect.signature(function).parameters
+
+
+def create_app(engine: Any, settings: ServerSettings | None = None) -> FastAPI:
+    """The app over ``engine`` (a ``RecallEngine``)."""
+    from recall_engine.server.routes import hydra_router
+
+    settings = settings or ServerSettings()
+    app = FastAPI(
+        title="recall-engine",
+        version="0.1.0",
+        description="HydraDB v1 recall API and recall-engine's remember/recall over HTTP.",
+    )
+    app.state.engine = engine
+    app.state.settings = settings
+    buckets = TokenBuckets(settings.rate, settings.burst)
+    auth = Authenticator(engine.tenants.registry, buckets, enabled=settings.auth)
+    app.state.auth = auth
+    errors.install(app)
+    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+
+    @app.get("/health", tags=["meta"])
+    async def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.post("/api/v1/recall", tags=["engine"])
+    async def recall(body: RecallBody, who: Principal = Depends(auth)) -> list[dict[str, Any]]:
+        tenant = engine.tenant_name(body.tenant_id)
+        who.check(tenant)
+        fields = body.model_dump(exclude={"query_text", "query_type"}, exclude_none=True)
+        if body.user is None:
+            fields.pop("user", None)
+        results = await engine.recall(body.query_text, body.query_type, **fields)
+        return [r.model_dump(mode="json") for r in results]
+
+    @app.post("/api/v1/remember", tags=["engine"])
+    async def remember(body: RememberBody, who: Principal = Depends(auth)) -> dict[str, Any]:
+        tenant = engine.tenant_name(body.tenant_id)
+        who.check(tenant)
+        data = [_item(v) for v in body.data] if isinstance(body.data, list) else _item(body.data)
+        options: dict[str, Any] = {
+            "dataset_name": body.dataset_name,
+            "metadata": body.metadata,
+            "tenant_id": tenant,
+        }
+        if body.user is not None:
+            if not _accepts(engine.remember, "user"):
+                raise ApiError(400, "INVALID_PARAMETERS", "This engine has no users; omit 'user'.")
+            options["user"] = body.user
+        result = await engine.remember(data, **options)
+        return dict(result.model_dump(mode="json"))
+
+    app.include_router(hydra_router(engine, auth))
+    return app

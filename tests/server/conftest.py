@@ -1,0 +1,103 @@
+"""A real uvicorn server on 127.0.0.1 (a free port), in a thread of the test
+process so a test can reach into its engine; stopped in teardown."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+from recall_engine import RecallEngine
+from recall_engine.server import ServerSettings, create_app
+from recall_engine.tenants.registry import ADMIN
+
+ADMIN_KEY = "admin-key-000000000000"
+KEYS = {"acme": "acme-key-0000000000000", "globex": "globex-key-000000000000"}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class LiveServer:
+    engine: RecallEngine
+    base_url: str
+    server: uvicorn.Server
+    thread: threading.Thread
+
+    def client(self, key: str | None = ADMIN_KEY, **options: Any) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        return httpx.Client(base_url=self.base_url, headers=headers, timeout=60, **options)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        self.engine.close()
+
+
+def start_server(engine: RecallEngine, settings: ServerSettings) -> LiveServer:
+    registry = engine.tenants.registry
+    registry.add_key(ADMIN_KEY, ADMIN)
+    for tenant, key in KEYS.items():
+        registry.add_key(key, tenant)
+    port = free_port()
+    config = uvicorn.Config(
+        create_app(engine, settings),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        ws="none",
+        lifespan="off",
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    return LiveServer(engine, f"http://127.0.0.1:{port}", server, thread)
+
+
+@pytest.fixture
+def make_server(tmp_path: Path, hash_embedder) -> Iterator[Callable[..., LiveServer]]:
+    """Start servers (deterministic embedder unless one is given); all stop at teardown."""
+    started: list[LiveServer] = []
+
+    def make(embedder: Any = None, **settings: Any) -> LiveServer:
+        data = tmp_path / f"data{len(started)}"
+        engine = RecallEngine(data, embedder=embedder or hash_embedder)
+        live = start_server(engine, ServerSettings(**settings))
+        started.append(live)
+        return live
+
+    yield make
+    for live in started:
+        live.stop()
+
+
+@pytest.fixture
+def live(make_server) -> LiveServer:
+    return make_server()
+
+
+def error_of(response: httpx.Response) -> dict[str, Any]:
+    """The envelope's detail, checked for shape."""
+    body = response.json()
+    assert set(body) == {"detail"}, body
+    detail = body["detail"]
+    assert detail["success"] is False
+    assert isinstance(detail["message"], str) and detail["message"]
+    return dict(detail)
