@@ -37,12 +37,14 @@ from recall_engine.core.graph import (
     ChunkExtraction,
     Entity,
     EntityType,
+    Relation,
     lookup_keys,
 )
 from recall_engine.core.normalize import normalize_name
 from recall_engine.graph.extractor import ChunkInput, Extractor
 from recall_engine.graph.resolution import DEFAULT_SIMILARITY_THRESHOLD, Resolution, resolve
 from recall_engine.graph.rules import RuleBasedExtractor
+from recall_engine.graph.rules_relations import RELATED_TO
 from recall_engine.storage.graph_records import (
     ENTITIES,
     EVENTS,
@@ -100,7 +102,7 @@ def start_extraction(
 NearestFn = Callable[[np.ndarray, Sequence[str]], list[tuple[dict[str, Any], np.ndarray]]]
 """(vectors of new entities, their types) -> stored entities of the dataset, of
 the same type, at least as similar as the threshold: rows with ``id`` and
-``name``, each with its vector (``VectorMirror.nearest``)."""
+``name``, each with its vector (``VectorIndex.nearest``)."""
 
 NEAREST_K = 5
 """Stored neighbours looked at per new entity."""
@@ -123,10 +125,25 @@ class GraphPlan:
     @property
     def texts(self) -> list[str]:
         """The texts to embed, once each: entity texts not known yet, refreshed
-        entity texts, then relation texts."""
+        entity texts, then relation texts. A co-mention relation embeds nothing:
+        its sentence is all it says, so its chunk's vector stands for it."""
         wanted = [t for _, t in self.entity_texts] + [t for _, t in self.refresh_texts]
-        wanted += self.relation_texts
+        relations = self.resolution.graph.relations
+        wanted += [
+            t
+            for r, t in zip(relations, self.relation_texts, strict=True)
+            if r.predicate != RELATED_TO
+        ]
         return [t for t in dict.fromkeys(wanted) if t not in self.known]
+
+    @staticmethod
+    def _co_mention_vector(
+        relation: Relation, chunk_vector: np.ndarray, entity_vectors: dict[str, np.ndarray]
+    ) -> np.ndarray:
+        """A co-mention's vector, composed without embedding anything: its chunk's
+        vector plus the vectors of its two entities where this ingest has them."""
+        ends = (relation.source_id, relation.target_id)
+        return _centroid([chunk_vector, *(entity_vectors[i] for i in ends if i in entity_vectors)])
 
     @property
     def created_count(self) -> int:
@@ -147,6 +164,9 @@ class GraphPlan:
         ds = self.dataset_id
         lookup = dict(self.known)
         lookup.update(zip(self.texts, vectors, strict=True))
+        entity_vectors = {
+            e.id: lookup[text] for e in graph.entities if (text := e.embedding_text()) in lookup
+        }
 
         def stack(texts: Iterable[str]) -> np.ndarray:
             return _stack([lookup[t] for t in texts], dim)
@@ -207,7 +227,19 @@ class GraphPlan:
                 [entity_row(e, t) for e, t in self.entity_texts],
                 stack(t for _, t in self.entity_texts),
             ),
-            VectorRows(RELATIONS, relation_rows, stack(self.relation_texts)),
+            VectorRows(
+                RELATIONS,
+                relation_rows,
+                _stack(
+                    [
+                        self._co_mention_vector(r, chunk_vectors[r.chunk_id], entity_vectors)
+                        if r.predicate == RELATED_TO
+                        else lookup[text]
+                        for r, text in zip(graph.relations, self.relation_texts, strict=True)
+                    ],
+                    dim,
+                ),
+            ),
             VectorRows(
                 EVENTS,
                 event_rows,
