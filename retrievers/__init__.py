@@ -14,6 +14,7 @@ from retrievers.base import (
 )
 from retrievers.chunks import ChunksRetriever
 from retrievers.chunks_lexical import LexicalChunksRetriever
+from retrievers.graph_completion import GraphCompletionRetriever
 from retrievers.hybrid_completion import HybridCompletionRetriever
 from retrievers.rag_completion import RagCompletionRetriever
 
@@ -22,6 +23,7 @@ RETRIEVERS: dict[SearchType, type[Retriever]] = {
     SearchType.CHUNKS_LEXICAL: LexicalChunksRetriever,
     SearchType.RAG_COMPLETION: RagCompletionRetriever,
     SearchType.HYBRID_COMPLETION: HybridCompletionRetriever,
+    SearchType.GRAPH_COMPLETION: GraphCompletionRetriever,
 }
 
 __all__ = [

@@ -17,7 +17,14 @@ from typing import Any, Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from recall_engine.core.hits import ChunkHit, EntityHit, EventHit, SummaryHit, TripletHit
+from recall_engine.core.hits import (
+    ChunkHit,
+    EntityHit,
+    EntityRef,
+    EventHit,
+    SummaryHit,
+    TripletHit,
+)
 
 
 class GraphPath(BaseModel):
@@ -31,6 +38,23 @@ class GraphPath(BaseModel):
     @property
     def length(self) -> int:
         return len(self.edges)
+
+
+class GraphEdge(BaseModel):
+    """One relation's structure (no text): what graph scoring walks over.
+
+    ``triplets_by_id`` turns the edges a retriever keeps into full ``TripletHit``s.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    source_id: str
+    target_id: str
+    predicate: str
+    chunk_id: str
+    data_id: str
+    dataset_id: str
 
 
 class CypherResult(BaseModel):
@@ -119,6 +143,42 @@ class ReadAPI(Protocol):
     ) -> list[EventHit]:
         """Events whose resolved time falls in [start, end); ranked by ``vector``
         when given, else in time order."""
+        ...
+
+    # structure in bulk (in memory; for graph scoring over many edges at once)
+    async def nearest_edges(self, vector: np.ndarray, k: int) -> list[tuple[GraphEdge, float]]:
+        """The ``k`` relations whose text is nearest to ``vector``, with cosine similarity."""
+        ...
+
+    async def nearest_entity_refs(
+        self, vector: np.ndarray, k: int
+    ) -> list[tuple[EntityRef, float]]:
+        """The ``k`` entities nearest to ``vector`` (cosine similarity), without provenance."""
+        ...
+
+    async def entity_refs(self, entity_ids: Sequence[str]) -> dict[str, EntityRef]:
+        """Name and type of these entities (those in scope)."""
+        ...
+
+    async def edges_of(self, entity_ids: Sequence[str]) -> list[GraphEdge]:
+        """Every relation touching any of these entities (either end), each once."""
+        ...
+
+    async def edges_in_chunks(self, chunk_ids: Sequence[str]) -> list[GraphEdge]:
+        """The relations stated in these chunks, in the order of the chunks."""
+        ...
+
+    async def mentions(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Entity id -> ids of the chunks in scope that mention it (its full degree)."""
+        ...
+
+    async def mentioned_in(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Chunk id -> ids of the entities it mentions."""
+        ...
+
+    async def triplets_by_id(self, relation_ids: Sequence[str]) -> list[TripletHit]:
+        """These relations as full triplets (context, time, sources), in the order asked;
+        score 0 (callers set their own)."""
         ...
 
     # queries

@@ -15,6 +15,7 @@ GOLDEN = {
     "CHUNKS_LEXICAL": ("LexicalChunksRetriever", "chunk", False, False),
     "RAG_COMPLETION": ("RagCompletionRetriever", "rag_completion", True, False),
     "HYBRID_COMPLETION": ("HybridCompletionRetriever", "rag_completion", True, False),
+    "GRAPH_COMPLETION": ("GraphCompletionRetriever", "graph_completion", True, False),
 }
 
 

@@ -1,0 +1,109 @@
+"""An in-memory snapshot of a tenant's graph structure, for fast graph retrieval.
+
+Graph retrievers walk many edges per query (projection around dozens of seed
+entities, personalised PageRank over entities and the chunks that mention
+them). One Kuzu round trip per hop costs milliseconds each, so the structure
+(relations from the relation vector mirror, mentions from Kuzu once) is kept
+here as plain Python and numpy, rebuilt lazily when the store changes.
+
+A snapshot is keyed on the sizes of the tenant's in-memory indexes: every
+ingest and every forget changes at least one of them after its Kuzu commit,
+so a snapshot taken mid-commit is replaced by the next query.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from recall_engine.storage.tenant import TenantStore
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One stored relation, as the structure snapshot keeps it."""
+
+    id: str
+    source_id: str
+    target_id: str
+    predicate: str
+    chunk_id: str
+    data_id: str
+    dataset_id: str
+
+
+@dataclass
+class Adjacency:
+    """Relations and mentions of one tenant (all datasets; readers filter scope)."""
+
+    edges: dict[str, Edge] = field(default_factory=dict)
+    edges_of_entity: dict[str, list[str]] = field(default_factory=dict)
+    edges_of_chunk: dict[str, list[str]] = field(default_factory=dict)
+    chunks_of_entity: dict[str, list[str]] = field(default_factory=dict)
+    entities_of_chunk: dict[str, list[str]] = field(default_factory=dict)
+    entity_dataset: dict[str, str] = field(default_factory=dict)
+
+
+_LOCK = threading.Lock()
+_CACHE: weakref.WeakKeyDictionary[TenantStore, tuple[tuple[int, ...], Adjacency]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _version(store: TenantStore) -> tuple[int, ...]:
+    relations, entities = store.relation_index, store.entity_index
+    return (len(store.index), relations.size, len(relations), entities.size, len(entities))
+
+
+def _build(store: TenantStore) -> Adjacency:
+    adj = Adjacency()
+    for row in store.relation_index.rows(None):
+        edge = Edge(
+            id=row["id"],
+            source_id=row["source_id"],
+            target_id=row["target_id"],
+            predicate=row["predicate"],
+            chunk_id=row["chunk_id"],
+            data_id=row["data_id"],
+            dataset_id=row["dataset_id"],
+        )
+        adj.edges[edge.id] = edge
+        adj.edges_of_entity.setdefault(edge.source_id, []).append(edge.id)
+        if edge.target_id != edge.source_id:
+            adj.edges_of_entity.setdefault(edge.target_id, []).append(edge.id)
+        adj.edges_of_chunk.setdefault(edge.chunk_id, []).append(edge.id)
+    rows: list[list[Any]] = store.graph.read(
+        "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) "
+        "RETURN DISTINCT c.id, e.id, e.dataset_id ORDER BY c.id, e.id"
+    )
+    for chunk_id, entity_id, dataset_id in rows:
+        adj.chunks_of_entity.setdefault(entity_id, []).append(chunk_id)
+        adj.entities_of_chunk.setdefault(chunk_id, []).append(entity_id)
+        adj.entity_dataset[entity_id] = dataset_id
+    for row in store.entity_index.rows(None):
+        adj.entity_dataset.setdefault(row["id"], row["dataset_id"])
+    return adj
+
+
+def adjacency(store: TenantStore) -> Adjacency:
+    """The current structure snapshot of ``store`` (built on first use after a change).
+
+    Blocking (it may read Kuzu): call it from a worker thread.
+    """
+    version = _version(store)
+    with _LOCK:
+        cached = _CACHE.get(store)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+    built = _build(store)
+    with _LOCK:
+        _CACHE[store] = (version, built)
+    return built
+
+
+def in_scope(ids: Sequence[str], datasets: dict[str, str], scope: frozenset[str]) -> list[str]:
+    """The ids whose dataset (looked up in ``datasets``) is in ``scope``."""
+    return [i for i in ids if datasets.get(i) in scope]
