@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import re
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from recall_engine import Conversation, Message
+from recall_engine import Conversation, Document, Message
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "bench-data"
 LOCOMO = SHARED / "locomo" / "locomo_dev.json"
@@ -21,6 +22,8 @@ CATEGORY_NAMES = {
     4: "single-hop",
     5: "adversarial",
 }
+BUDGET_TOKENS = 2000
+"""The context budget of the README's budget recall (whitespace tokens)."""
 _EVIDENCE = re.compile(r"D:?(\d+):0*(\d+)")
 
 
@@ -86,17 +89,50 @@ def load_locomo(path: Path = LOCOMO) -> list[Sample]:
     return samples
 
 
-def units_in_budget(texts_units: list[tuple[str, list[str]]], budget: int = 2000) -> list[str]:
-    """Units of results in rank order, cut where the context passes ``budget`` tokens."""
+@dataclass
+class HotpotQuestion:
+    text: str
+    gold: list[str]
+    level: str = ""
+
+
+def load_hotpotqa(folder: Path = HOTPOT) -> tuple[list[Document], list[HotpotQuestion]]:
+    """HotpotQA-100: each paragraph one Document titled with its title, and the
+    questions with their gold titles (the supporting facts' titles)."""
+    corpus = json.loads((folder / "hotpotqa_100_corpus.json").read_text(encoding="utf-8"))
+    docs = [
+        Document(text="".join(sentences).strip(), title=title)
+        for title, sentences in corpus.items()
+        if "".join(sentences).strip()
+    ]
+    questions = []
+    for raw in json.loads((folder / "hotpotqa_100.json").read_text(encoding="utf-8")):
+        gold = list(dict.fromkeys(title for title, _ in raw["supporting_facts"]))
+        questions.append(HotpotQuestion(raw["question"], gold, raw.get("level", "")))
+    return docs, questions
+
+
+def ranked_units(results: list, unit_of: Callable[[dict], list[str]]) -> list[str]:
+    """The units behind results (their ``metadata["sources"]``), in rank order, once each."""
+    out: dict[str, None] = {}
+    for result in results:
+        for source in result.metadata.get("sources", []):
+            out.update(dict.fromkeys(unit_of(source)))
+    return list(out)
+
+
+def cut_to_budget(
+    ranked: list[str], cost: Callable[[str], int], budget: int = BUDGET_TOKENS
+) -> list[str]:
+    """The ranked units that fit when each costs its source text's tokens: the
+    context a caller gets within ``budget`` tokens (larger units cannot buy recall)."""
     out: list[str] = []
     used = 0
-    for text, units in texts_units:
-        used += len(text.split())
+    for unit in ranked:
+        used += cost(unit)
         if used > budget:
             break
-        for unit in units:
-            if unit not in out:
-                out.append(unit)
+        out.append(unit)
     return out
 
 

@@ -2,8 +2,9 @@
 query embedding, laid out in three sections and answered by the pipeline.
 
 Lanes (``asyncio.gather``):
-- passages: dense and BM25 chunk lists fused by reciprocal rank;
-- entities: the entities nearest the query, each with its strongest edges;
+- passages: dense and BM25 chunk lists fused (``retrievers.passages``);
+- entities: the entities nearest the query, each with its strongest edges (the
+  relations stated most often);
 - facts: the relation texts nearest the query.
 
 Hits are ranked provenance-first: the passages, then the entities, then the
@@ -15,17 +16,20 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from typing import ClassVar, TypeVar
 
 from pydantic import Field
 
-from recall_engine.core.hits import AnyHit, ChunkHit, EntityHit, TripletHit
+from recall_engine.core.hits import AnyHit, ChunkHit, EntityHit, EntityRef, TripletHit
+from recall_engine.core.models import SourceRef
 from recall_engine.core.search_types import SearchType
+from recall_engine.read.api import GraphEdge, ReadAPI
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
 from retrievers.passages import PassageConfig, passages
 
 T = TypeVar("T")
+MAX_SOURCES = 8  # chunks cited per entity: its first mentions
 
 
 class HybridConfig(PassageConfig):
@@ -82,7 +86,10 @@ class HybridCompletionRetriever:
                     "entities": len(entity_hits),
                     "facts": len(facts),
                 },
-                "fusion": f"rrf(k={options.rrf_k}, depth={options.depth})",
+                "fusion": (
+                    f"normalised dense+bm25 (depth {options.depth}), neighbours "
+                    f"±{options.neighbour_window} x {options.neighbour_share}"
+                ),
                 "scoring": "position in the context (passages, then entities, then facts)",
             },
         )
@@ -92,27 +99,78 @@ class HybridCompletionRetriever:
     ) -> list[tuple[EntityHit, list[TripletHit]]]:
         if k <= 0:
             return []
-        found = await ctx.read.nearest_entities(ctx.query_vector, k)
-        if not found or options.edges_per_entity <= 0:
-            return [(e, []) for e in found]
-        edges = await ctx.read.neighbourhood([e.id for e in found], depth=1, limit=50 * k)
-        strongest = sorted(edges, key=lambda e: (-(e.confidence or 0.0), e.id))
+        read = ctx.read
+        found = await read.nearest_entity_refs(ctx.query_vector, k)
+        if not found:
+            return []
+        ids = [ref.id for ref, _ in found]
+        mentions = await read.mentions(ids)
+        edges = await read.edges_of(ids) if options.edges_per_entity > 0 else []
+        names = await read.entity_refs([x for e in edges for x in (e.source_id, e.target_id)])
+        cited = [c for chunks in mentions.values() for c in chunks[:MAX_SOURCES]]
+        refs = await _source_refs(read, [*cited, *(e.chunk_id for e in edges)])
+        # An entity's strongest edges: the (source, predicate, target) stated most often.
+        support: dict[tuple[str, str, str], list[GraphEdge]] = {}
+        for edge in edges:
+            support.setdefault((edge.source_id, edge.predicate, edge.target_id), []).append(edge)
         out = []
-        for entity in found:
-            own = [e for e in strongest if entity.id in (e.source.id, e.target.id)]
-            out.append((entity, own[: options.edges_per_entity]))
+        for ref, score in found:
+            sources = tuple(refs[c] for c in mentions.get(ref.id, [])[:MAX_SOURCES] if c in refs)
+            entity = EntityHit(
+                score=score,
+                sources=sources,
+                dataset_id=sources[0].dataset_id if sources else None,
+                dataset_name=sources[0].dataset_name if sources else None,
+                id=ref.id,
+                name=ref.name,
+                type=ref.type,
+            )
+            own = sorted(
+                (group for key, group in support.items() if ref.id in (key[0], key[2])),
+                key=lambda group: (-len(group), group[0].id),
+            )[: options.edges_per_entity]
+            out.append((entity, [_triplet(g[0], names, refs, 1.0) for g in own]))
         return out
 
     async def _facts(self, ctx: RetrievalContext[HybridConfig], k: int) -> list[TripletHit]:
         if k <= 0:
             return []
+        read = ctx.read
+        found = await read.nearest_edges(ctx.query_vector, 2 * k)
+        names = await read.entity_refs([x for e, _ in found for x in (e.source_id, e.target_id)])
+        refs = await _source_refs(read, [e.chunk_id for e, _ in found])
         seen: set[tuple[str, str, str]] = set()
         out = []
-        for edge in await ctx.read.nearest_triplets(ctx.query_vector, 2 * k):
-            if edge.key not in seen:
-                seen.add(edge.key)
-                out.append(edge)
+        for edge, score in found:
+            key = (edge.source_id, edge.predicate, edge.target_id)
+            if key not in seen and edge.source_id in names and edge.target_id in names:
+                seen.add(key)
+                out.append(_triplet(edge, names, refs, score))
         return out[:k]
+
+
+async def _source_refs(read: ReadAPI, chunk_ids: Sequence[str]) -> dict[str, SourceRef]:
+    """Provenance of these chunks (those in scope), by chunk id."""
+    hits = await read.chunks_by_id(list(dict.fromkeys(chunk_ids)))
+    return {h.chunk_id: h.sources[0] for h in hits if h.sources}
+
+
+def _triplet(
+    edge: GraphEdge, names: dict[str, EntityRef], refs: dict[str, SourceRef], score: float
+) -> TripletHit:
+    ref = refs.get(edge.chunk_id)
+    return TripletHit(
+        score=score,
+        sources=(ref,) if ref is not None else (),
+        dataset_id=edge.dataset_id,
+        dataset_name=ref.dataset_name if ref is not None else None,
+        id=edge.id,
+        source=names[edge.source_id],
+        predicate=edge.predicate,
+        target=names[edge.target_id],
+        chunk_id=edge.chunk_id,
+        data_id=edge.data_id,
+    )
 
 
 def _context(

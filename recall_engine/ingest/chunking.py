@@ -44,6 +44,8 @@ _SENTENCE_END = regex.compile(
 # Blank lines, and the line breaks around a markdown heading, end a paragraph.
 _PARAGRAPH = regex.compile(r"\n\s*\n|\n(?=\s{0,3}#{1,6}\s)|(?<=^\s{0,3}#{1,6}\s[^\n]*)\n", regex.M)
 
+_HEADING = regex.compile(r"^[ ]{0,3}#{1,6}[ \t]+([^\n]*?)[ \t#]*$", regex.M)
+
 
 @dataclass(frozen=True)
 class ChunkDraft:
@@ -216,13 +218,52 @@ def message_chunk(message: Message) -> ChunkDraft:
     return draft
 
 
+def heading_sections(text: str) -> list[tuple[str | None, str]]:
+    """``text`` cut at markdown headings: (the heading's words or None, the section,
+    heading line included). Text without headings is one section."""
+    starts = [m.start() for m in _HEADING.finditer(text)]
+    if not starts:
+        return [(None, text)]
+    bounds = [0, *starts] if starts[0] > 0 else starts
+    out: list[tuple[str | None, str]] = []
+    for at, end in zip(bounds, [*bounds[1:], len(text)], strict=True):
+        section = text[at:end]
+        match = _HEADING.match(section)
+        heading = " ".join(match.group(1).split()) if match else None
+        if section.strip():
+            out.append((heading, section))
+    return out
+
+
+def _title(item: SourceItem) -> str | None:
+    """The item's title, unless its name is only the text's opening words."""
+    assert item.text is not None
+    name = " ".join(item.name.split()).removesuffix("...").strip()
+    if not name or " ".join(item.text[: 4 * len(name) + 16].split()).startswith(name):
+        return None
+    return name
+
+
 def chunk_item(item: SourceItem, *, chunk_size: int, chunk_overlap: int) -> list[ChunkDraft]:
-    """Chunks of one source item, in order."""
+    """Chunks of one source item, in order.
+
+    A document's chunks are embedded and indexed with its title and their section
+    heading in front ("Ulm > History: text"), so a chunk is found by what its page
+    is about even when its own words do not say it; the chunk text shown is unchanged.
+    """
     if item.messages is not None:
         return [d for m in item.messages for d in message_chunks(m, chunk_size=chunk_size)]
     assert item.text is not None
     stamp = item.created_at.isoformat() if item.created_at else None
-    return [
-        ChunkDraft(text=piece, embed_text=piece, lexical_text=piece, timestamp=stamp)
-        for piece in chunk_text(item.text, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
-    ]
+    title = _title(item)
+    drafts = []
+    for heading, section in heading_sections(item.text):
+        about = " > ".join(x for x in (title, heading) if x)
+        # The label counts against the budget (at most half of it), as a turn's speaker does.
+        budget = max(chunk_size // 2, chunk_size - count_tokens(about) - 1) if about else chunk_size
+        for piece in chunk_text(section, chunk_size=budget, chunk_overlap=chunk_overlap):
+            labelled = f"{about}: {piece}" if about else piece
+            drafts.append(
+                ChunkDraft(text=piece, embed_text=labelled, lexical_text=labelled, timestamp=stamp)
+            )
+    return drafts

@@ -1,0 +1,137 @@
+"""HotpotQA-100 passage retrieval, for every retriever that returns ranked provenance.
+
+Each corpus paragraph (994) is one Document titled with its title, all in one
+dataset; each question is asked with ``only_context=True``. Units are document
+names (titles) of the results' ``metadata["sources"]``, in rank order; gold is a
+question's two supporting titles. Metrics: R@2, R@5, full@5 (both gold in the
+top 5), MRR@10, and recall within a 2,000-token context budget (each paragraph
+costs its own whitespace tokens).
+
+    .venv/bin/python -m bench.hotpotqa [--modes CHUNKS,HYBRID_COMPLETION] [--limit N]
+        [--store DIR] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from bench._data import cut_to_budget, load_hotpotqa, percentile, ranked_units
+from recall_engine import RecallEngine, SearchType
+
+METRICS = ("R@2", "R@5", "R@10", "full@5", "MRR@10", "R@budget")
+DATASET = "hotpotqa-100"
+TOP_K = 10
+
+
+def default_modes() -> list[SearchType]:
+    """Every registered retriever that can run without an LLM."""
+    from retrievers import RETRIEVERS
+
+    return [t for t, cls in RETRIEVERS.items() if not cls.needs_llm]
+
+
+def score(gold: list[str], ranked: list[str], budget: list[str]) -> dict[str, float]:
+    g = set(gold)
+
+    def rec(k: int) -> float:
+        return len(g & set(ranked[:k])) / len(g)
+
+    return {
+        "R@2": rec(2),
+        "R@5": rec(5),
+        "R@10": rec(10),
+        "full@5": float(g <= set(ranked[:5])),
+        "MRR@10": next((1.0 / (i + 1) for i, u in enumerate(ranked[:10]) if u in g), 0.0),
+        "R@budget": len(g & set(budget)) / len(g),
+    }
+
+
+async def evaluate(engine: RecallEngine, mode: SearchType, questions: list, cost: dict) -> dict:
+    rows, latencies = [], []
+    with_sources = 0
+    for q in questions:
+        t0 = time.perf_counter()
+        results = await engine.recall(
+            q.text, mode, datasets=[DATASET], top_k=TOP_K, only_context=True
+        )
+        latencies.append(time.perf_counter() - t0)
+        ranked = ranked_units(results, lambda s: [s["document_name"]])
+        with_sources += bool(ranked)
+        rows.append(score(q.gold, ranked, cut_to_budget(ranked, lambda u: cost.get(u, 0))))
+    if not with_sources:
+        return {"skipped": "no result carried provenance"}
+    return {
+        **{k: 100 * statistics.fmean(r[k] for r in rows) for k in METRICS},
+        "latency_ms_p50": 1000 * percentile(latencies, 0.5),
+        "latency_ms_p95": 1000 * percentile(latencies, 0.95),
+    }
+
+
+async def run(modes: list[SearchType], limit: int | None, data_dir: Path, extractor: str) -> dict:
+    docs, questions = load_hotpotqa()
+    if limit:
+        questions = questions[:limit]
+    engine = RecallEngine(data_dir, graph_extractor=extractor)
+    engine.embedder.embed(["warm up"])
+    report: dict = {"paragraphs": len(docs), "questions": len(questions), "modes": {}}
+    if DATASET not in await engine.list_datasets():
+        t0 = time.perf_counter()
+        stored = await engine.remember(docs, dataset_name=DATASET)
+        report["ingest_s"] = time.perf_counter() - t0
+        report["chunks"] = stored.chunk_count
+    cost = {d.title: len(d.text.split()) for d in docs}
+    for mode in modes:
+        try:
+            report["modes"][mode.value] = await evaluate(engine, mode, questions, cost)
+        except Exception as exc:  # one retriever's failure must not hide the others' figures
+            report["modes"][mode.value] = {"skipped": f"{type(exc).__name__}: {exc}"[:200]}
+    engine.close()
+    return report
+
+
+def print_report(report: dict) -> None:
+    line = f"HotpotQA-100: {report['questions']} questions, {report['paragraphs']} paragraphs"
+    if "ingest_s" in report:
+        line += f", {report['chunks']} chunks ingested in {report['ingest_s']:.0f} s"
+    print(line)
+    print(f"{'mode':<34}" + "".join(f"{k:>10}" for k in METRICS) + f"{'p50 ms':>10}{'p95 ms':>10}")
+    for mode, body in report["modes"].items():
+        if "skipped" in body:
+            print(f"{mode:<34}skipped: {body['skipped']}")
+            continue
+        print(
+            f"{mode:<34}"
+            + "".join(f"{body[k]:>10.1f}" for k in METRICS)
+            + f"{body['latency_ms_p50']:>10.1f}{body['latency_ms_p95']:>10.1f}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--modes", default=None, help="comma-separated search types")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    parser.add_argument("--json", type=Path, default=None, help="also write the report here")
+    parser.add_argument("--store", type=Path, default=None, help="keep/reuse the store here")
+    parser.add_argument("--graph-extractor", choices=["rules", "llm", "none"], default="rules")
+    args = parser.parse_args()
+    modes = (
+        [SearchType(m.strip()) for m in args.modes.split(",")] if args.modes else default_modes()
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        data_dir = args.store or Path(tmp)
+        report = asyncio.run(run(modes, args.limit, data_dir, args.graph_extractor))
+    print_report(report)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
