@@ -15,8 +15,14 @@ from retrievers.base import (
 from retrievers.chunks import ChunksRetriever
 from retrievers.chunks_lexical import LexicalChunksRetriever
 from retrievers.graph_completion import GraphCompletionRetriever
+from retrievers.graph_completion_context_extension import GraphCompletionContextExtensionRetriever
+from retrievers.graph_completion_cot import GraphCompletionCotRetriever
+from retrievers.graph_completion_decomposition import GraphCompletionDecompositionRetriever
+from retrievers.graph_summary_completion import GraphSummaryCompletionRetriever
 from retrievers.hybrid_completion import HybridCompletionRetriever
 from retrievers.rag_completion import RagCompletionRetriever
+from retrievers.summaries import SummariesRetriever
+from retrievers.triplet_completion import TripletCompletionRetriever
 
 RETRIEVERS: dict[SearchType, type[Retriever]] = {
     SearchType.CHUNKS: ChunksRetriever,
@@ -24,6 +30,12 @@ RETRIEVERS: dict[SearchType, type[Retriever]] = {
     SearchType.RAG_COMPLETION: RagCompletionRetriever,
     SearchType.HYBRID_COMPLETION: HybridCompletionRetriever,
     SearchType.GRAPH_COMPLETION: GraphCompletionRetriever,
+    SearchType.GRAPH_COMPLETION_COT: GraphCompletionCotRetriever,
+    SearchType.GRAPH_COMPLETION_CONTEXT_EXTENSION: GraphCompletionContextExtensionRetriever,
+    SearchType.GRAPH_SUMMARY_COMPLETION: GraphSummaryCompletionRetriever,
+    SearchType.GRAPH_COMPLETION_DECOMPOSITION: GraphCompletionDecompositionRetriever,
+    SearchType.TRIPLET_COMPLETION: TripletCompletionRetriever,
+    SearchType.SUMMARIES: SummariesRetriever,
 }
 
 __all__ = [

@@ -16,6 +16,27 @@ GOLDEN = {
     "RAG_COMPLETION": ("RagCompletionRetriever", "rag_completion", True, False),
     "HYBRID_COMPLETION": ("HybridCompletionRetriever", "rag_completion", True, False),
     "GRAPH_COMPLETION": ("GraphCompletionRetriever", "graph_completion", True, False),
+    "GRAPH_COMPLETION_COT": ("GraphCompletionCotRetriever", "graph_completion", True, False),
+    "GRAPH_COMPLETION_CONTEXT_EXTENSION": (
+        "GraphCompletionContextExtensionRetriever",
+        "graph_completion",
+        True,
+        False,
+    ),
+    "GRAPH_SUMMARY_COMPLETION": (
+        "GraphSummaryCompletionRetriever",
+        "graph_completion",
+        True,
+        False,
+    ),
+    "GRAPH_COMPLETION_DECOMPOSITION": (
+        "GraphCompletionDecompositionRetriever",
+        "graph_completion",
+        True,
+        False,
+    ),
+    "TRIPLET_COMPLETION": ("TripletCompletionRetriever", "triplet_completion", True, False),
+    "SUMMARIES": ("SummariesRetriever", "summary", False, False),
 }
 
 

@@ -1,0 +1,95 @@
+"""GRAPH_COMPLETION_DECOMPOSITION: split into sub-questions, retrieve and answer each.
+
+With an LLM the ``decomposition`` prompt writes 1-5 sub-questions (a JSON
+array); offline, or when the reply is unusable, a rule-based split: on
+question marks when there are several, else on a conjunction ("and", "but",
+";") whose right side starts like a question of its own. Each sub-question
+gets its own graph search (and, with an LLM, its own answer); the rounds'
+hits are merged by reciprocal rank so every sub-question's evidence is in the
+context, and the answer stage writes the final answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from recall_engine.core.search_types import SearchType
+from retrievers.base import LLM, RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
+from retrievers.graph_completion import graph_output
+from retrievers.graph_rounds import llm_answer, merge_rounds
+from retrievers.graph_search import GraphResult, GraphSearchConfig, graph_search, render_context
+
+MAX_SUBQUESTIONS = 5
+_QUESTION_START = (
+    r"(?:what|where|when|who|whom|whose|which|why|how|did|does|do|is|are|was|were|has|have|"
+    r"had|can|could|will|would|should)\b"
+)
+_CONJUNCTION = re.compile(rf"\s*(?:,?\s+(?:and|but)\s+|;\s*)(?={_QUESTION_START})", re.IGNORECASE)
+
+
+class GraphDecompositionConfig(GraphSearchConfig):
+    max_subquestions: int = Field(default=MAX_SUBQUESTIONS, ge=1, le=MAX_SUBQUESTIONS)
+
+
+def split_question(question: str, limit: int = MAX_SUBQUESTIONS) -> list[str]:
+    """The rule-based split (see the module docstring); at least the question itself."""
+    text = question.strip()
+    parts = [p.strip() + "?" for p in text.split("?") if p.strip()]
+    if len(parts) < 2:
+        parts = [p.strip() for p in _CONJUNCTION.split(text) if p and p.strip()]
+    parts = [p for p in parts if len(p.split()) >= 2]
+    return parts[:limit] if len(parts) > 1 else [text]
+
+
+async def llm_split(llm: LLM, question: str, limit: int) -> list[str] | None:
+    """Sub-questions written by the LLM, or None when its reply is not a usable list."""
+    reply = await llm.complete("decomposition", question=question, max_subquestions=limit)
+    match = re.search(r"\[.*\]", reply, re.DOTALL)
+    try:
+        items = json.loads(match.group(0)) if match else None
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(items, list):
+        return None
+    subs = [s.strip() for s in items if isinstance(s, str) and s.strip()]
+    return subs[:limit] or None
+
+
+class GraphCompletionDecompositionRetriever:
+    """Graph completion over the question's sub-questions."""
+
+    search_type: ClassVar[SearchType] = SearchType.GRAPH_COMPLETION_DECOMPOSITION
+    kind: ClassVar[str] = "graph_completion"
+    answers: ClassVar[bool] = True
+    prompt: ClassVar[str] = "answer_from_graph_context"
+    needs_llm: ClassVar[bool] = False
+    config_model: ClassVar[type[RetrieverConfig]] = GraphDecompositionConfig
+
+    async def retrieve(
+        self, query: str, ctx: RetrievalContext[GraphDecompositionConfig]
+    ) -> RetrieverOutput:
+        options = config_of(ctx, GraphDecompositionConfig)
+        limit = options.max_subquestions
+        subs = await llm_split(ctx.llm, query, limit) if ctx.llm is not None else None
+        split = "llm" if subs else "rules"
+        subs = subs or split_question(query, limit)
+        results: list[GraphResult] = []
+        answers: list[dict[str, Any]] = []
+        for sub in subs:
+            vector = ctx.query_vector if sub == query else await ctx.embed(sub)
+            result = await graph_search(
+                sub, vector, ctx.read, options, top_k=ctx.top_k, timings=ctx.timings
+            )
+            results.append(result)
+            answer = await llm_answer(ctx.llm, sub, result) if ctx.llm and result.hits else None
+            answers.append({"question": sub, "answer": answer, "hits": len(result.hits)})
+        merged = merge_rounds(results, ctx.top_k, later_weight=1.0)
+        output = graph_output(merged, subquestions=answers, split=split)
+        if merged.hits and any(a["answer"] for a in answers):
+            lines = [f"- {a['question']} {a['answer']}" for a in answers if a["answer"]]
+            output.context = "Sub-answers:\n" + "\n".join(lines) + "\n\n" + render_context(merged)
+        return output

@@ -1,0 +1,28 @@
+"""SUMMARIES: vector search over the per-data-item summaries written at ingest."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from recall_engine.core.search_types import SearchType
+from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
+
+
+class SummariesConfig(RetrieverConfig):
+    """SUMMARIES has no options yet."""
+
+
+class SummariesRetriever:
+    """The summaries nearest to the query (each cites its data item's chunks)."""
+
+    search_type: ClassVar[SearchType] = SearchType.SUMMARIES
+    kind: ClassVar[str] = "summary"
+    answers: ClassVar[bool] = False
+    prompt: ClassVar[str] = "answer_from_context"
+    needs_llm: ClassVar[bool] = False
+    config_model: ClassVar[type[RetrieverConfig]] = SummariesConfig
+
+    async def retrieve(self, query: str, ctx: RetrievalContext[SummariesConfig]) -> RetrieverOutput:
+        config_of(ctx, SummariesConfig)
+        hits = await ctx.read.nearest_summaries(ctx.query_vector, ctx.top_k)
+        return RetrieverOutput(hits=list(hits), details={"scoring": "cosine"})
