@@ -252,6 +252,14 @@ class TenantAPI:
         if data:
             await self.engine.remember(data, dataset_name=name, tenant_id=store.tenant_id)
             self.registry.add_sub_tenant(tenant_id, sub or DEFAULT_SUB_TENANT)
+            stored_ids = [p.source_id for p, e in zip(prepared, errors, strict=True) if e is None]
+            stored = await asyncio.to_thread(
+                store.graph.documents_by_source, dataset_id, stored_ids
+            )
+            for n, p in enumerate(prepared):
+                if errors[n] is None and p.source_id not in stored:
+                    # The engine keeps identical content once per dataset.
+                    errors[n] = "the same content is already stored in this sub-tenant"
         return errors
 
     async def delete_sources(
