@@ -22,6 +22,7 @@ from retrievers.graph_summary_completion import GraphSummaryCompletionRetriever
 from retrievers.hybrid_completion import HybridCompletionRetriever
 from retrievers.rag_completion import RagCompletionRetriever
 from retrievers.summaries import SummariesRetriever
+from retrievers.temporal import TemporalRetriever
 from retrievers.triplet_completion import TripletCompletionRetriever
 
 RETRIEVERS: dict[SearchType, type[Retriever]] = {
@@ -36,6 +37,7 @@ RETRIEVERS: dict[SearchType, type[Retriever]] = {
     SearchType.GRAPH_COMPLETION_DECOMPOSITION: GraphCompletionDecompositionRetriever,
     SearchType.TRIPLET_COMPLETION: TripletCompletionRetriever,
     SearchType.SUMMARIES: SummariesRetriever,
+    SearchType.TEMPORAL: TemporalRetriever,
 }
 
 __all__ = [

@@ -37,6 +37,7 @@ GOLDEN = {
     ),
     "TRIPLET_COMPLETION": ("TripletCompletionRetriever", "triplet_completion", True, False),
     "SUMMARIES": ("SummariesRetriever", "summary", False, False),
+    "TEMPORAL": ("TemporalRetriever", "temporal", True, False),
 }
 
 

@@ -1,0 +1,161 @@
+"""TEMPORAL: passages fused with what the store dates, for questions about time.
+
+1. The query names a time (``time_query.query_interval``: years, ranges, months,
+   dates, "last week" against the reference time): the chunks dated inside the
+   interval and the chunks stating events resolved inside it, each ranked by
+   the query vector, are fused with the passage lane (dense + BM25). When the
+   store dates nothing in the interval the result is the passage lane alone, so
+   it is never worse than hybrid's passages there.
+2. The query asks for a time but names none ("When did Ann move?"): the events
+   nearest the query lend their chunks weight (an answer to "when" is a dated
+   happening), fused with the passage lane the same way.
+3. Otherwise: GRAPH_COMPLETION runs instead when it is registered (else
+   HYBRID_COMPLETION); ``details["fallback"]`` and the results' ``search_type``
+   say so.
+
+Hits are the chunks, best first, then the events they rest on (in the interval
+or nearest the query), scored by position like HYBRID_COMPLETION's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from recall_engine.core.hits import AnyHit, ChunkHit, EventHit
+from recall_engine.core.search_types import SearchType
+from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
+from retrievers.hybrid_completion import timed
+from retrievers.passages import PassageConfig, fuse, passage_lists, spread_to_neighbours
+from retrievers.time_query import Interval, asks_for_time, query_interval
+
+
+class TemporalConfig(PassageConfig):
+    time_weight: float = Field(
+        default=1.0, ge=0.0, description="Weight of the in-interval lanes beside dense and BM25."
+    )
+    event_weight: float = Field(
+        default=0.5, ge=0.0, description="Weight of the nearest events for 'when' questions."
+    )
+    events_k: int = Field(default=5, ge=0, description="Events listed, at most a quarter of top_k.")
+
+
+class TemporalRetriever:
+    """Chunks and events inside the query's time interval, fused with passages."""
+
+    search_type: ClassVar[SearchType] = SearchType.TEMPORAL
+    kind: ClassVar[str] = "temporal"
+    answers: ClassVar[bool] = True
+    prompt: ClassVar[str] = "answer_from_context"
+    needs_llm: ClassVar[bool] = False
+    config_model: ClassVar[type[RetrieverConfig]] = TemporalConfig
+
+    async def retrieve(self, query: str, ctx: RetrievalContext[TemporalConfig]) -> RetrieverOutput:
+        options = config_of(ctx, TemporalConfig)
+        interval = query_interval(query, ctx.reference_time)
+        if interval is None and not asks_for_time(query):
+            return await _fall_back(query, ctx)
+        read, vector, timings = ctx.read, ctx.query_vector, ctx.timings
+        depth = max(options.depth, ctx.top_k)
+        if interval is not None:
+            (dense, lexical), dated, events = await asyncio.gather(
+                timed(timings, "temporal.passages", passage_lists(read, vector, query, depth)),
+                timed(
+                    timings,
+                    "temporal.dated_chunks",
+                    read.chunks_between(interval.start, interval.end, vector=vector, k=depth),
+                ),
+                timed(
+                    timings,
+                    "temporal.events",
+                    read.events_between(interval.start, interval.end, vector=vector, k=depth),
+                ),
+            )
+            weight = options.time_weight
+        else:
+            (dense, lexical), events = await asyncio.gather(
+                timed(timings, "temporal.passages", passage_lists(read, vector, query, depth)),
+                timed(timings, "temporal.events", read.nearest_events(vector, depth)),
+            )
+            dated, weight = [], options.event_weight
+        event_chunks = await _event_chunks(ctx, events)
+        hits = {h.chunk_id: h for h in (*dense, *lexical, *dated, *event_chunks)}
+        lists = [dense, lexical, dated, event_chunks]
+        weights = [options.dense_weight, options.lexical_weight, weight, weight]
+        scores = fuse(lists, weights)
+        scores = await spread_to_neighbours(read, scores, hits, options)
+        n_events = min(options.events_k, ctx.top_k // 4)
+        best = sorted(scores, key=lambda c: (-scores[c], c))[: ctx.top_k - n_events]
+        chunks = [hits[c] for c in best]
+        listed = _unique_events(events)[:n_events]
+        ordered: list[AnyHit] = [*chunks, *listed]
+        return RetrieverOutput(
+            hits=[h.with_score(1.0 / (i + 1)) for i, h in enumerate(ordered)],
+            context=_context(chunks, listed, interval),
+            details={
+                "interval": interval.label() if interval else None,
+                "time_phrase": interval.phrase if interval else None,
+                "mode": "interval" if interval else "asks_for_time",
+                "lanes": {
+                    "dense": len(dense),
+                    "lexical": len(lexical),
+                    "dated_chunks": len(dated),
+                    "events": len(events),
+                },
+            },
+        )
+
+
+async def _event_chunks(ctx: RetrievalContext[Any], events: list[EventHit]) -> list[ChunkHit]:
+    """The chunks stating these events, in the events' order, each scored by its best event."""
+    best: dict[str, float] = {}
+    for event in events:
+        if event.chunk_id and event.chunk_id not in best:
+            best[event.chunk_id] = event.score
+    found = await ctx.read.chunks_by_id(list(best))
+    return [h.with_score(best[h.chunk_id]) for h in found if h.chunk_id in best]
+
+
+def _unique_events(events: list[EventHit]) -> list[EventHit]:
+    seen: set[str] = set()
+    out = []
+    for event in events:
+        if event.text not in seen:
+            seen.add(event.text)
+            out.append(event)
+    return out
+
+
+async def _fall_back(query: str, ctx: RetrievalContext[Any]) -> RetrieverOutput:
+    """No time in the query: graph completion when registered, else hybrid."""
+    from retrievers import RETRIEVERS  # the table imports this module
+
+    target = (
+        SearchType.GRAPH_COMPLETION
+        if SearchType.GRAPH_COMPLETION in RETRIEVERS
+        else SearchType.HYBRID_COMPLETION
+    )
+    cls = RETRIEVERS[target]
+    inner = dataclasses.replace(ctx, config=cls.config_model())
+    output = await cls().retrieve(query, inner)
+    details = {
+        **output.details,
+        "fallback": f"no time found in the query; ran {target.value} instead",
+    }
+    return output.model_copy(
+        update={"details": details, "search_type": output.search_type or target}
+    )
+
+
+def _context(chunks: list[ChunkHit], events: list[EventHit], interval: Interval | None) -> str:
+    head = f"Time asked about: {interval.phrase} {interval.label()}\n\n" if interval else ""
+    sections = []
+    if chunks:
+        sections.append("Relevant passages:\n" + "\n".join(f"- {c.text}" for c in chunks))
+    if events:
+        lines = [f"- {e.time[:10] if e.time else 'undated'}: {e.text}" for e in events]
+        sections.append("Events:\n" + "\n".join(lines))
+    return head + "\n\n".join(sections)
