@@ -102,8 +102,13 @@ def queries(n: int, seed: int = 11) -> list[str]:
     ]
 
 
-async def latency(engine: RecallEngine, qs: list[str]) -> dict[str, float]:
+async def latency(
+    engine: RecallEngine, qs: list[str], search_types: tuple[SearchType, ...] = ()
+) -> dict[str, float]:
+    """p50/p95 of the query embedding (the floor), CHUNKS, CHUNKS_LEXICAL and each
+    of ``search_types`` (only_context, top_k 10), interleaved in one loop."""
     embed, dense, lexical = [], [], []
+    extra: dict[str, list[float]] = {t.value: [] for t in search_types}
     for q in qs:
         t0 = time.perf_counter()
         engine.embedder.embed([q], batch_size=1)
@@ -115,17 +120,27 @@ async def latency(engine: RecallEngine, qs: list[str]) -> dict[str, float]:
         embed.append(t1 - t0)
         dense.append(t2 - t1)
         lexical.append(t3 - t2)
-    ms = {"embed": embed, "CHUNKS": dense, "CHUNKS_LEXICAL": lexical}
+        for search_type in search_types:
+            t4 = time.perf_counter()
+            await engine.recall(q, search_type, top_k=10, only_context=True)
+            extra[search_type.value].append(time.perf_counter() - t4)
+    ms = {"embed": embed, "CHUNKS": dense, "CHUNKS_LEXICAL": lexical, **extra}
     out = {}
     for name, values in ms.items():
         out[f"{name} p50"] = 1000 * statistics.median(values)
         out[f"{name} p95"] = 1000 * percentile(values, 0.95)
     out["CHUNKS p50 - embed p50"] = out["CHUNKS p50"] - out["embed p50"]
+    for name in extra:
+        out[f"{name} p50 - embed p50"] = out[f"{name} p50"] - out["embed p50"]
     return out
 
 
 async def run(
-    n_chunks: int, n_queries: int, data_dir: Path, graph_extractor: str = "rules"
+    n_chunks: int,
+    n_queries: int,
+    data_dir: Path,
+    graph_extractor: str = "rules",
+    search_types: tuple[SearchType, ...] = (),
 ) -> dict:
     texts = corpus(n_chunks)
     qs = queries(n_queries)
@@ -153,10 +168,10 @@ async def run(
         report["graph"]["events"] += stored.event_count
         report["extract_s"] += stored.timings.get("extract_s", 0.0)
         if start + batch == 1000 and n_chunks > 1000:
-            report["latency@1k"] = await latency(engine, qs)
+            report["latency@1k"] = await latency(engine, qs, search_types)
     report["ingest_per_s"] = n_chunks / ingest_s
     report["ingest/raw ratio"] = report["ingest_per_s"] / raw_rate
-    report[f"latency@{n_chunks}"] = await latency(engine, qs)
+    report[f"latency@{n_chunks}"] = await latency(engine, qs, search_types)
     report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     report["backend"] = type(engine.embedder).__name__
     engine.close()
@@ -234,13 +249,21 @@ def main() -> None:
         default="synthetic",
         help="a real corpus measures graph-on against graph-off ingest in one run",
     )
+    parser.add_argument(
+        "--search-types",
+        default="",
+        help="comma-separated search types also timed (only_context), e.g. GRAPH_COMPLETION",
+    )
     args = parser.parse_args()
+    search_types = tuple(SearchType(t.strip()) for t in args.search_types.split(",") if t.strip())
     if args.corpus != "synthetic":
         with tempfile.TemporaryDirectory() as tmp:
             print_graph_cost(asyncio.run(graph_cost(args.corpus, Path(tmp))))
         return
     with tempfile.TemporaryDirectory() as tmp:
-        report = asyncio.run(run(args.chunks, args.queries, Path(tmp), args.graph_extractor))
+        report = asyncio.run(
+            run(args.chunks, args.queries, Path(tmp), args.graph_extractor, search_types)
+        )
     print(f"chunks: {report['chunks']}, embedding backend: {report['backend']}")
     graph = report["graph"]
     print(
