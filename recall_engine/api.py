@@ -7,10 +7,14 @@ The default engine reads its configuration from the environment
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from recall_engine.core.models import RememberResult, ResponseGraphEntry, ResponseQAEntry
+from recall_engine.core.search_types import SearchType
 from recall_engine.engine import RecallEngine
+from recall_engine.identity import User
 
 _default: RecallEngine | None = None
 _lock = threading.Lock()
@@ -40,7 +44,61 @@ async def remember(data: Any, **kwargs: Any) -> RememberResult:
 
 
 async def recall(
-    query_text: str, query_type: Any = None, **kwargs: Any
+    query_text: str,
+    query_type: SearchType | str | None = None,
+    *,
+    datasets: Sequence[str] | str | None = None,
+    dataset_ids: Sequence[str] | None = None,
+    top_k: int = 15,
+    auto_route: bool = True,
+    session_id: str | None = None,
+    only_context: bool = False,
+    system_prompt: str | None = None,
+    system_prompt_path: str | Path | None = None,
+    node_name: Sequence[str] | None = None,
+    node_name_filter_operator: str = "OR",
+    wide_search_top_k: int | None = None,
+    triplet_distance_penalty: float | None = None,
+    feedback_influence: float = 0.0,
+    verbose: bool = False,
+    retriever_specific_config: dict[str, Any] | None = None,
+    response_model: type | None = None,
+    include_references: bool = False,
+    user: Any = None,
+    tenant_id: str | None = None,
 ) -> list[ResponseGraphEntry | ResponseQAEntry]:
-    """``RecallEngine.recall`` on the default engine (same arguments, same errors)."""
-    return await get_default_engine().recall(query_text, query_type, **kwargs)
+    """``RecallEngine.recall`` on the default engine (same arguments, same errors;
+    an unknown keyword raises ``TypeError``)."""
+    return await get_default_engine().recall(
+        query_text,
+        query_type,
+        datasets=datasets,
+        dataset_ids=dataset_ids,
+        top_k=top_k,
+        auto_route=auto_route,
+        session_id=session_id,
+        only_context=only_context,
+        system_prompt=system_prompt,
+        system_prompt_path=system_prompt_path,
+        node_name=node_name,
+        node_name_filter_operator=node_name_filter_operator,
+        wide_search_top_k=wide_search_top_k,
+        triplet_distance_penalty=triplet_distance_penalty,
+        feedback_influence=feedback_influence,
+        verbose=verbose,
+        retriever_specific_config=retriever_specific_config,
+        response_model=response_model,
+        include_references=include_references,
+        user=user,
+        tenant_id=tenant_id,
+    )
+
+
+async def create_user(name: str, **kwargs: Any) -> User:
+    """``RecallEngine.create_user`` on the default engine."""
+    return await get_default_engine().create_user(name, **kwargs)
+
+
+async def add_feedback(session_id: str, qa_id: str, **kwargs: Any) -> ResponseQAEntry:
+    """``RecallEngine.add_feedback`` on the default engine."""
+    return await get_default_engine().add_feedback(session_id, qa_id, **kwargs)

@@ -46,6 +46,7 @@ ENV_VARS: dict[str, str] = {
     "LLM_MAX_RETRIES": "llm_max_retries",
     "ALLOW_CYPHER_QUERY": "allow_cypher_query",
     "RECALL_ENGINE_ROUTER_RULES": "router_rules",
+    "RECALL_ENGINE_SESSION_TTL_DAYS": "session_ttl_days",
 }
 
 
@@ -106,6 +107,11 @@ class RecallConfig(BaseModel):
     )
     show_progress: bool | None = Field(
         default=None, description="Progress bars on long ingests; None = only on a terminal."
+    )
+    session_ttl_days: float = Field(
+        default=7.0,
+        gt=0,
+        description="Days a session cache lives after its last entry was written.",
     )
 
     def __init__(self, **data: Any) -> None:

@@ -12,17 +12,21 @@ from typing import TYPE_CHECKING, Any
 from recall_engine.config import RecallConfig
 from recall_engine.core.errors import (
     ConfigError,
+    DatasetNotFoundError,
     InvalidInputError,
     RecallPreconditionError,
 )
 from recall_engine.core.models import RememberResult, ResponseGraphEntry, ResponseQAEntry
 from recall_engine.core.search_types import SearchType
 from recall_engine.embedding import Embedder, make_embedder
+from recall_engine.identity import DatasetAccess, IdentityRegistry, User
+from recall_engine.identity.service import AccessControl
 from recall_engine.ingest.sources import collect_items
-from recall_engine.ingest.validation import check_ids, check_name, dataset_id_for
+from recall_engine.ingest.validation import check_ids, check_name
 from recall_engine.pipeline.request import RecallRequest
 from recall_engine.pipeline.run import RecallPipeline
 from recall_engine.pipeline.scope import resolve_dataset_ids
+from recall_engine.sessions import SessionStore
 from recall_engine.storage.store_lock import lock_holder, locked_error
 from recall_engine.storage.tenant import TenantStore
 from router import DEFAULT_RULES, Router, default_router, load_rules
@@ -82,6 +86,9 @@ class RecallEngine:
         self._stores: dict[str, TenantStore] = {}
         self._open_lock = threading.Lock()
         self._closed = False
+        self.identity = IdentityRegistry(config.data_dir)
+        self.sessions = SessionStore(config.data_dir, ttl_s=config.session_ttl_days * 86400)
+        self._access = AccessControl(self.identity)
         self._pipeline = RecallPipeline(self)
 
     async def __aenter__(self) -> RecallEngine:
@@ -96,6 +103,8 @@ class RecallEngine:
             for store in self._stores.values():
                 store.close()
             self._stores.clear()
+            self.identity.close()
+            self.sessions.close()
             self._closed = True
 
     def tenant_name(self, tenant_id: str | None) -> str:
@@ -156,15 +165,23 @@ class RecallEngine:
         metadata: dict[str, Any] | None = None,
         tenant_id: str | None = None,
         show_progress: bool | None = None,
+        user: User | str | None = None,
+        dataset_id: str | None = None,
     ) -> RememberResult:
         """Store documents, files, folders or conversations in a dataset.
 
         Ingesting the same content into the same dataset again adds nothing; a
         document with a known ``source_id`` (or file path) and new content
-        replaces the old version.
+        replaces the old version. ``dataset_name`` names one of ``user``'s own
+        datasets (created on first use, owned by that user; the default user when
+        ``user`` is None); ``dataset_id`` writes into any dataset the user may
+        write to, shared ones included, and wins over the name.
 
         Raises:
             InvalidInputError: bad data, dataset name or metadata (nothing is stored).
+            UserNotFoundError: an unknown ``user``.
+            DatasetNotFoundError: an unknown ``dataset_id``.
+            PermissionDeniedError: no write permission on ``dataset_id`` (nothing is stored).
             StoreError, EmbeddingError: a backend failed (nothing of this call is stored).
         """
         name = check_name(dataset_name, what="dataset_name")
@@ -178,17 +195,31 @@ class RecallEngine:
         items = await asyncio.to_thread(collect_items, data, metadata, skip=(self.config.data_dir,))
         from recall_engine.ingest.pipeline import ingest
 
-        store = await asyncio.to_thread(self.store, tenant, create=True)
+        if dataset_id is not None:
+            dataset_id = check_ids(dataset_id, what="dataset_id")[0]
+            store = await asyncio.to_thread(self._store_with_dataset, tenant, dataset_id)
+        else:
+            store = await asyncio.to_thread(self.store, tenant, create=True)
+        target = await asyncio.to_thread(self._access.write_target, store, user, name, dataset_id)
         return await asyncio.to_thread(
             ingest,
             store,
             self.embedder,
             self.config,
             items,
-            dataset_id=dataset_id_for(tenant, name),
-            dataset_name=name,
+            dataset_id=target.dataset_id,
+            dataset_name=target.dataset_name,
             show_progress=show_progress,
         )
+
+    def _store_with_dataset(self, tenant: str, dataset_id: str) -> TenantStore:
+        try:
+            return self.store(tenant)
+        except RecallPreconditionError:
+            raise DatasetNotFoundError(
+                f"Unknown dataset id {dataset_id!r}: nothing has been remembered in tenant "
+                f"{tenant!r} yet; pass dataset_name= to create a dataset."
+            ) from None
 
     async def recall(
         self,
@@ -263,14 +294,20 @@ class RecallEngine:
         data_id: str | Sequence[str] | None = None,
         dataset_name: str | None = None,
         tenant_id: str | None = None,
+        user: User | str | None = None,
     ) -> int:
         """Delete data items (by id) or a whole dataset; return the chunks removed.
+
+        As ``user`` (default: the default user): data items of datasets it may
+        write to, or one of its own datasets by name.
 
         Raises:
             InvalidInputError: neither or both of ``data_id`` and ``dataset_name``, an
                 empty list, an id that is not a string, or an unknown id (nothing is
                 deleted then).
-            DatasetNotFoundError: the dataset does not exist.
+            DatasetNotFoundError: the dataset is not one of the user's own.
+            PermissionDeniedError: a data item in a dataset the user may not write to
+                (nothing is deleted).
         """
         if (data_id is None) == (dataset_name is None):
             raise InvalidInputError("forget() needs exactly one of data_id or dataset_name.")
@@ -278,15 +315,23 @@ class RecallEngine:
         name = check_name(dataset_name, what="dataset_name") if dataset_name is not None else None
         tenant = self._tenant(tenant_id)
         store = await asyncio.to_thread(self.store, tenant)
-        return await asyncio.to_thread(self._forget, store, ids, name)
+        return await asyncio.to_thread(self._forget, store, ids, name, user)
 
-    def _forget(self, store: TenantStore, ids: tuple[str, ...] | None, name: str | None) -> int:
+    def _forget(
+        self,
+        store: TenantStore,
+        ids: tuple[str, ...] | None,
+        name: str | None,
+        user: User | str | None = None,
+    ) -> int:
         with store.write_lock:
+            dataset_id = self._access.forgettable(store, user, ids, name)
             if name is not None:
-                (dataset_id,) = self._scope(store, (name,), None) or ()
+                assert dataset_id is not None
                 members = [d["id"] for d in store.graph.documents(dataset_id)]
                 removed = store.forget(members)
                 store.delete_dataset(dataset_id)
+                self._access.dataset_dropped(store.tenant_id, dataset_id)
                 return removed
             assert ids is not None
             known = store.graph.document_ids(ids)
@@ -297,6 +342,108 @@ class RecallEngine:
                     "nothing was deleted. List the ids with `recall-engine items`."
                 )
             return store.forget(list(ids))
+
+    # users, dataset permissions and session feedback (recall_engine.identity, .sessions)
+
+    async def create_user(
+        self, name: str, *, tenant_id: str | None = None, exist_ok: bool = False
+    ) -> User:
+        """Add a user to a tenant; pass it (or its ``id``) as ``user=`` to act as it.
+
+        Raises:
+            InvalidInputError: a bad name, or one that is taken (unless ``exist_ok``).
+        """
+        return await asyncio.to_thread(
+            self.identity.create_user, self._tenant(tenant_id), name, exist_ok=exist_ok
+        )
+
+    async def users(self, *, tenant_id: str | None = None) -> list[User]:
+        """Every user of a tenant, oldest first."""
+        return await asyncio.to_thread(self.identity.users, self._tenant(tenant_id))
+
+    async def grant(
+        self,
+        dataset_id: str,
+        *,
+        to: User | str,
+        permission: str = "read",
+        by: User | str | None = None,
+        tenant_id: str | None = None,
+    ) -> None:
+        """Share a dataset: ``to`` may then read it (``"write"``: also remember into it
+        with ``dataset_id=`` and forget its items). Only its owner ``by`` may share.
+
+        Raises:
+            DatasetNotFoundError: an unknown dataset id.
+            PermissionDeniedError: ``by`` does not own the dataset.
+            UserNotFoundError: an unknown ``to`` or ``by``.
+        """
+        store = await asyncio.to_thread(self.store, self._tenant(tenant_id))
+        await asyncio.to_thread(self._access.grant, store, dataset_id, to, permission, by)
+
+    async def revoke(
+        self,
+        dataset_id: str,
+        *,
+        to: User | str,
+        permission: str | None = None,
+        by: User | str | None = None,
+        tenant_id: str | None = None,
+    ) -> None:
+        """Take back what was granted ``to`` a user: everything, or only ``"write"``.
+
+        Raises:
+            DatasetNotFoundError, PermissionDeniedError, UserNotFoundError: as ``grant``.
+        """
+        store = await asyncio.to_thread(self.store, self._tenant(tenant_id))
+        await asyncio.to_thread(self._access.revoke, store, dataset_id, to, permission, by)
+
+    async def datasets(
+        self, *, user: User | str | None = None, tenant_id: str | None = None
+    ) -> list[DatasetAccess]:
+        """The datasets ``user`` can read (name, id, owner, permission), own ones first;
+        [] when nothing was remembered in the tenant."""
+        tenant = self._tenant(tenant_id)
+        try:
+            store = await asyncio.to_thread(self.store, tenant)
+        except RecallPreconditionError:
+            await asyncio.to_thread(self.identity.resolve_user, tenant, user)
+            return []
+        return await asyncio.to_thread(self._access.datasets, store, user)
+
+    async def add_feedback(
+        self,
+        session_id: str,
+        qa_id: str,
+        *,
+        score: int,
+        text: str | None = None,
+        user: User | str | None = None,
+        tenant_id: str | None = None,
+    ) -> ResponseQAEntry:
+        """Rate a session answer (``metadata["qa_id"]`` of the answer) from 1 to 5.
+        With ``feedback_influence`` > 0, recall() ranks what well-rated answers used
+        higher and what badly rated ones used lower.
+
+        Raises:
+            InvalidInputError: a score outside 1..5, or no such entry in the user's session.
+        """
+        if isinstance(score, bool) or not isinstance(score, int) or not 1 <= score <= 5:
+            raise InvalidInputError(f"score must be an integer from 1 to 5, got {score!r}.")
+        if text is not None and not isinstance(text, str):
+            raise InvalidInputError(f"text must be a string or None, got {type(text).__name__}.")
+        tenant = self._tenant(tenant_id)
+        who = await asyncio.to_thread(self.identity.resolve_user, tenant, user)
+        record = await asyncio.to_thread(
+            self.sessions.set_feedback,
+            tenant,
+            who.id,
+            str(session_id),
+            str(qa_id),
+            score=score,
+            text=text,
+        )
+        return record.entry()
 
     async def visualize_graph(
         self,

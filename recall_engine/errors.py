@@ -14,6 +14,7 @@ from recall_engine.core.errors import (
     LLMRateLimitError,
     LLMResponseError,
     LLMTimeoutError,
+    PermissionDeniedError,
     PromptNotFoundError,
     PromptRenderError,
     RecallEngineError,
@@ -25,6 +26,7 @@ from recall_engine.core.errors import (
     UnsupportedFileTypeError,
     UnsupportedSearchTypeError,
     UsageError,
+    UserNotFoundError,
 )
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "LLMRateLimitError",
     "LLMResponseError",
     "LLMTimeoutError",
+    "PermissionDeniedError",
     "PromptNotFoundError",
     "PromptRenderError",
     "RecallEngineError",
@@ -52,4 +55,5 @@ __all__ = [
     "UnsupportedFileTypeError",
     "UnsupportedSearchTypeError",
     "UsageError",
+    "UserNotFoundError",
 ]

@@ -11,11 +11,13 @@ not here.
     │   ├── InvalidInputError (ValueError)        bad data, name, path, option
     │   │   ├── UnsupportedFileTypeError
     │   │   ├── DatasetNotFoundError
+    │   │   ├── UserNotFoundError         a user= that the tenant does not have
     │   │   └── ConfigError               a configuration value (argument or env var)
     │   ├── UnsupportedSearchTypeError (ValueError)  disabled search type
     │   ├── SearchTypeNotImplementedError (NotImplementedError)
     │   ├── EmbeddingModelMismatchError (ValueError)  store built with another model
     │   ├── RecallPreconditionError       recall() before anything was remembered
+    │   ├── PermissionDeniedError (PermissionError)  no read/write access to a dataset
     │   ├── InvalidRuleError (ValueError) a router rule that cannot be loaded
     │   └── PromptNotFoundError (FileNotFoundError) / PromptRenderError (KeyError)
     └── RuntimeFailure                    something outside the call failed
@@ -54,6 +56,10 @@ class DatasetNotFoundError(InvalidInputError):
     """A dataset named in a scope does not exist in the tenant."""
 
 
+class UserNotFoundError(InvalidInputError):
+    """A ``user=`` (a User or a user id) that the tenant does not have."""
+
+
 class ConfigError(InvalidInputError):
     """A configuration value (an argument or an environment variable) is not acceptable."""
 
@@ -72,6 +78,10 @@ class EmbeddingModelMismatchError(UsageError, ValueError):
 
 class RecallPreconditionError(UsageError):
     """recall() was called on a store that holds nothing yet."""
+
+
+class PermissionDeniedError(UsageError, PermissionError):
+    """The user may not read (or write, or administer) a dataset; its owner can grant it."""
 
 
 class InvalidRuleError(UsageError, ValueError):

@@ -22,8 +22,10 @@ async def answer_entry(
     kind: str,
     prompt: str,
     config: RecallConfig,
+    session_history: str | None = None,
 ) -> ResponseGraphEntry:
-    """Generate (or, offline, extract) the answer and wrap it as one result."""
+    """Generate (or, offline, extract) the answer and wrap it as one result;
+    ``session_history`` (earlier turns of the session) goes to the LLM's prompt."""
     hits = list(output.hits)
     answer = await generate_answer(
         request.query_text,
@@ -34,6 +36,7 @@ async def answer_entry(
         response_model=request.response_model,
         prompt_name=prompt,
         context_text=output.context,
+        session_history=session_history,
     )
     dataset_id, dataset_name = single_dataset(hits)
     metadata: dict[str, Any] = {

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 from pydantic import BaseModel
 
@@ -32,12 +33,8 @@ _PARAM_DEFAULTS: dict[str, Any] = {
 
 # Parameters whose stage does not exist yet: a non-default value is refused,
 # never accepted and ignored. Each entry goes when its stage lands.
-NOT_SUPPORTED_YET: dict[str, Any] = {
-    "session_id": None,
-    "user": None,
-    "feedback_influence": 0.0,
-    "include_references": False,
-}
+NOT_SUPPORTED_YET: dict[str, Any] = {}
+MAX_SESSION_ID = 200
 
 
 @dataclass(frozen=True)
@@ -109,7 +106,7 @@ class RecallRequest:
             dataset_ids=_names(kw["dataset_ids"], "dataset_ids"),
             top_k=top_k,
             auto_route=_flag(kw["auto_route"], "auto_route"),
-            session_id=kw["session_id"],
+            session_id=_session_id(kw["session_id"]),
             only_context=_flag(kw["only_context"], "only_context"),
             system_prompt=kw["system_prompt"],
             system_prompt_path=kw["system_prompt_path"],
@@ -118,10 +115,38 @@ class RecallRequest:
             response_model=response_model,
             include_references=_flag(kw["include_references"], "include_references"),
             retriever_params=params,
-            feedback_influence=float(kw["feedback_influence"]),
-            user=kw["user"],
+            feedback_influence=_influence(kw["feedback_influence"]),
+            user=_user(kw["user"]),
             tenant_id=kw["tenant_id"],
         )
+
+
+def _session_id(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_SESSION_ID:
+        raise InvalidInputError(
+            f"session_id must be a non-empty string of at most {MAX_SESSION_ID} characters, "
+            f"got {value!r}."
+        )
+    return value.strip()
+
+
+def _influence(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise InvalidInputError(
+            f"feedback_influence must be a number from 0 (off) to 1, got {value!r}."
+        )
+    return float(value)
+
+
+def _user(value: Any) -> Any:
+    """None, a ``User``-like object with an ``id``, or a user id (str or UUID)."""
+    if value is None or isinstance(value, str | UUID) or hasattr(value, "id"):
+        return value
+    raise InvalidInputError(
+        f"user must be a User (engine.create_user), a user id or None, got {type(value).__name__}."
+    )
 
 
 def _flag(value: Any, what: str) -> bool:

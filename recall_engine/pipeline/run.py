@@ -23,12 +23,25 @@ from recall_engine.core.errors import InvalidInputError, SearchTypeNotImplemente
 from recall_engine.core.models import ResponseGraphEntry, ResponseQAEntry
 from recall_engine.core.search_types import SearchType
 from recall_engine.embedding import Embedder, embed_query
+from recall_engine.identity import IdentityRegistry, User
+from recall_engine.identity.models import Access
 from recall_engine.pipeline.answer import answer_entry
+from recall_engine.pipeline.feedback import rerank
 from recall_engine.pipeline.normalize import context_entry, item_entries
-from recall_engine.pipeline.request import _PARAM_DEFAULTS, RecallRequest
+from recall_engine.pipeline.references import add_evidence
+from recall_engine.pipeline.request import _PARAM_DEFAULTS, MAX_TOP_K, RecallRequest
 from recall_engine.pipeline.route import choose_search_type
-from recall_engine.pipeline.scope import resolve_dataset_ids
+from recall_engine.pipeline.scope import resolve_readable
+from recall_engine.pipeline.session import (
+    SessionHistory,
+    answered,
+    cache_hits,
+    element_ids,
+    hit_datasets,
+    load_session,
+)
 from recall_engine.read.store_reader import StoreReader
+from recall_engine.sessions import SessionStore
 from recall_engine.storage.tenant import TenantStore
 from retrievers import RETRIEVERS, Identity, RetrievalContext, Retriever, RetrieverOutput
 from retrievers.base import RetrieverConfig
@@ -43,6 +56,8 @@ class EngineServices(Protocol):
     config: RecallConfig
     embedder: Embedder
     router: Router
+    identity: IdentityRegistry
+    sessions: SessionStore
 
     def store(self, tenant_id: str | None = None, *, create: bool = False) -> TenantStore: ...
 
@@ -56,7 +71,11 @@ class RecallState:
     request: RecallRequest
     tenant_id: str = ""
     store: TenantStore | None = None
+    user: User | None = None
+    access: dict[str, Access] = field(default_factory=dict)
+    """The datasets the user can read: id -> owner / write / read."""
     dataset_ids: tuple[str, ...] = ()
+    session: SessionHistory | None = None
     search_type: SearchType | None = None
     decision: RouteDecision | None = None
     retriever: type[Retriever] | None = None
@@ -91,8 +110,10 @@ class RecallPipeline:
             ("session", self.session_cache),
             ("route", self.route),
             ("retrieve", self.retrieve),
+            ("feedback", self.apply_feedback),
             ("answer", self.answer),
             ("session_write", self.session_write),
+            ("references", self.references),
             ("tag", self.tag),
         ):
             with _Timer(state.timings, name):
@@ -104,17 +125,42 @@ class RecallPipeline:
     # stages
 
     async def resolve_scope(self, state: RecallState) -> None:
-        """Identity and scope: the tenant store and the explicit dataset ids to read."""
-        request = state.request
-        state.tenant_id = self.services.tenant_name(request.tenant_id)
-        store = await asyncio.to_thread(self.services.store, state.tenant_id)
+        """Identity and scope: the tenant store, the user, the datasets the user can
+        read, and the explicit dataset ids this call searches (exclusive)."""
+        await asyncio.to_thread(self._resolve_scope, state)
+
+    def _resolve_scope(self, state: RecallState) -> None:
+        request, services = state.request, self.services
+        state.tenant_id = services.tenant_name(request.tenant_id)
+        store = services.store(state.tenant_id)
         state.store = store
-        state.dataset_ids = resolve_dataset_ids(
-            store.tenant_id, store.datasets(), request.datasets, request.dataset_ids
+        known = store.datasets()
+        state.user = services.identity.resolve_user(state.tenant_id, request.user)
+        state.access = services.identity.access(state.tenant_id, state.user, known)
+        state.dataset_ids = resolve_readable(
+            store.tenant_id, known, state.access, request.datasets, request.dataset_ids
         )
 
     async def session_cache(self, state: RecallState) -> None:
-        """Answer from the session's cached QA entries (sessions are not built yet)."""
+        """Load the caller's session; without datasets and query_type, answer from its
+        cached QA entries when they match (source="session") and stop there."""
+        request = state.request
+        if request.session_id is None:
+            return
+        assert state.user is not None
+        state.session = await asyncio.to_thread(
+            load_session,
+            self.services.sessions,
+            state.tenant_id,
+            state.user.id,
+            request.session_id,
+            state.access,
+        )
+        if request.datasets is None and request.dataset_ids is None and request.query_type is None:
+            hits = cache_hits(state.session, request.query_text, top_k=request.top_k)
+            if hits:
+                state.results = list(hits)
+                state.done = True
 
     async def route(self, state: RecallState) -> None:
         request = state.request
@@ -148,13 +194,32 @@ class RecallPipeline:
             query_vector=vector,
             embed=self.embed_query,
             config=config,
-            top_k=request.top_k,
-            identity=Identity(tenant_id=state.tenant_id),
+            top_k=_retrieval_k(request, retriever),
+            identity=Identity(
+                tenant_id=state.tenant_id, user_id=state.user.id if state.user else None
+            ),
             reference_time=datetime.now(UTC).replace(tzinfo=None),
             llm=None,
+            session=state.session,
             timings=state.timings,
         )
         state.output = await retriever().retrieve(request.query_text, ctx)
+
+    async def apply_feedback(self, state: RecallState) -> None:
+        """With feedback_influence, re-rank hits by the ratings of answers that used them."""
+        request, output = state.request, state.output
+        if output is None or not output.hits or request.feedback_influence <= 0:
+            return
+        hits = list(output.hits)
+        weights = await asyncio.to_thread(
+            self.services.sessions.element_weights, state.tenant_id, element_ids(hits)
+        )
+        ranked, applied = rerank(hits, weights, request.feedback_influence)
+        output.hits = list(ranked[: request.top_k])
+        output.details["feedback"] = {
+            "influence": request.feedback_influence,
+            "rated_hits": len(applied),
+        }
 
     async def answer(self, state: RecallState) -> None:
         assert state.retriever is not None and state.output is not None
@@ -185,11 +250,43 @@ class RecallPipeline:
                     kind=retriever.kind,
                     prompt=retriever.prompt,
                     config=self.services.config,
+                    session_history=state.session.prompt_history() if state.session else None,
                 )
             ]
 
     async def session_write(self, state: RecallState) -> None:
-        """Append the QA entry to the session (sessions are not built yet)."""
+        """After a generated (LLM or extractive) answer, append the QA entry to the
+        session; only_context and item results write nothing."""
+        request, output = state.request, state.output
+        entry = answered(state.results)
+        if request.session_id is None or entry is None or output is None:
+            return
+        assert state.user is not None
+        hits = list(output.hits)
+        record = await asyncio.to_thread(
+            self.services.sessions.append,
+            state.tenant_id,
+            state.user.id,
+            request.session_id,
+            question=request.query_text,
+            context=output.context_text(),
+            answer=entry.text,
+            element_ids=element_ids(hits),
+            dataset_ids=hit_datasets(hits),
+        )
+        entry.metadata["session_id"] = request.session_id
+        entry.metadata["qa_id"] = record.qa_id
+
+    async def references(self, state: RecallState) -> None:
+        """With include_references, an Evidence block under a plain-text answer."""
+        request, output = state.request, state.output
+        entry = answered(state.results)
+        if not request.include_references or entry is None or output is None:
+            return
+        if entry.structured is not None or request.response_model is not None:
+            return
+        assert state.store is not None
+        await add_evidence(entry, list(output.hits), StoreReader(state.store, state.dataset_ids))
 
     async def tag(self, state: RecallState) -> None:
         """Report the route decision (and, verbose, details and timings) on every result."""
@@ -210,6 +307,14 @@ class RecallPipeline:
         """The unit vector of one query (cached per process), off the event loop."""
         vector = await asyncio.to_thread(embed_query, self.services.embedder, text)
         return np.asarray(vector, dtype=np.float32)
+
+
+def _retrieval_k(request: RecallRequest, retriever: type[Retriever]) -> int:
+    """Hits to ask for: twice top_k for item results re-ranked by feedback, so a
+    well-rated hit just below the cut can move into it."""
+    if request.feedback_influence > 0 and not retriever.answers:
+        return min(MAX_TOP_K, request.top_k * 2)
+    return request.top_k
 
 
 def _retriever_config(retriever: type[Retriever], request: RecallRequest) -> RetrieverConfig:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from recall_engine.core.errors import DatasetNotFoundError
+from recall_engine.identity.models import Access
+from recall_engine.identity.policy import check_readable, not_found, own_dataset
 
 
 def resolve_dataset_ids(
@@ -35,3 +37,30 @@ def resolve_dataset_ids(
             f"Unknown dataset(s) {missing} in tenant {tenant_id!r}; known datasets: {available}."
         )
     return tuple(dict.fromkeys(by_name[n] for n in names))
+
+
+def resolve_readable(
+    tenant_id: str,
+    known: Mapping[str, str],
+    access: Mapping[str, Access],
+    names: Sequence[str] | None,
+    ids: Sequence[str] | None,
+) -> tuple[str, ...]:
+    """The dataset ids a recall searches, for a user whose readable datasets are
+    ``access`` (id -> owner/write/read). ``ids`` win over ``names``; names resolve
+    among the user's own datasets; neither means every readable dataset.
+
+    Raises:
+        DatasetNotFoundError: an unknown id, or a name that is not one of the user's own.
+        PermissionDeniedError: an id the user may not read.
+    """
+    if ids is not None:
+        check_readable(tenant_id, known, access, list(ids))
+        return tuple(dict.fromkeys(ids))
+    if names is None:
+        return tuple(i for i in known if i in access)
+    found = {n: own_dataset(tenant_id, known, access, n) for n in names}
+    missing = [n for n, i in found.items() if i is None]
+    if missing:
+        raise not_found(tenant_id, known, access, missing)
+    return tuple(dict.fromkeys(i for i in found.values() if i is not None))
