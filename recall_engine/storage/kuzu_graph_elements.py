@@ -5,6 +5,11 @@ connection-like object with ``execute(query, params)`` and never import kuzu.
 
 Deletion follows support: relations, events and mentions belong to a chunk,
 summaries to a data item; an entity lives while at least one chunk mentions it.
+
+Row lists go to Kuzu in slices of ``ROW_SLICE`` (``execute_rows``) inside the
+caller's transaction: Kuzu binds and plans a query while holding the GIL, for a
+time that grows with its parameter list (8,000 mention rows held it ~150 ms and
+stalled the event loop), and small slices are also faster to run.
 """
 
 from __future__ import annotations
@@ -51,8 +56,26 @@ RELATION_RETURN = (
 )
 
 
+ROW_SLICE = 128
+"""Most rows (or ids) one query call carries; each call then holds the GIL for a
+few milliseconds only."""
+
+
 class Connection(Protocol):
     def execute(self, query: str, params: dict[str, Any] | None = None) -> Any: ...
+
+
+def execute_rows(
+    conn: Connection, query: str, rows: Sequence[Any], *, key: str = "rows"
+) -> list[list[Any]]:
+    """Run ``query`` once per slice of ``rows`` (bound as ``$<key>``), in the
+    caller's transaction; return the rows every call returned, in order."""
+    out: list[list[Any]] = []
+    for start in range(0, len(rows), ROW_SLICE):
+        result = conn.execute(query, {key: list(rows[start : start + ROW_SLICE])})
+        if result is not None:
+            out.extend(list(r) for r in result.get_all())
+    return out
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -118,25 +141,29 @@ def write_graph(conn: Connection, graph: GraphWrite) -> None:
         for e in graph.entities
     ]
     if entity_rows:
-        conn.execute(
+        execute_rows(
+            conn,
             "UNWIND $rows AS r MERGE (e:Entity {id: r.id}) SET e.name = r.name, "
             "e.normalized_name = r.normalized_name, e.type = r.type, e.namespace = r.namespace, "
             "e.identifier = r.identifier, e.description = r.description, e.aliases = r.aliases, "
             "e.keys = r.keys, e.first_seen = r.first_seen, e.last_seen = r.last_seen, "
             "e.dataset_id = r.dataset_id",
-            {"rows": entity_rows},
+            entity_rows,
         )
         # The type of a stored entity can change (CONCEPT -> PLACE): redraw its IS_A edge.
         ids = [r["id"] for r in entity_rows]
-        conn.execute("MATCH (e:Entity)-[a:IS_A]->() WHERE e.id IN $ids DELETE a", {"ids": ids})
+        execute_rows(
+            conn, "MATCH (e:Entity)-[a:IS_A]->() WHERE e.id IN $ids DELETE a", ids, key="ids"
+        )
         conn.execute(
             "UNWIND $types AS t MERGE (:EntityType {id: t})",
             {"types": sorted({r["type"] for r in entity_rows})},
         )
-        conn.execute(
+        execute_rows(
+            conn,
             "UNWIND $rows AS r MATCH (e:Entity {id: r.id}), (t:EntityType {id: r.type}) "
             "CREATE (e)-[:IS_A]->(t)",
-            {"rows": entity_rows},
+            entity_rows,
         )
     _create_mentions(conn, graph)
     _create_relations(conn, graph)
@@ -153,15 +180,17 @@ def write_graph(conn: Connection, graph: GraphWrite) -> None:
         for s in graph.summaries
     ]
     if summary_rows:
-        conn.execute(
+        execute_rows(
+            conn,
             "UNWIND $rows AS r CREATE (:Summary {id: r.id, data_id: r.data_id, "
             "dataset_id: r.dataset_id, namespace: r.namespace, text: r.text, method: r.method})",
-            {"rows": summary_rows},
+            summary_rows,
         )
-        conn.execute(
+        execute_rows(
+            conn,
             "UNWIND $rows AS r MATCH (s:Summary {id: r.id}), (d:Document {id: r.data_id}) "
             "CREATE (s)-[:MADE_FROM]->(d)",
-            {"rows": summary_rows},
+            summary_rows,
         )
 
 
@@ -178,13 +207,14 @@ def _create_mentions(conn: Connection, graph: GraphWrite) -> None:
         for m in graph.mentions
     ]
     if rows:
-        conn.execute(
+        execute_rows(
+            conn,
             "UNWIND $rows AS r MATCH (c:Chunk {id: r.chunk}), (e:Entity {id: r.entity}) "
             # CAST: when every offset of a batch is null (only implied speakers), Kuzu
             # would type the column STRING and refuse it for INT64.
             "CREATE (c)-[:MENTIONS {surface: r.surface, start_offset: CAST(r.first AS INT64), "
             "end_offset: CAST(r.last AS INT64), count: r.n}]->(e)",
-            {"rows": rows},
+            rows,
         )
 
 
@@ -208,13 +238,14 @@ def _create_relations(conn: Connection, graph: GraphWrite) -> None:
         for r in graph.relations
     ]
     if rows:
-        conn.execute(
+        execute_rows(
+            conn,
             "UNWIND $rows AS r MATCH (a:Entity {id: r.source}), (b:Entity {id: r.target}) "
             "CREATE (a)-[:RELATES {id: r.id, predicate: r.predicate, "
             "raw_predicate: r.raw_predicate, context: r.context, confidence: r.confidence, "
             "time_text: r.time_text, timestamp: r.timestamp, granularity: r.granularity, "
             "chunk_id: r.chunk_id, data_id: r.data_id, dataset_id: r.dataset_id}]->(b)",
-            {"rows": rows},
+            rows,
         )
 
 
@@ -235,23 +266,26 @@ def _create_events(conn: Connection, graph: GraphWrite) -> None:
     ]
     if not rows:
         return
-    conn.execute(
+    execute_rows(
+        conn,
         "UNWIND $rows AS r CREATE (:Event {id: r.id, text: r.text, time: r.time, "
         "time_text: r.time_text, granularity: r.granularity, chunk_id: r.chunk_id, "
         "data_id: r.data_id, dataset_id: r.dataset_id, namespace: r.namespace})",
-        {"rows": rows},
+        rows,
     )
-    conn.execute(
+    execute_rows(
+        conn,
         "UNWIND $rows AS r MATCH (v:Event {id: r.id}), (c:Chunk {id: r.chunk_id}) "
         "CREATE (v)-[:EVENT_IN]->(c)",
-        {"rows": rows},
+        rows,
     )
     links = [{"event": e.id, "entity": eid} for e in graph.events for eid in e.entity_ids]
     if links:
-        conn.execute(
+        execute_rows(
+            conn,
             "UNWIND $rows AS r MATCH (v:Event {id: r.event}), (e:Entity {id: r.entity}) "
             "CREATE (v)-[:EVENT_OF]->(e)",
-            {"rows": links},
+            links,
         )
 
 
@@ -275,9 +309,11 @@ def delete_orphan_entities(conn: Connection, entity_ids: Iterable[str]) -> list[
     ids = sorted(set(entity_ids))
     if not ids:
         return []
-    result = conn.execute(
+    rows = execute_rows(
+        conn,
         "MATCH (e:Entity) WHERE e.id IN $ids AND NOT EXISTS { MATCH (:Chunk)-[:MENTIONS]->(e) } "
         "DETACH DELETE e RETURN e.id",
-        {"ids": ids},
+        ids,
+        key="ids",
     )
-    return [row[0] for row in result.get_all()]
+    return [row[0] for row in rows]
