@@ -5,6 +5,7 @@
     429 with error type "budget_exceeded"      -> LLMPaymentRequiredError   never
     429                                        -> LLMRateLimitError         yes
     401, 403                                   -> LLMAuthenticationError    no
+    no key configured (raised before any call) -> LLMAuthenticationError    no
     404, unknown provider / model              -> LLMModelNotFoundError     no
     timeout                                    -> LLMTimeoutError           yes
     body that is not JSON                      -> LLMResponseError          no
@@ -18,6 +19,7 @@ class names alone: litellm reports a provider 402 as a plain ``APIError``.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +42,15 @@ PAYMENT_REQUIRED_STATUS = 402
 
 # litellm raises a plain BadRequestError with this text for a model string it cannot route.
 _UNKNOWN_PROVIDER = "LLM Provider NOT provided"
+
+# What a provider SDK or litellm says when no key is configured: it fails before
+# any request, and litellm reports it as a 500 (OpenAI) or a connection error
+# (Gemini), which would otherwise read as a provider outage and be retried.
+_MISSING_KEY = re.compile(
+    r"missing credentials|missing [\w ]{0,30}api[ _]key|api_key client option must be set"
+    r"|no (?:api )?key is set",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -92,6 +103,21 @@ def _retry_after(exc: BaseException) -> float | None:
         return None
 
 
+def key_variables(model: str) -> list[str]:
+    """The provider's own environment variables for ``model``'s key, as litellm
+    knows them (empty when it knows none or cannot tell)."""
+    try:
+        missing = _litellm().validate_environment(model).get("missing_keys") or []
+    except Exception:  # an unknown provider: the other hints still apply
+        return []
+    return [str(name) for name in missing if "KEY" in str(name) or "TOKEN" in str(name)]
+
+
+def _key_hint(model: str) -> str:
+    names = ["LLM_API_KEY", *key_variables(model)]
+    return f"Set {' or '.join(names)} in the environment, or pass LLMConfig.api_key"
+
+
 def classify(exc: BaseException, *, model: str, where: str) -> Classified:
     """Map one exception from ``litellm.acompletion`` to our error and a retry verdict.
 
@@ -100,7 +126,7 @@ def classify(exc: BaseException, *, model: str, where: str) -> Classified:
     """
     if isinstance(exc, LLMError):
         return Classified(exc, retryable=False)
-    litellm_exc = _litellm_exceptions()
+    litellm_exc = _litellm().exceptions
     status = getattr(exc, "status_code", None)
     body = _error_body(exc)
     detail = str(body.get("message") or exc)[:500]
@@ -131,6 +157,14 @@ def classify(exc: BaseException, *, model: str, where: str) -> Classified:
             LLMResponseError(
                 f"Model {where} answered with a body that is not valid JSON: {detail}. "
                 "Check that api_base points at an OpenAI-compatible endpoint."
+            ),
+            retryable=False,
+        )
+    if any(_MISSING_KEY.search(str(c)) for c in chain):
+        return Classified(
+            LLMAuthenticationError(
+                f"Model {where} has no API key: {detail}. {_key_hint(model)} "
+                "(an endpoint that needs no key still needs a placeholder for some providers)."
             ),
             retryable=False,
         )
@@ -178,7 +212,7 @@ def classify(exc: BaseException, *, model: str, where: str) -> Classified:
     )
 
 
-def _litellm_exceptions() -> Any:
+def _litellm() -> Any:
     from recall_engine.llm._litellm import get_litellm
 
-    return get_litellm().exceptions
+    return get_litellm()
