@@ -2,9 +2,11 @@
 
 Users, grants and sessions are small, transactional and must survive a
 restart, which is what the stdlib ``sqlite3`` is for. One connection per file
-is guarded by a lock (every statement is short). The rollback journal (not
-WAL) keeps reads from touching any file, and the file is created on the first
-write, never by a read: a read of a data dir leaves it byte for byte as it was.
+is guarded by a lock (every statement is short). The file is created on the
+first write, never by a read. Files written rarely (users, grants) keep the
+rollback journal, so that a read leaves the data dir byte for byte as it was;
+files written on every answer (sessions) use WAL, where a commit costs about
+one fsync instead of several.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from recall_engine.core.errors import StoreError
 class SqliteFile:
     """A lazily opened SQLite database with a fixed schema."""
 
-    def __init__(self, path: Path, schema: str) -> None:
+    def __init__(self, path: Path, schema: str, *, wal: bool = False) -> None:
         self.path = path
         self._schema = schema
+        self._wal = wal
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
 
@@ -35,6 +38,8 @@ class SqliteFile:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+            if self._wal:
+                conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(self._schema)
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"Could not open {self.path}: {exc}.") from exc

@@ -107,7 +107,7 @@ class SessionStore:
         ttl_s: float = DEFAULT_TTL_S,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self._db = SqliteFile(data_dir / FILE_NAME, _SCHEMA)
+        self._db = SqliteFile(data_dir / FILE_NAME, _SCHEMA, wal=True)
         self.ttl_s = ttl_s
         self.clock = clock
 
