@@ -196,6 +196,8 @@ class ChunkExtraction(_Frozen):
     mentions: tuple[Mention, ...] = ()
     candidates: tuple[NameCandidate, ...] = ()
     """Not graph elements yet: promoted (or dropped) before resolution."""
+    failed: str | None = None
+    """Why the extractor gave up on this chunk (the extraction is then empty)."""
 
     @property
     def is_empty(self) -> bool:

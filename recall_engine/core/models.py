@@ -157,4 +157,14 @@ class RememberResult(BaseModel):
     entity_count: int = Field(default=0, description="New entities (mentions of known ones merge).")
     relation_count: int = Field(default=0, description="Relations written.")
     event_count: int = Field(default=0, description="Events written.")
+    extraction: dict[str, str] = Field(
+        default_factory=dict,
+        description='Graph extraction per data id: "ok", "failed: <reason>" (the item is '
+        "stored without its graph; remember() of the same content retries it) or "
+        '"skipped" (no extractor, or already stored).',
+    )
+    retried_data_ids: list[str] = Field(
+        default_factory=list,
+        description="Stored before with a failed extraction: extracted again in this call.",
+    )
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage.")

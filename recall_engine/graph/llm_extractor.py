@@ -243,10 +243,11 @@ class LLMExtractor:
     """The ``Extractor`` that asks an LLM, one call per chunk, a few at a time.
 
     A reply that does not validate is retried once with the error quoted; if
-    the second one fails too, that chunk gets an empty extraction and a logged
-    warning. Provider failures (authentication, budget, a model that is down
-    after the client's own retries) are raised: they would fail every chunk,
-    and the ingest is atomic, so nothing half-extracted is stored.
+    the second one fails too, that chunk gets an empty extraction marked
+    ``failed`` and a logged warning (its item is reported and recorded as a
+    failed extraction). Provider failures (authentication, budget, a model that
+    is down after the client's own retries) are raised: they would fail every
+    chunk; the pipeline then stores the items without a graph and records why.
     """
 
     name = "llm-v1"
@@ -299,7 +300,7 @@ class LLMExtractor:
                         chunk.chunk_id,
                         str(exc)[:300],
                     )
-                    return empty
+                    return empty.model_copy(update={"failed": f"unusable LLM output: {exc}"[:300]})
                 retry = render_prompt("structured_output_retry", error=str(exc)[:500]).user
                 if reply is not None:
                     messages = [

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.graph import (
     IDENTIFIER_TYPES,
     ChunkExtraction,
@@ -76,11 +77,20 @@ def build_extractor(config: RecallConfig) -> Extractor | None:
     return LLMExtractor(LLMClient(LLMConfig.from_recall_config(config)))
 
 
-def parse_time(value: str | None) -> datetime | None:
-    try:
-        return datetime.fromisoformat(value) if value else None
-    except ValueError:
+def parse_time(value: str | None, *, what: str = "timestamp") -> datetime | None:
+    """An ISO 8601 time, or None for no time.
+
+    Raises:
+        InvalidInputError: ``value`` is not ISO 8601 (never silently None).
+    """
+    if not value:
         return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        raise InvalidInputError(
+            f"{what}: {value!r} is not an ISO 8601 time (e.g. 2023-05-08T13:56:00)"
+        ) from None
 
 
 def start_extraction(

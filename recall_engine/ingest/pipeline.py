@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import numpy as np
 
 from recall_engine.config import RecallConfig
+from recall_engine.core.graph import ChunkExtraction
 from recall_engine.core.models import RememberResult
 from recall_engine.embedding import Embedder
 from recall_engine.embedding_common import check_vectors
@@ -42,6 +44,8 @@ from recall_engine.storage.graph_records import GraphWrite, SummaryRecord
 from recall_engine.storage.lexical import tokenize
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
 from recall_engine.storage.tenant import TenantStore
+
+logger = logging.getLogger(__name__)
 
 PROGRESS_MIN_CHUNKS = 512
 
@@ -166,6 +170,14 @@ def _ingest(
     all_ids = [p.data_id for p in prepared]
     with store.write_lock:
         known = store.graph.document_ids(all_ids)
+        retried: list[str] = []
+        if known and config.graph_extractor != "none":
+            # A stored item whose extraction failed is not a duplicate: it is taken
+            # out and stored again with a fresh extraction. Its chunks and vectors
+            # are the same, so a failure from here on leaves it to the next retry.
+            retried = sorted(store.graph.extraction_failures(sorted(known)))
+            store.forget(retried)
+            known -= set(retried)
         fresh = [p for p in prepared if p.data_id not in known]
         skipped = [p.data_id for p in prepared if p.data_id in known]
         sources = [p.item.source_id for p in fresh if p.item.source_id]
@@ -183,7 +195,7 @@ def _ingest(
         )
         extractor = build_extractor(config) if records else None
         namespace = make_namespace(store.tenant_id, dataset_id)
-        vectors, graph, plan = _embed_and_extract(
+        vectors, graph, plan, failures = _embed_and_extract(
             store,
             embedder,
             config,
@@ -195,6 +207,7 @@ def _ingest(
             show_progress=show_progress if show_progress is not None else config.show_progress,
             timings=timings,
         )
+        items_out = [replace(i, extraction_failure=failures.get(i.id)) for i in items_out]
         t0 = time.perf_counter()
         tokens = [tokenize(draft.lexical_text) for _, draft in records]
         timings["tokenize_s"] = time.perf_counter() - t0
@@ -219,6 +232,17 @@ def _ingest(
         new_data_ids=[p.data_id for p in fresh],
         skipped_data_ids=skipped,
         replaced_data_ids=replaced,
+        retried_data_ids=retried,
+        extraction={
+            data_id: (
+                f"failed: {failures[data_id]}"
+                if data_id in failures
+                else "ok"
+                if extractor is not None and data_id not in known
+                else "skipped"
+            )
+            for data_id in all_ids
+        },
         chunk_count=len(records),
         entity_count=plan.created_count if plan is not None else 0,
         relation_count=len(plan.resolution.graph.relations) if plan is not None else 0,
@@ -239,26 +263,40 @@ def _embed_and_extract(
     namespace: str,
     show_progress: bool | None,
     timings: dict[str, float],
-) -> tuple[np.ndarray, GraphWrite | None, GraphPlan | None]:
-    """Chunk vectors, and the graph write when an extractor runs."""
+) -> tuple[np.ndarray, GraphWrite | None, GraphPlan | None, dict[str, str]]:
+    """Chunk vectors, the graph write when an extractor runs, and the items whose
+    extraction failed (data id -> reason).
+
+    An extractor that raises fails the extraction of every item, not the ingest:
+    the chunks are stored without a graph and the failure is recorded for a retry.
+    """
     texts = [draft.embed_text for _, draft in records]
     batch = config.embedding_batch_size
     t0 = time.perf_counter()
     if not records:  # nothing new: do not load the model just to embed nothing
         timings["embed_s"] = 0.0
-        return np.zeros((0, store.index.dimension), dtype=np.float32), None, None
+        return np.zeros((0, store.index.dimension), dtype=np.float32), None, None, {}
     if extractor is None:
         vectors = embed_all(embedder, texts, batch_size=batch, show_progress=show_progress)
         timings["embed_s"] = time.perf_counter() - t0
-        return vectors, None, None
+        return vectors, None, None, {}
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graph-extract") as pool:
         future = start_extraction(pool, extractor, _chunk_inputs(fresh, records, namespace))
         full = len(texts) - len(texts) % batch
         head = embed_all(embedder, texts[:full], batch_size=batch, show_progress=show_progress)
         embed_s = time.perf_counter() - t0
         t1 = time.perf_counter()
-        extractions, extract_s = future.result()
+        try:
+            extractions, extract_s = future.result()
+        except Exception as exc:  # the extractor's boundary: the chunks are still worth storing
+            logger.warning("graph extraction failed, items stored without a graph: %s", exc)
+            reason = f"{type(exc).__name__}: {exc}"[:500]
+            tail = embedder.embed(texts[full:], batch_size=batch)
+            timings["embed_s"] = embed_s + time.perf_counter() - t1
+            vectors = np.concatenate([head.reshape(-1, tail.shape[1]), tail])
+            return vectors, None, None, {p.data_id: reason for p in fresh}
     timings["extract_wait_s"] = time.perf_counter() - t1
+    failures = _chunk_failures(extractions)
     t1 = time.perf_counter()
     draft = draft_graph(
         extractions,
@@ -308,7 +346,22 @@ def _embed_and_extract(
         chunk_data={r.id: r.data_id for r, _ in records},
         summaries=summaries,
     )
-    return vectors, graph, plan
+    return vectors, graph, plan, failures
+
+
+def _chunk_failures(extractions: Sequence[ChunkExtraction]) -> dict[str, str]:
+    """Data id -> reason, for items with a chunk the extractor gave up on."""
+    failed: dict[str, list[str]] = {}
+    total: dict[str, int] = {}
+    for extraction in extractions:
+        data_id = extraction.data_id or ""
+        total[data_id] = total.get(data_id, 0) + 1
+        if extraction.failed is not None:
+            failed.setdefault(data_id, []).append(extraction.failed)
+    return {
+        data_id: f"{len(reasons)} of {total[data_id]} chunk(s): {reasons[0]}"[:500]
+        for data_id, reasons in failed.items()
+    }
 
 
 def _summary(p: PreparedItem) -> str:
@@ -329,7 +382,7 @@ def _chunk_inputs(
             chunk_id=record.id,
             text=draft.extract_text if draft.extract_text is not None else record.text,
             speaker=record.speaker,
-            timestamp=parse_time(record.timestamp),
+            timestamp=parse_time(record.timestamp, what=f"chunk {record.id} timestamp"),
             dataset_id=record.dataset_id,
             data_id=record.data_id,
             namespace=namespace,

@@ -17,16 +17,17 @@ from pathlib import Path
 from typing import Any
 
 import regex
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from recall_engine.core.errors import InvalidInputError, UnsupportedFileTypeError
-from recall_engine.core.models import Conversation, Document, Message
+from recall_engine.core.models import Conversation, Document, Message, When
 from recall_engine.ingest.validation import check_metadata, check_text
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".json", ".jsonl")
 MAX_FILE_BYTES = 256 * 1024 * 1024
 """The largest file remember() reads; a larger one is refused before it is read whole."""
 _READ_BLOCK = 1 << 20
+_WHEN: TypeAdapter[datetime | None] = TypeAdapter(When)
 
 
 @dataclass
@@ -134,6 +135,26 @@ def _first_words(text: str, n: int = 8) -> str:
     return name + ("..." if len(words) > n or len(text) > NAME_CHARS * 4 else "")
 
 
+def check_when(value: object, *, what: str) -> datetime | None:
+    """A time as the models accept it (a datetime, an ISO string, a written date
+    with a year), checked again here: a value assigned after the model was built
+    (``doc.created_at = "yesterday"``) or set through ``model_construct`` skips
+    the model's own validation and would otherwise reach the store.
+
+    Raises:
+        InvalidInputError: ``value`` is not a readable time; the message names ``what``.
+    """
+    if value is None or isinstance(value, datetime):
+        return value
+    try:
+        parsed = _WHEN.validate_python(value)
+    except ValidationError as exc:
+        reason = exc.errors()[0].get("msg", str(exc)) if exc.errors() else str(exc)
+        raise InvalidInputError(f"{what}: {reason}") from None
+    assert parsed is None or isinstance(parsed, datetime)
+    return parsed
+
+
 def _from_document(doc: Document, *, kind: str, name: str | None = None) -> SourceItem:
     check_text(doc.text, what="Document.text")
     for label, value in (("Document.title", doc.title), ("Document.source_id", doc.source_id)):
@@ -146,7 +167,7 @@ def _from_document(doc: Document, *, kind: str, name: str | None = None) -> Sour
         name=name or doc.title or _first_words(doc.text),
         text=doc.text,
         metadata=check_metadata(doc.metadata, what="Document.metadata"),
-        created_at=doc.created_at,
+        created_at=check_when(doc.created_at, what="Document.created_at"),
         source_id=doc.source_id,
     )
 
@@ -176,7 +197,9 @@ def _from_conversation(conv: Conversation, *, name: str | None = None) -> Source
                 check_text(value, what=f"Message {index} {label}")
         if not message.text.strip():
             raise InvalidInputError(f"Message {message.id or index} has empty text.")
-        messages.append(message if message.id else message.model_copy(update={"id": f"m{index}"}))
+        when = check_when(message.timestamp, what=f"Message {message.id or index} timestamp")
+        update = {"timestamp": when} | ({} if message.id else {"id": f"m{index}"})
+        messages.append(message.model_copy(update=update))
     first = messages[0]
     default_name = f"conversation {first.id}..{messages[-1].id}"
     return SourceItem(

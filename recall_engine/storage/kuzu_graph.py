@@ -33,6 +33,10 @@ SCHEMA = [
     "CREATE NODE TABLE IF NOT EXISTS Chunk("
     "id STRING PRIMARY KEY, data_id STRING, dataset_id STRING, chunk_index INT64, "
     "text STRING, message_ids STRING[], speaker STRING, timestamp STRING)",
+    # A data item whose graph extraction failed: stored without its graph until
+    # a remember() of the same content retries it. A table of its own, so stores
+    # made before it existed need no migration.
+    "CREATE NODE TABLE IF NOT EXISTS ExtractionFailure(data_id STRING PRIMARY KEY, reason STRING)",
     "CREATE REL TABLE IF NOT EXISTS HAS_DATA(FROM Dataset TO Document)",
     "CREATE REL TABLE IF NOT EXISTS CONTAINS(FROM Document TO Chunk)",
     *ge.GRAPH_SCHEMA,
@@ -128,6 +132,15 @@ class KuzuGraphStore:
         )
         return {r[0] for r in rows}
 
+    def extraction_failures(self, among: Sequence[str]) -> dict[str, str]:
+        """Data id -> reason, for those of ``among`` whose graph extraction failed."""
+        rows = self._execute_sliced(
+            "MATCH (f:ExtractionFailure) WHERE f.data_id IN $ids RETURN f.data_id, f.reason",
+            among,
+            key="ids",
+        )
+        return {r[0]: r[1] for r in rows}
+
     def documents(self, dataset_id: str | None = None) -> list[dict[str, Any]]:
         query = "MATCH (d:Document) WHERE $ds IS NULL OR d.dataset_id = $ds RETURN d"
         return [dict(r[0]) for r in self.execute(query, {"ds": dataset_id})]
@@ -215,6 +228,16 @@ class KuzuGraphStore:
                         "(d:Document {id: r.id}) CREATE (s)-[:HAS_DATA]->(d)",
                         doc_rows,
                     )
+                    ge.execute_rows(
+                        self._conn,
+                        "UNWIND $rows AS r CREATE (:ExtractionFailure {data_id: r.id, "
+                        "reason: r.reason})",
+                        [
+                            {"id": i.id, "reason": i.extraction_failure}
+                            for i in items
+                            if i.extraction_failure is not None
+                        ],
+                    )
                 if chunk_rows:
                     ge.execute_rows(
                         self._conn,
@@ -252,6 +275,7 @@ class KuzuGraphStore:
         params = {"ids": data_ids}
         self._conn.execute("MATCH (c:Chunk) WHERE c.data_id IN $ids DETACH DELETE c", params)
         self._conn.execute("MATCH (d:Document) WHERE d.id IN $ids DETACH DELETE d", params)
+        self._conn.execute("MATCH (f:ExtractionFailure) WHERE f.data_id IN $ids DELETE f", params)
         return touched
 
     def delete_data_items(self, data_ids: Sequence[str]) -> GraphRemoval:

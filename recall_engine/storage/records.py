@@ -23,6 +23,9 @@ class DataItemRecord:
     metadata: dict[str, Any]
     created_at: str
     chunk_count: int
+    extraction_failure: str | None = None
+    """Why graph extraction failed for this item (it is stored without its graph,
+    and the next remember() of the same content retries it); None when it did not."""
 
     @property
     def metadata_json(self) -> str:
