@@ -21,6 +21,7 @@ from recall_engine.core.search_types import SearchType
 from recall_engine.embedding import Embedder, make_embedder
 from recall_engine.identity import DatasetAccess, IdentityRegistry, User
 from recall_engine.identity.service import AccessControl
+from recall_engine.ingest.node_sets import apply_node_sets, check_node_sets
 from recall_engine.ingest.sources import collect_items
 from recall_engine.ingest.validation import check_ids, check_name
 from recall_engine.pipeline.request import RecallRequest
@@ -167,6 +168,7 @@ class RecallEngine:
         show_progress: bool | None = None,
         user: User | str | None = None,
         dataset_id: str | None = None,
+        node_set: Sequence[str] | None = None,
     ) -> RememberResult:
         """Store documents, files, folders or conversations in a dataset.
 
@@ -175,7 +177,9 @@ class RecallEngine:
         replaces the old version. ``dataset_name`` names one of ``user``'s own
         datasets (created on first use, owned by that user; the default user when
         ``user`` is None); ``dataset_id`` writes into any dataset the user may
-        write to, shared ones included, and wins over the name.
+        write to, shared ones included, and wins over the name. ``node_set``
+        puts the items in named node sets (CODING_RULES reads
+        ``coding_agent_rules``); content already stored keeps its node sets.
 
         Raises:
             InvalidInputError: bad data, dataset name or metadata (nothing is stored).
@@ -192,7 +196,9 @@ class RecallEngine:
             )
         # Files are read, and everything CPU-bound runs, in worker threads: the
         # event loop keeps serving other tasks during an ingest.
+        node_sets = check_node_sets(node_set)
         items = await asyncio.to_thread(collect_items, data, metadata, skip=(self.config.data_dir,))
+        apply_node_sets(items, node_sets)
         from recall_engine.ingest.pipeline import ingest
 
         if dataset_id is not None:
@@ -516,7 +522,6 @@ class RecallEngine:
         items = [{"data_id": r["id"], **{k: r.get(k) for k in keys}} for r in rows]
         return sorted(items, key=lambda i: (str(i["created_at"]), i["data_id"]))
 
-
     # HydraDB-style tenant API (recall_engine.tenants); thin delegations.
 
     @property
@@ -585,6 +590,7 @@ class RecallEngine:
             if store is not None:
                 store.close()
         await asyncio.to_thread(shutil.rmtree, self.config.tenant_dir(tenant), True)
+
 
 def _output_path(path: object, *, what: str) -> Path:
     """A file path to write to, checked before any work is done.

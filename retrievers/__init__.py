@@ -14,6 +14,7 @@ from retrievers.base import (
 )
 from retrievers.chunks import ChunksRetriever
 from retrievers.chunks_lexical import LexicalChunksRetriever
+from retrievers.cypher import CypherRetriever
 from retrievers.graph_completion import GraphCompletionRetriever
 from retrievers.graph_completion_context_extension import GraphCompletionContextExtensionRetriever
 from retrievers.graph_completion_cot import GraphCompletionCotRetriever
@@ -29,6 +30,7 @@ RETRIEVERS: dict[SearchType, type[Retriever]] = {
     SearchType.CHUNKS: ChunksRetriever,
     SearchType.CHUNKS_LEXICAL: LexicalChunksRetriever,
     SearchType.RAG_COMPLETION: RagCompletionRetriever,
+    SearchType.CYPHER: CypherRetriever,
     SearchType.HYBRID_COMPLETION: HybridCompletionRetriever,
     SearchType.GRAPH_COMPLETION: GraphCompletionRetriever,
     SearchType.GRAPH_COMPLETION_COT: GraphCompletionCotRetriever,

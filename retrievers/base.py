@@ -59,6 +59,33 @@ class SessionView(Protocol):
         ...
 
 
+class SearchTypes(Protocol):
+    """Other search types a retriever may run on its own query scope (FEELING_LUCKY
+    and AGENTIC_COMPLETION delegate through it)."""
+
+    @property
+    def available(self) -> tuple[SearchType, ...]:
+        """Registered types that configuration allows and that can run now (those
+        needing an LLM only when one is given); never FEELING_LUCKY."""
+        ...
+
+    @property
+    def routed(self) -> SearchType | None:
+        """The router's pick for the query, when the router ran."""
+        ...
+
+    async def run(
+        self, search_type: SearchType, query: str, ctx: RetrievalContext[Any]
+    ) -> RetrieverOutput:
+        """Retrieve for ``query`` with ``search_type`` and its default config, in
+        ``ctx``'s scope, with ``ctx``'s LLM (``ctx.query_vector`` must embed ``query``).
+
+        Raises:
+            UnsupportedSearchTypeError: ``search_type`` is not in ``available``.
+        """
+        ...
+
+
 @dataclass(frozen=True)
 class Identity:
     """Who is asking: the tenant and the user (None: the tenant's default user)."""
@@ -87,6 +114,8 @@ class RetrievalContext(Generic[ConfigT]):
     session: SessionView | None = None
     timings: dict[str, float] = field(default_factory=dict)
     """Milliseconds per named stage; retrievers add their lanes (shown with verbose)."""
+    search_types: SearchTypes | None = None
+    """Runs other search types in this scope (None where delegation is not offered)."""
 
 
 class RetrieverOutput(BaseModel):

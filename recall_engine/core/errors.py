@@ -17,12 +17,15 @@ not here.
     │   ├── SearchTypeNotImplementedError (NotImplementedError)
     │   ├── EmbeddingModelMismatchError (ValueError)  store built with another model
     │   ├── RecallPreconditionError       recall() before anything was remembered
+    │   ├── LLMNotConfiguredError         a search type that needs an LLM, without one
+    │   ├── InvalidAgenticDatasetScope (ValueError)  AGENTIC_COMPLETION needs one dataset
     │   ├── PermissionDeniedError (PermissionError)  no read/write access to a dataset
     │   ├── InvalidRuleError (ValueError) a router rule that cannot be loaded
     │   └── PromptNotFoundError (FileNotFoundError) / PromptRenderError (KeyError)
     └── RuntimeFailure                    something outside the call failed
         ├── StoreError                    Kuzu or LanceDB refused an operation
-        │   └── StoreLockedError          another process holds the data dir
+        │   ├── StoreLockedError          another process holds the data dir
+        │   └── QueryTimeoutError         a caller's Cypher query ran past its limit
         ├── EmbeddingError                the embedding model failed to load or run
         └── LLMError                      the LLM provider failed
             ├── LLMPaymentRequiredError   budget exhausted: terminal, never retried
@@ -84,6 +87,16 @@ class PermissionDeniedError(UsageError, PermissionError):
     """The user may not read (or write, or administer) a dataset; its owner can grant it."""
 
 
+class LLMNotConfiguredError(UsageError):
+    """A search type that cannot run without an LLM (NATURAL_LANGUAGE,
+    AGENTIC_COMPLETION) ran with none configured, or with ``only_context=True``
+    (which makes no LLM call)."""
+
+
+class InvalidAgenticDatasetScope(UsageError, ValueError):
+    """AGENTIC_COMPLETION was asked to search other than exactly one dataset."""
+
+
 class InvalidRuleError(UsageError, ValueError):
     """A router rule with a bad pattern, unknown target or negative weight."""
 
@@ -107,6 +120,10 @@ class StoreError(RuntimeFailure):
 class StoreLockedError(StoreError):
     """Another process holds the data dir: Kuzu allows one writer process, or
     several read-only ones, never both."""
+
+
+class QueryTimeoutError(StoreError):
+    """A caller-written Cypher query ran past its time limit."""
 
 
 class EmbeddingError(RuntimeFailure):

@@ -34,6 +34,7 @@ RESERVED_METADATA_KEYS = frozenset(
         "route",
         "answer_mode",
         "score",
+        "node_set",
     }
 )
 

@@ -26,6 +26,12 @@ from recall_engine.embedding import Embedder, embed_query
 from recall_engine.identity import IdentityRegistry, User
 from recall_engine.identity.models import Access
 from recall_engine.pipeline.answer import answer_entry
+from recall_engine.pipeline.delegate import (
+    PipelineSearchTypes,
+    holds_data,
+    require_llm,
+    retrieval_llm,
+)
 from recall_engine.pipeline.feedback import rerank
 from recall_engine.pipeline.normalize import context_entry, item_entries
 from recall_engine.pipeline.references import add_evidence
@@ -184,9 +190,11 @@ class RecallPipeline:
         assert state.retriever is not None and state.store is not None
         request, retriever = state.request, state.retriever
         config = _retriever_config(retriever, request)
-        if not state.dataset_ids:
-            state.output = RetrieverOutput()
+        if not holds_data(state.store, state.dataset_ids):
+            state.output = RetrieverOutput()  # an empty scope answers [] for every type
             return
+        llm = retrieval_llm(self.services.config, only_context=request.only_context)
+        require_llm(retriever, llm, only_context=request.only_context)
         with _Timer(state.timings, "embed"):
             vector = await self.embed_query(request.query_text)
         ctx: RetrievalContext[Any] = RetrievalContext(
@@ -199,11 +207,19 @@ class RecallPipeline:
                 tenant_id=state.tenant_id, user_id=state.user.id if state.user else None
             ),
             reference_time=datetime.now(UTC).replace(tzinfo=None),
-            llm=None,
+            llm=llm,
+            search_types=PipelineSearchTypes(
+                self.services.config,
+                routed=state.decision.search_type if state.decision else None,
+                llm=llm is not None,
+            ),
             session=state.session,
             timings=state.timings,
         )
         state.output = await retriever().retrieve(request.query_text, ctx)
+        ran = state.output.search_type
+        if ran is not None and ran is not retriever.search_type and ran in RETRIEVERS:
+            state.retriever = RETRIEVERS[ran]  # FEELING_LUCKY: results take the ran type's shape
 
     async def apply_feedback(self, state: RecallState) -> None:
         """With feedback_influence, re-rank hits by the ratings of answers that used them."""

@@ -64,6 +64,7 @@ class CypherResult(BaseModel):
 
     columns: list[str]
     rows: list[list[Any]]
+    truncated: bool = Field(default=False, description="More rows matched than were returned.")
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, row, strict=False)) for row in self.rows]
@@ -181,15 +182,47 @@ class ReadAPI(Protocol):
         score 0 (callers set their own)."""
         ...
 
+    # node sets
+    async def chunks_in_node_sets(
+        self,
+        node_sets: Sequence[str],
+        *,
+        vector: np.ndarray | None = None,
+        k: int = 100,
+        match_all: bool = False,
+    ) -> list[ChunkHit]:
+        """Chunks of data items remembered with ``node_set=`` naming any (or, with
+        ``match_all``, every) one of ``node_sets``; the ``k`` nearest to ``vector``
+        when given, else the first ``k`` in insertion order (score 1). A chunk's
+        node sets are in ``metadata["node_set"]``."""
+        ...
+
     # queries
     async def cypher(
-        self, query: str, params: dict[str, Any] | None = None, *, timeout_s: float = 5.0
+        self,
+        query: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout_s: float = 5.0,
+        max_rows: int = 1000,
     ) -> CypherResult:
         """Run read-only Cypher over the tenant's graph on a handle that refuses
-        writes itself; bounded by ``timeout_s``.
+        writes itself; bounded by ``timeout_s`` and a memory limit; at most
+        ``max_rows`` rows (``truncated`` says when more matched).
+
+        Cypher sees the whole tenant graph, so it runs only when the scope is
+        every dataset of the tenant.
 
         Raises:
-            InvalidInputError: the query writes, or is not valid Cypher.
-            StoreError: the query failed or timed out.
+            InvalidInputError: the scope is narrower than the tenant; the query
+                writes, reaches outside the graph, is not valid Cypher, or needs
+                more memory than allowed.
+            QueryTimeoutError: the query ran past ``timeout_s``.
+            StoreError: the query failed otherwise.
         """
+        ...
+
+    async def graph_schema(self) -> str:
+        """The graph's node and relationship tables with their properties, one per
+        line (what a text-to-Cypher prompt needs)."""
         ...

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.graph import normalize_name
 from recall_engine.core.hits import (
     ChunkHit,
@@ -25,8 +26,10 @@ from recall_engine.core.hits import (
     TripletHit,
 )
 from recall_engine.core.models import SourceRef
+from recall_engine.ingest.node_sets import NODE_SET_KEY
 from recall_engine.read.adjacency import Adjacency, Edge, adjacency
 from recall_engine.read.api import CypherResult, GraphEdge, GraphPath
+from recall_engine.storage.kuzu_readonly import MAX_ROWS
 from recall_engine.storage.lexical import tokenize
 from recall_engine.storage.records import ChunkRecord
 from recall_engine.storage.tenant import TenantStore
@@ -428,13 +431,75 @@ class StoreReader:
 
     # node sets
 
+    async def chunks_in_node_sets(
+        self,
+        node_sets: Sequence[str],
+        *,
+        vector: np.ndarray | None = None,
+        k: int = 100,
+        match_all: bool = False,
+    ) -> list[ChunkHit]:
+        wanted = {name for name in node_sets if name}
+        if not wanted or k <= 0:
+            return []
+        index = self._store.index.vectors
+        with index.lock:
+            where = np.zeros(index.size, dtype=bool)
+            for at in np.flatnonzero(index.scope_mask(self._scope)):
+                sets = set(index.row(int(at)).metadata.get(NODE_SET_KEY) or ())
+                where[at] = wanted <= sets if match_all else bool(wanted & sets)
+            if vector is not None:
+                found = index.search(vector, k, self._scope, where=where)
+            else:
+                found = [(index.row(int(at)), 1.0) for at in np.flatnonzero(where)[:k]]
+        return [self._chunk_hit(r, float(score)) for r, score in found]
+
+    # queries
+
+    def _check_whole_tenant(self) -> None:
+        outside = set(self._names) - set(self._scope)
+        if outside:
+            raise InvalidInputError(
+                "Cypher search reads the whole tenant graph, and this call may read "
+                f"{len(self._scope)} of the tenant's {len(self._names)} datasets. Leave "
+                "datasets= unset (or name every dataset you may read), or keep data that "
+                "must stay apart in separate tenants."
+            )
+
     async def cypher(
-        self, query: str, params: dict[str, Any] | None = None, *, timeout_s: float = 5.0
+        self,
+        query: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout_s: float = 5.0,
+        max_rows: int = 1000,
     ) -> CypherResult:
+        self._check_whole_tenant()
+        max_rows = max(1, min(int(max_rows), MAX_ROWS))
         columns, rows = await asyncio.to_thread(
             self._store.graph.read_only_query, query, params, timeout_ms=int(timeout_s * 1000)
         )
-        return CypherResult(columns=columns, rows=rows)
+        return CypherResult(columns=columns, rows=rows[:max_rows], truncated=len(rows) > max_rows)
+
+    async def graph_schema(self) -> str:
+        def run(query: str) -> list[list[Any]]:
+            return self._store.graph.read_only_query(query, None)[1]
+
+        def build() -> str:
+            lines = []
+            for table in run("CALL show_tables() RETURN name, type ORDER BY name"):
+                name, kind = table[0], table[1]
+                props = run(f"CALL table_info('{name}') RETURN name, type")
+                fields = ", ".join(f"{p[0]} {p[1]}" for p in props)
+                if kind == "REL":
+                    ends = run(f"CALL show_connection('{name}') RETURN *")
+                    pairs = ", ".join(f"(:{e[0]})-[:{name}]->(:{e[1]})" for e in ends)
+                    lines.append(f"relationship {pairs} {{{fields}}}")
+                else:
+                    lines.append(f"node (:{name} {{{fields}}})")
+            return "\n".join(lines)
+
+        return await asyncio.to_thread(build)
 
 
 def _in_time(

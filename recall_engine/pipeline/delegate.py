@@ -1,0 +1,87 @@
+"""What the retrieve stage gives retrievers beyond the read API: the narrow LLM
+(or None) and a way to run other search types in the same scope."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from recall_engine.completion import resolve_llm_config
+from recall_engine.config import RecallConfig
+from recall_engine.core.errors import LLMNotConfiguredError, UnsupportedSearchTypeError
+from recall_engine.core.search_types import CYPHER_SEARCH_TYPES, SearchType
+from recall_engine.pipeline.llm_port import PromptLLM
+from recall_engine.storage.tenant import TenantStore
+from retrievers import RETRIEVERS, RetrievalContext, Retriever, RetrieverOutput
+
+
+def holds_data(store: TenantStore, dataset_ids: tuple[str, ...]) -> bool:
+    """Whether any chunk is stored in these datasets (an empty scope needs no retriever)."""
+    return bool(dataset_ids) and bool(store.index.vectors.scope_mask(dataset_ids).any())
+
+
+def retrieval_llm(config: RecallConfig, *, only_context: bool) -> PromptLLM | None:
+    """The LLM retrievers may call: None without one, and None with
+    ``only_context=True``, which makes no LLM call at all (retrieval then runs
+    as it would offline)."""
+    if only_context:
+        return None
+    llm_config = resolve_llm_config(config)
+    return PromptLLM(llm_config) if llm_config is not None else None
+
+
+def require_llm(retriever: type[Retriever], llm: object, *, only_context: bool) -> None:
+    """Refuse a search type that cannot run without an LLM, before it retrieves.
+
+    Raises:
+        LLMNotConfiguredError: ``retriever.needs_llm`` and ``llm`` is None.
+    """
+    if not retriever.needs_llm or llm is not None:
+        return
+    name = retriever.search_type.value
+    if only_context:
+        raise LLMNotConfiguredError(
+            f"{name} needs the LLM to retrieve, and only_context=True makes no LLM call; "
+            "pass only_context=False (or use CYPHER / CHUNKS / GRAPH_COMPLETION for context)."
+        )
+    raise LLMNotConfiguredError(
+        f"{name} needs an LLM and none is configured; set LLM_MODEL (or "
+        "RecallConfig(llm_model=...)), or use a search type that runs offline."
+    )
+
+
+class PipelineSearchTypes:
+    """Implements ``retrievers.base.SearchTypes`` over the registry."""
+
+    def __init__(self, config: RecallConfig, *, routed: SearchType | None, llm: bool) -> None:
+        self._routed = routed
+        self._available = tuple(
+            t
+            for t, cls in RETRIEVERS.items()
+            if t is not SearchType.FEELING_LUCKY
+            and (config.allow_cypher_query or t not in CYPHER_SEARCH_TYPES)
+            and (llm or not cls.needs_llm)
+        )
+
+    @property
+    def available(self) -> tuple[SearchType, ...]:
+        return self._available
+
+    @property
+    def routed(self) -> SearchType | None:
+        return self._routed
+
+    async def run(
+        self, search_type: SearchType, query: str, ctx: RetrievalContext[Any]
+    ) -> RetrieverOutput:
+        if search_type not in self._available:
+            choices = ", ".join(t.value for t in self._available)
+            raise UnsupportedSearchTypeError(
+                f"{search_type.value} cannot run here; available: {choices}."
+            )
+        cls = RETRIEVERS[search_type]
+        sub = dataclasses.replace(ctx, config=cls.config_model())
+        output = await cls().retrieve(query, sub)
+        if output.search_type is None:
+            output.search_type = search_type
+        return output
