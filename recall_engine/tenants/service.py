@@ -20,11 +20,12 @@ import numpy as np
 from recall_engine.config import RecallConfig
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.models import RememberResult
-from recall_engine.embedding import Embedder, embed_query
+from recall_engine.embedding import Embedder
 from recall_engine.ingest.validation import dataset_id_for
 from recall_engine.read.tenant_reader import ChunkFilter, TenantReader
 from recall_engine.storage.tenant import TenantStore
 from recall_engine.tenants import hybrid
+from recall_engine.tenants.batching import QueryBatcher
 from recall_engine.tenants.convert import (
     KNOWLEDGE,
     MEMORIES,
@@ -85,6 +86,7 @@ class TenantAPI:
     def __init__(self, engine: EnginePort, registry: TenantRegistry | None = None) -> None:
         self.engine = engine
         self.registry = registry or TenantRegistry(engine.config.data_dir)
+        self._batcher = QueryBatcher(engine.embedder)
 
     # tenants
 
@@ -283,8 +285,7 @@ class TenantAPI:
     # recall
 
     async def _embed(self, text: str) -> np.ndarray:
-        vector = await asyncio.to_thread(embed_query, self.engine.embedder, text)
-        return np.asarray(vector, dtype=np.float32)
+        return await self._batcher.embed(text)
 
     async def full_recall(
         self, request: RecallSearchRequest | dict[str, Any] | None = None, **fields: Any

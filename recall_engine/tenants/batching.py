@@ -1,0 +1,67 @@
+"""Query embeddings of concurrent requests, computed together.
+
+Under load many recalls wait for an embedding at once; one batched model call
+for all of them costs far less CPU than one call each. A request that finds no
+batch running starts one at once (no added latency when idle); requests that
+arrive meanwhile join the next batch. A lone query goes through the engine's
+per-process query cache; batched vectors are stored in it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import numpy as np
+
+from recall_engine.embedding import Embedder, embed_query
+from recall_engine.embedding_common import QUERY_CACHE
+
+MAX_BATCH = 32
+
+
+class QueryBatcher:
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self._pending: list[tuple[str, asyncio.Future[np.ndarray]]] = []
+        self._running = False
+
+    async def embed(self, text: str) -> np.ndarray:
+        future: asyncio.Future[np.ndarray] = asyncio.get_running_loop().create_future()
+        self._pending.append((text, future))
+        if not self._running:
+            self._running = True
+            asyncio.get_running_loop().create_task(self._drain())
+        return await future
+
+    async def _drain(self) -> None:
+        try:
+            while self._pending:
+                batch, self._pending = self._pending[:MAX_BATCH], self._pending[MAX_BATCH:]
+                texts = list(dict.fromkeys(t for t, _ in batch))
+                try:
+                    vectors = await asyncio.to_thread(self._vectors, texts)
+                except Exception as exc:
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(exc)
+                    continue
+                for text, future in batch:
+                    if not future.done():
+                        future.set_result(vectors[text])
+        finally:
+            self._running = False
+
+    def _vectors(self, texts: list[str]) -> dict[str, np.ndarray]:
+        if len(texts) == 1:  # alone: the cached single-query path
+            return {texts[0]: np.asarray(embed_query(self.embedder, texts[0]), dtype=np.float32)}
+        computed = self.embedder.embed(texts, batch_size=len(texts))
+        model = self.embedder.model_id
+        out: dict[str, np.ndarray] = {}
+        for text, vector in zip(texts, computed, strict=True):
+            out[text] = QUERY_CACHE.get_or_compute(model, text, _const(vector))
+        return out
+
+
+def _const(vector: np.ndarray) -> Callable[[], np.ndarray]:
+    return lambda: vector
