@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -12,6 +14,8 @@ from pydantic import BaseModel
 
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.search_types import SearchType, parse_search_type
+from recall_engine.ingest.validation import check_ids, check_names, check_text
+from recall_engine.prompts import PROMPTS_PACKAGE
 
 MAX_TOP_K = 1000
 FILTER_OPERATORS = ("OR", "AND")
@@ -102,14 +106,14 @@ class RecallRequest:
         return cls(
             query_text=query,
             query_type=query_type,
-            datasets=_names(kw["datasets"], "datasets"),
-            dataset_ids=_names(kw["dataset_ids"], "dataset_ids"),
+            datasets=check_names(kw["datasets"], what="datasets"),
+            dataset_ids=_ids(kw["dataset_ids"]),
             top_k=top_k,
             auto_route=_flag(kw["auto_route"], "auto_route"),
             session_id=_session_id(kw["session_id"]),
             only_context=_flag(kw["only_context"], "only_context"),
-            system_prompt=kw["system_prompt"],
-            system_prompt_path=kw["system_prompt_path"],
+            system_prompt=_system_prompt(kw["system_prompt"]),
+            system_prompt_path=_prompt_path(kw["system_prompt_path"]),
             verbose=_flag(kw["verbose"], "verbose"),
             retriever_specific_config={k: v for k, v in specific.items() if k != "response_model"},
             response_model=response_model,
@@ -119,6 +123,43 @@ class RecallRequest:
             user=_user(kw["user"]),
             tenant_id=kw["tenant_id"],
         )
+
+
+def _ids(value: Any) -> tuple[str, ...] | None:
+    return None if value is None else check_ids(value, what="dataset_ids")
+
+
+def _system_prompt(value: Any) -> str | None:
+    return None if value is None else check_text(value, what="system_prompt")
+
+
+def _prompt_path(value: Any) -> str | Path | None:
+    """A prompt file that exists (in the working directory or, for a relative
+    path, in the prompts package), checked before anything runs."""
+    if value is None:
+        return None
+    if not isinstance(value, str | os.PathLike):
+        raise InvalidInputError(
+            "system_prompt_path must be the path of a prompt file (str or Path), got "
+            f"{type(value).__name__}; pass inline text as system_prompt= instead."
+        )
+    raw = check_text(os.fspath(value), what="system_prompt_path")
+    path = Path(raw).expanduser()
+    if path.is_dir():
+        raise InvalidInputError(
+            f"system_prompt_path {raw!r} is a directory; pass the path of a prompt file."
+        )
+    if path.exists() and not path.is_file():
+        raise InvalidInputError(f"system_prompt_path {raw!r} is not a regular file.")
+    if path.is_file():
+        return value
+    packaged = resources.files(PROMPTS_PACKAGE).joinpath(raw)
+    if raw and not path.is_absolute() and packaged.is_file():
+        return value
+    raise InvalidInputError(
+        f"system_prompt_path {raw!r} does not exist (looked in the working directory and the "
+        f"{PROMPTS_PACKAGE!r} package); pass an existing file, or the text as system_prompt=."
+    )
 
 
 def _session_id(value: Any) -> str | None:
