@@ -151,11 +151,12 @@ def _prompt_path(value: Any) -> str | Path | None:
         )
     if path.exists() and not path.is_file():
         raise InvalidInputError(f"system_prompt_path {raw!r} is not a regular file.")
+    checked = value if isinstance(value, str) else Path(raw)
     if path.is_file():
-        return value
+        return checked
     packaged = resources.files(PROMPTS_PACKAGE).joinpath(raw)
     if raw and not path.is_absolute() and packaged.is_file():
-        return value
+        return checked
     raise InvalidInputError(
         f"system_prompt_path {raw!r} does not exist (looked in the working directory and the "
         f"{PROMPTS_PACKAGE!r} package); pass an existing file, or the text as system_prompt=."
