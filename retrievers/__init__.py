@@ -14,13 +14,16 @@ from retrievers.base import (
 )
 from retrievers.chunks import ChunksRetriever
 from retrievers.chunks_lexical import LexicalChunksRetriever
+from retrievers.coding_rules import CodingRulesRetriever
 from retrievers.cypher import CypherRetriever
+from retrievers.feeling_lucky import FeelingLuckyRetriever
 from retrievers.graph_completion import GraphCompletionRetriever
 from retrievers.graph_completion_context_extension import GraphCompletionContextExtensionRetriever
 from retrievers.graph_completion_cot import GraphCompletionCotRetriever
 from retrievers.graph_completion_decomposition import GraphCompletionDecompositionRetriever
 from retrievers.graph_summary_completion import GraphSummaryCompletionRetriever
 from retrievers.hybrid_completion import HybridCompletionRetriever
+from retrievers.natural_language import NaturalLanguageRetriever
 from retrievers.rag_completion import RagCompletionRetriever
 from retrievers.summaries import SummariesRetriever
 from retrievers.temporal import TemporalRetriever
@@ -31,6 +34,9 @@ RETRIEVERS: dict[SearchType, type[Retriever]] = {
     SearchType.CHUNKS_LEXICAL: LexicalChunksRetriever,
     SearchType.RAG_COMPLETION: RagCompletionRetriever,
     SearchType.CYPHER: CypherRetriever,
+    SearchType.NATURAL_LANGUAGE: NaturalLanguageRetriever,
+    SearchType.FEELING_LUCKY: FeelingLuckyRetriever,
+    SearchType.CODING_RULES: CodingRulesRetriever,
     SearchType.HYBRID_COMPLETION: HybridCompletionRetriever,
     SearchType.GRAPH_COMPLETION: GraphCompletionRetriever,
     SearchType.GRAPH_COMPLETION_COT: GraphCompletionCotRetriever,

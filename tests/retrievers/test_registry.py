@@ -15,6 +15,9 @@ GOLDEN = {
     "CHUNKS_LEXICAL": ("LexicalChunksRetriever", "chunk", False, False),
     "RAG_COMPLETION": ("RagCompletionRetriever", "rag_completion", True, False),
     "CYPHER": ("CypherRetriever", "cypher", False, False),
+    "NATURAL_LANGUAGE": ("NaturalLanguageRetriever", "natural_language", False, True),
+    "FEELING_LUCKY": ("FeelingLuckyRetriever", "rag_completion", True, False),
+    "CODING_RULES": ("CodingRulesRetriever", "coding_rule", False, False),
     "HYBRID_COMPLETION": ("HybridCompletionRetriever", "rag_completion", True, False),
     "GRAPH_COMPLETION": ("GraphCompletionRetriever", "graph_completion", True, False),
     "GRAPH_COMPLETION_COT": ("GraphCompletionCotRetriever", "graph_completion", True, False),
@@ -43,9 +46,10 @@ GOLDEN = {
 
 
 # Types the direct contract below does not fit: their query is not free text
-# (CYPHER), they need an LLM, or they read node sets. tests/retrievers/
+# (CYPHER), they need an LLM, read node sets, or delegate inside recall()
+# (FEELING_LUCKY). tests/retrievers/
 # test_contract.py runs every type through recall(), and each has its own tests.
-NOT_DIRECT = {"CYPHER", "NATURAL_LANGUAGE", "AGENTIC_COMPLETION", "CODING_RULES"}
+NOT_DIRECT = {"CYPHER", "NATURAL_LANGUAGE", "AGENTIC_COMPLETION", "CODING_RULES", "FEELING_LUCKY"}
 DIRECT = [t for t in RETRIEVERS if t.value not in NOT_DIRECT]
 
 
