@@ -8,9 +8,16 @@ chunks next to it in the same data item (a conversation's neighbouring turns, a
 document's neighbouring chunks), decaying with distance: the answer to a
 question often sits one turn after the words that match it.
 
+Two title signals follow (``recall_engine.read.titles``): chunks of a document
+the query names by its title get a bonus, and the best three chunks lend a share
+of their score to the documents they name by title (a second hop, as a reader
+follows a link).
+
 LoCoMo dev recall@10, categories 1-4 (each step on top of the previous one):
 RRF(k=60, depth 50) 60.5; normalised-score fusion 68.1; neighbours (window 2,
-share 0.3, 30 seeds) 73.2.
+share 0.3, 30 seeds) 73.2 (titles: no change, nothing there is named by title).
+HotpotQA-100 R@5 / full@5: RRF 81.0 / 63.0; normalised fusion 82.5 / 66.0;
+title bonus 84.5 / 70.0; title hop 94.5 / 91.0.
 """
 
 from __future__ import annotations
@@ -36,6 +43,15 @@ class PassageConfig(RetrieverConfig):
     )
     neighbour_window: int = Field(default=2, ge=0, le=5, description="Chunks each side.")
     neighbour_seeds: int = Field(default=30, ge=0, description="Best candidates that lend.")
+    title_weight: float = Field(
+        default=0.5, ge=0.0, description="Bonus of chunks whose document the query names by title."
+    )
+    link_share: float = Field(
+        default=0.4, ge=0.0, le=1.0, description="Share a seed gives documents it names by title."
+    )
+    link_seeds: int = Field(
+        default=3, ge=0, description="Best candidates whose titles are followed."
+    )
 
 
 def normalised(hits: Sequence[ChunkHit]) -> dict[str, float]:
@@ -88,24 +104,52 @@ async def spread_to_neighbours(
     return out
 
 
+async def follow_titles(
+    read: ReadAPI,
+    scores: dict[str, float],
+    hits: dict[str, ChunkHit],
+    options: PassageConfig,
+) -> dict[str, float]:
+    """The second hop: each of the ``link_seeds`` best chunks gives ``link_share`` of
+    its score to the chunks of other documents whose title it names (a passage
+    about a film that names its director leads to the director's page)."""
+    if options.link_share <= 0 or options.link_seeds <= 0 or not scores:
+        return scores
+    out = dict(scores)
+    for seed in sorted(scores, key=lambda c: -scores[c])[: options.link_seeds]:
+        origin = hits[seed]
+        for hit in await read.titled_chunks(origin.text, options.depth):
+            if hit.data_id != origin.data_id:
+                hits.setdefault(hit.chunk_id, hit)
+                out[hit.chunk_id] = out.get(hit.chunk_id, 0.0) + options.link_share * scores[seed]
+    return out
+
+
 async def passage_lists(
     read: ReadAPI, vector: np.ndarray, query: str, depth: int
-) -> tuple[list[ChunkHit], list[ChunkHit]]:
-    """The dense and the BM25 candidate lists, ``depth`` each."""
+) -> tuple[list[ChunkHit], list[ChunkHit], list[ChunkHit]]:
+    """The dense and BM25 candidate lists (``depth`` each), and the chunks of the
+    documents the query names by title."""
     dense = await read.dense_chunks(vector, depth)
     lexical = await read.lexical_chunks(query, depth)
-    return dense, lexical
+    titled = await read.titled_chunks(query, depth)
+    return dense, lexical, titled
 
 
 async def passages(
     read: ReadAPI, vector: np.ndarray, query: str, k: int, options: PassageConfig
 ) -> list[ChunkHit]:
-    """The ``k`` best chunks: fused dense and BM25 scores, spread to neighbours."""
+    """The ``k`` best chunks: fused dense, BM25 and title scores, the documents the
+    best ones name, and scores spread to neighbours."""
     if k <= 0:
         return []
-    dense, lexical = await passage_lists(read, vector, query, max(options.depth, k))
-    hits = {h.chunk_id: h for h in (*dense, *lexical)}
-    scores = fuse([dense, lexical], [options.dense_weight, options.lexical_weight])
+    dense, lexical, titled = await passage_lists(read, vector, query, max(options.depth, k))
+    hits = {h.chunk_id: h for h in (*dense, *lexical, *titled)}
+    scores = fuse(
+        [dense, lexical, titled],
+        [options.dense_weight, options.lexical_weight, options.title_weight],
+    )
+    scores = await follow_titles(read, scores, hits, options)
     scores = await spread_to_neighbours(read, scores, hits, options)
     best = sorted(scores, key=lambda c: (-scores[c], c))[:k]
     return [hits[c].with_score(scores[c]) for c in best]

@@ -29,7 +29,13 @@ from recall_engine.core.hits import AnyHit, ChunkHit, EventHit
 from recall_engine.core.search_types import SearchType
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
 from retrievers.hybrid_completion import timed
-from retrievers.passages import PassageConfig, fuse, passage_lists, spread_to_neighbours
+from retrievers.passages import (
+    PassageConfig,
+    follow_titles,
+    fuse,
+    passage_lists,
+    spread_to_neighbours,
+)
 from retrievers.time_query import Interval, asks_for_time, query_interval
 
 
@@ -61,7 +67,7 @@ class TemporalRetriever:
         read, vector, timings = ctx.read, ctx.query_vector, ctx.timings
         depth = max(options.depth, ctx.top_k)
         if interval is not None:
-            (dense, lexical), dated, events = await asyncio.gather(
+            (dense, lexical, titled), dated, events = await asyncio.gather(
                 timed(timings, "temporal.passages", passage_lists(read, vector, query, depth)),
                 timed(
                     timings,
@@ -76,16 +82,23 @@ class TemporalRetriever:
             )
             weight = options.time_weight
         else:
-            (dense, lexical), events = await asyncio.gather(
+            (dense, lexical, titled), events = await asyncio.gather(
                 timed(timings, "temporal.passages", passage_lists(read, vector, query, depth)),
                 timed(timings, "temporal.events", read.nearest_events(vector, depth)),
             )
             dated, weight = [], options.event_weight
         event_chunks = await _event_chunks(ctx, events)
-        hits = {h.chunk_id: h for h in (*dense, *lexical, *dated, *event_chunks)}
-        lists = [dense, lexical, dated, event_chunks]
-        weights = [options.dense_weight, options.lexical_weight, weight, weight]
+        hits = {h.chunk_id: h for h in (*dense, *lexical, *titled, *dated, *event_chunks)}
+        lists = [dense, lexical, titled, dated, event_chunks]
+        weights = [
+            options.dense_weight,
+            options.lexical_weight,
+            options.title_weight,
+            weight,
+            weight,
+        ]
         scores = fuse(lists, weights)
+        scores = await follow_titles(read, scores, hits, options)
         scores = await spread_to_neighbours(read, scores, hits, options)
         n_events = min(options.events_k, ctx.top_k // 4)
         best = sorted(scores, key=lambda c: (-scores[c], c))[: ctx.top_k - n_events]

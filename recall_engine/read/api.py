@@ -110,6 +110,11 @@ class ReadAPI(Protocol):
         given, else in time order."""
         ...
 
+    async def titled_chunks(self, text: str, k: int) -> list[ChunkHit]:
+        """Chunks (at most ``k``) of the data items whose title ``text`` names as a
+        phrase (``recall_engine.read.titles``), longest titles first, in chunk order."""
+        ...
+
     # graph elements by meaning or by name
     async def nearest_entities(self, vector: np.ndarray, k: int) -> list[EntityHit]: ...
 

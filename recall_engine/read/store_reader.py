@@ -29,6 +29,7 @@ from recall_engine.core.models import SourceRef
 from recall_engine.ingest.node_sets import NODE_SET_KEY
 from recall_engine.read.adjacency import Adjacency, Edge, adjacency
 from recall_engine.read.api import CypherResult, GraphEdge, GraphPath
+from recall_engine.read.titles import named_in, title_index
 from recall_engine.storage.kuzu_readonly import MAX_ROWS
 from recall_engine.storage.lexical import tokenize
 from recall_engine.storage.records import ChunkRecord
@@ -162,6 +163,19 @@ class StoreReader:
         index = self._store.index.vectors
         found = _in_time(index, self._scope, start, end, vector, k)
         return [self._chunk_hit(r, s) for r, s in found]
+
+    async def titled_chunks(self, text: str, k: int) -> list[ChunkHit]:
+        titles = await asyncio.to_thread(title_index, self._store)
+        scope = set(self._scope)
+        out: list[ChunkHit] = []
+        for _, data_ids in named_in(text, titles):
+            for data_id in data_ids:
+                for record in self._store.index.of_data(data_id):
+                    if record.dataset_id in scope:
+                        out.append(self._chunk_hit(record, 1.0))
+                    if len(out) >= k:
+                        return out
+        return out
 
     # graph elements by meaning
 

@@ -1,0 +1,77 @@
+"""Document names as an index: which data items a query names by title.
+
+A query that names a document's title ("Arthur's Magazine", "Ulm") is about
+that document even when its passages never repeat the title. The index maps a
+normalised name (case and spacing folded, a trailing qualifier in parentheses
+dropped: "Lilu (mythology)" -> "lilu") to its data items, and is rebuilt lazily
+when the tenant's chunk index changes, like the graph snapshot.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import weakref
+
+from recall_engine.storage.tenant import TenantStore
+
+MAX_WORDS = 8  # longest title looked up as a phrase of the query
+_QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")
+_EXTENSION = re.compile(r"\.(?:txt|md|markdown|rst|html?|pdf|json|csv)$", re.IGNORECASE)
+_WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
+_LOCK = threading.Lock()
+_CACHE: weakref.WeakKeyDictionary[TenantStore, tuple[tuple[int, ...], dict[str, list[str]]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def title_key(name: str) -> str:
+    """A document name as looked up: qualifier and extension dropped, words lowercased."""
+    name = _EXTENSION.sub("", _QUALIFIER.sub("", name))
+    return " ".join(w.lower() for w in _WORD.findall(name))
+
+
+def _build(store: TenantStore) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for record in store.index.records(None):
+        key = title_key(record.document_name)
+        if key and (not out.get(key) or out[key][-1] != record.data_id):
+            ids = out.setdefault(key, [])
+            if record.data_id not in ids:
+                ids.append(record.data_id)
+    return out
+
+
+def title_index(store: TenantStore) -> dict[str, list[str]]:
+    """Normalised document name -> data ids (all datasets; readers filter scope).
+
+    Blocking on first use after a change: call it from a worker thread.
+    """
+    version = (len(store.index), store.index.vectors.size)
+    with _LOCK:
+        cached = _CACHE.get(store)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+    built = _build(store)
+    with _LOCK:
+        _CACHE[store] = (version, built)
+    return built
+
+
+def named_in(text: str, index: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
+    """(title, data ids) of every title that ``text`` names as a phrase, longest first.
+
+    A phrase counts when one of its words is capitalised or a number in ``text``,
+    as names are written, so a title that is also a common word ("It", "Home")
+    is not found in every sentence that uses the word.
+    """
+    words = _WORD.findall(text)
+    lowered = [w.lower() for w in words]
+    named = [w[0].isupper() or w[0].isdigit() for w in words]
+    found: dict[str, list[str]] = {}
+    for size in range(min(MAX_WORDS, len(words)), 0, -1):
+        for at in range(len(words) - size + 1):
+            phrase = " ".join(lowered[at : at + size])
+            if phrase in index and phrase not in found and any(named[at : at + size]):
+                found[phrase] = index[phrase]
+    return list(found.items())
