@@ -1,6 +1,6 @@
 """TEMPORAL: passages fused with what the store dates, for questions about time.
 
-1. The query names a time (``time_query.query_interval``: years, ranges, months,
+1. The query names a time (``recall_engine.read.time_query``: years, ranges, months,
    dates, "last week" against the reference time): the chunks dated inside the
    interval and the chunks stating events resolved inside it, each ranked by
    the query vector, are fused with the passage lane (dense + BM25). When the
@@ -9,9 +9,8 @@
 2. The query asks for a time but names none ("When did Ann move?"): the events
    nearest the query lend their chunks weight (an answer to "when" is a dated
    happening), fused with the passage lane the same way.
-3. Otherwise: GRAPH_COMPLETION runs instead when it is registered (else
-   HYBRID_COMPLETION); ``details["fallback"]`` and the results' ``search_type``
-   say so.
+3. Otherwise: GRAPH_COMPLETION runs instead; ``details["fallback"]`` and the
+   results' ``search_type`` say so.
 
 Hits are the chunks, best first, then the events they rest on (in the interval
 or nearest the query), scored by position like HYBRID_COMPLETION's.
@@ -27,7 +26,9 @@ from pydantic import Field
 
 from recall_engine.core.hits import AnyHit, ChunkHit, EventHit
 from recall_engine.core.search_types import SearchType
+from recall_engine.read.time_query import Interval, asks_for_time, query_interval
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
+from retrievers.graph_completion import GraphCompletionRetriever
 from retrievers.hybrid_completion import timed
 from retrievers.passages import (
     PassageConfig,
@@ -36,7 +37,6 @@ from retrievers.passages import (
     passage_lists,
     spread_to_neighbours,
 )
-from retrievers.time_query import Interval, asks_for_time, query_interval
 
 
 class TemporalConfig(PassageConfig):
@@ -143,17 +143,10 @@ def _unique_events(events: list[EventHit]) -> list[EventHit]:
 
 
 async def _fall_back(query: str, ctx: RetrievalContext[Any]) -> RetrieverOutput:
-    """No time in the query: graph completion when registered, else hybrid."""
-    from retrievers import RETRIEVERS  # the table imports this module
-
-    target = (
-        SearchType.GRAPH_COMPLETION
-        if SearchType.GRAPH_COMPLETION in RETRIEVERS
-        else SearchType.HYBRID_COMPLETION
-    )
-    cls = RETRIEVERS[target]
-    inner = dataclasses.replace(ctx, config=cls.config_model())
-    output = await cls().retrieve(query, inner)
+    """No time in the query: graph completion runs instead, and says so."""
+    target = GraphCompletionRetriever.search_type
+    inner = dataclasses.replace(ctx, config=GraphCompletionRetriever.config_model())
+    output = await GraphCompletionRetriever().retrieve(query, inner)
     details = {
         **output.details,
         "fallback": f"no time found in the query; ran {target.value} instead",

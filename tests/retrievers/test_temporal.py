@@ -6,9 +6,9 @@ import pytest
 
 from recall_engine import Conversation, Message, SearchType
 from recall_engine.read.store_reader import StoreReader
+from recall_engine.read.time_query import asks_for_time, query_interval
 from retrievers import Identity, RetrievalContext
 from retrievers.temporal import TemporalConfig, TemporalRetriever
-from retrievers.time_query import asks_for_time, query_interval
 
 NOW = datetime(2023, 5, 10, 12, 0)
 
@@ -109,7 +109,7 @@ async def test_no_time_falls_back_and_says_so(make_ctx):
     query = "What is broken in the office?"
     out = await TemporalRetriever().retrieve(query, make_ctx(query))
     assert "fallback" in out.details
-    assert out.search_type in (SearchType.GRAPH_COMPLETION, SearchType.HYBRID_COMPLETION)
+    assert out.search_type == SearchType.GRAPH_COMPLETION
 
 
 async def test_recall_reports_the_fallback(engine):
