@@ -36,6 +36,7 @@ PROMPT_VARIABLES: dict[str, frozenset[str]] = {
     "decomposition": frozenset({"question", "max_subquestions"}),
     "text_to_cypher": frozenset({"question", "schema", "examples"}),
     "search_type_selection": frozenset({"query", "search_types"}),
+    "agentic_step": frozenset({"question", "tools", "observations"}),
     "graph_extraction": frozenset({"text", "entity_types"}),
     "structured_output": frozenset({"schema"}),
     "structured_output_retry": frozenset({"error"}),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from recall_engine.core.search_types import SearchType
+from retrievers.agentic_completion import AgenticCompletionRetriever
 from retrievers.base import (
     LLM,
     Identity,
@@ -46,6 +47,7 @@ RETRIEVERS: dict[SearchType, type[Retriever]] = {
     SearchType.TRIPLET_COMPLETION: TripletCompletionRetriever,
     SearchType.SUMMARIES: SummariesRetriever,
     SearchType.TEMPORAL: TemporalRetriever,
+    SearchType.AGENTIC_COMPLETION: AgenticCompletionRetriever,
 }
 
 __all__ = [

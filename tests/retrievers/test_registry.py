@@ -42,6 +42,7 @@ GOLDEN = {
     "TRIPLET_COMPLETION": ("TripletCompletionRetriever", "triplet_completion", True, False),
     "SUMMARIES": ("SummariesRetriever", "summary", False, False),
     "TEMPORAL": ("TemporalRetriever", "temporal", True, False),
+    "AGENTIC_COMPLETION": ("AgenticCompletionRetriever", "graph_completion", True, True),
 }
 
 
