@@ -29,7 +29,7 @@ from recall_engine.core.models import SourceRef
 from recall_engine.ingest.node_sets import NODE_SET_KEY
 from recall_engine.read.adjacency import Adjacency, Edge, adjacency
 from recall_engine.read.api import CypherResult, GraphEdge, GraphPath
-from recall_engine.read.titles import named_in, title_index
+from recall_engine.read.titles import current_title_index, named_in, title_index
 from recall_engine.storage.kuzu_readonly import MAX_ROWS
 from recall_engine.storage.lexical import tokenize
 from recall_engine.storage.records import ChunkRecord
@@ -146,12 +146,17 @@ class StoreReader:
     ) -> list[ChunkHit]:
         index = self._store.index
         out: dict[str, ChunkHit] = {}
+        # One sorted sibling list (and position map) per data item, not per chunk.
+        items: dict[str, tuple[list[ChunkRecord], dict[str, int]]] = {}
         for record in index.by_id(dict.fromkeys(chunk_ids), self._scope):
             out.setdefault(record.id, self._chunk_hit(record, 1.0))
             if neighbours <= 0:
                 continue
-            siblings = index.of_data(record.data_id)
-            at = next(i for i, r in enumerate(siblings) if r.id == record.id)
+            if record.data_id not in items:
+                ordered = index.of_data(record.data_id)
+                items[record.data_id] = (ordered, {r.id: i for i, r in enumerate(ordered)})
+            siblings, position = items[record.data_id]
+            at = position[record.id]
             for other in siblings[max(0, at - neighbours) : at + neighbours + 1]:
                 distance = abs(other.chunk_index - record.chunk_index)
                 out.setdefault(other.id, self._chunk_hit(other, 1.0 / (1 + distance)))
@@ -165,7 +170,10 @@ class StoreReader:
         return [self._chunk_hit(r, s) for r, s in found]
 
     async def titled_chunks(self, text: str, k: int) -> list[ChunkHit]:
-        titles = await asyncio.to_thread(title_index, self._store)
+        # Built once per store change; a thread hop only when it must be (re)built.
+        titles = current_title_index(self._store)
+        if titles is None:
+            titles = await asyncio.to_thread(title_index, self._store)
         scope = set(self._scope)
         out: list[ChunkHit] = []
         for _, data_ids in named_in(text, titles):

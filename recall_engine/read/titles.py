@@ -42,12 +42,23 @@ def _build(store: TenantStore) -> dict[str, list[str]]:
     return out
 
 
+def _version(store: TenantStore) -> tuple[int, ...]:
+    return (len(store.index), store.index.vectors.size)
+
+
+def current_title_index(store: TenantStore) -> dict[str, list[str]] | None:
+    """The index when it is built and current (no blocking work), else None."""
+    with _LOCK:
+        cached = _CACHE.get(store)
+    return cached[1] if cached is not None and cached[0] == _version(store) else None
+
+
 def title_index(store: TenantStore) -> dict[str, list[str]]:
     """Normalised document name -> data ids (all datasets; readers filter scope).
 
     Blocking on first use after a change: call it from a worker thread.
     """
-    version = (len(store.index), store.index.vectors.size)
+    version = _version(store)
     with _LOCK:
         cached = _CACHE.get(store)
         if cached is not None and cached[0] == version:
