@@ -7,6 +7,7 @@ import pytest
 from recall_engine import Document, SearchType
 from recall_engine.core.hits import ChunkHit, TripletHit
 from retrievers.graph_completion import GraphCompletionConfig, GraphCompletionRetriever
+from retrievers.graph_search import name_grams
 from tests.retrievers.graph_fixtures import make_ctx, remember_docs
 
 QUERY = "Who worked with Charles Babbage?"
@@ -154,3 +155,23 @@ def test_config_declares_the_recall_parameters():
         assert name in fields
     assert GraphCompletionConfig().wide_search_top_k == 100
     assert GraphCompletionConfig().triplet_distance_penalty == 6.5
+
+
+def test_name_grams_cover_possessives_and_multiword_names():
+    grams = name_grams("What did Charles Babbage's engine do?")
+    assert {"charles babbage", "babbage", "engine"} <= grams
+
+
+async def test_query_names_link_entities_and_lift_the_chunks_mentioning_them(engine):
+    """The mention edges of the entities the query names add a bonus to their chunks."""
+    await remember_docs(engine)
+    query = "What did Alice Smith do?"
+    ctx = await make_ctx(engine, GraphCompletionRetriever, query, top_k=10)
+    out = await GraphCompletionRetriever().retrieve(query, ctx)
+    assert "Alice Smith" in out.details["linked_entities"]
+    chunks = [h for h in out.hits if isinstance(h, ChunkHit)]
+    assert chunks[0].sources[0].document_name == "billing"
+    off = await make_ctx(engine, GraphCompletionRetriever, query, top_k=10, entity_weight=0.0)
+    plain = await GraphCompletionRetriever().retrieve(query, off)
+    first = next(h for h in plain.hits if isinstance(h, ChunkHit))
+    assert chunks[0].score >= first.score + 0.4 - 1e-6
