@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import json
 import random
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -86,6 +87,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             for _ in range(args.recalls):
                 await _recall(engine, rng, words, idle, idle_errors)
             report["idle"] = {**_stats(idle), "errors": len(idle_errors)}
+            print(f"idle: {report['idle']}", file=sys.stderr, flush=True)
 
             during: list[float] = []
             during_errors: list[str] = []
@@ -102,6 +104,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 "s": round(time.perf_counter() - started, 1),
             }
             report["during_ingest"] = {**_stats(during), "errors": len(during_errors)}
+            print(f"during ingest: {report['during_ingest']}", file=sys.stderr, flush=True)
 
             together: list[float] = []
             together_errors: list[str] = []
