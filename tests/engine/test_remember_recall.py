@@ -13,7 +13,6 @@ from recall_engine.core.errors import (
     EmbeddingModelMismatchError,
     InvalidInputError,
     RecallPreconditionError,
-    SearchTypeNotImplementedError,
     StoreError,
 )
 from recall_engine.testing import DeterministicEmbedder
@@ -118,12 +117,6 @@ async def test_recall_before_remember(engine):
 async def test_unknown_keyword_is_a_type_error(engine):
     with pytest.raises(TypeError):
         await engine.recall("q", node_type="Person")  # type: ignore[call-arg]
-
-
-async def test_search_type_not_built_yet_names_the_type(engine):
-    await engine.remember(NOTES, dataset_name="science")
-    with pytest.raises(SearchTypeNotImplementedError, match="TRIPLET_COMPLETION"):
-        await engine.recall("q", SearchType.TRIPLET_COMPLETION)
 
 
 @pytest.mark.parametrize(
