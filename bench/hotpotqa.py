@@ -6,6 +6,9 @@ names (titles) of the results' ``metadata["sources"]``, in rank order; gold is a
 question's two supporting titles. Metrics: R@2, R@5, full@5 (both gold in the
 top 5), MRR@10, and recall within a 2,000-token context budget (each paragraph
 costs its own whitespace tokens).
+Latency is recall() wall time; the engine caches query vectors per process, so
+the first mode pays each question's embedding and later modes do not (their
+figures are retrieval alone; bench.throughput times against the embedding floor).
 
     .venv/bin/python -m bench.hotpotqa [--modes CHUNKS,HYBRID_COMPLETION] [--limit N]
         [--store DIR] [--json FILE]

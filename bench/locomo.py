@@ -6,6 +6,9 @@ conversation only, with ``only_context=True``. Units are dialogue turn ids (the
 ``message_ids`` of the results' ``metadata["sources"]``, in rank order). Budget
 recall cuts that list where the turns' own text passes 2,000 tokens. Categories
 1-4 are the headline; each category is reported, category 5 (adversarial) apart.
+Latency is recall() wall time; the engine caches query vectors per process, so
+the first mode pays each question's embedding and later modes do not (their
+figures are retrieval alone; bench.throughput times against the embedding floor).
 
     .venv/bin/python -m bench.locomo [--modes CHUNKS,HYBRID_COMPLETION] [--limit N]
         [--store DIR] [--json FILE]
