@@ -100,9 +100,7 @@ def format_context(items: Sequence[AnyHit]) -> str:
     return "\n\n".join(blocks)
 
 
-def extractive_answer(
-    query: str, items: Sequence[AnyHit], *, max_sentences: int = 3
-) -> Answer:
+def extractive_answer(query: str, items: Sequence[AnyHit], *, max_sentences: int = 3) -> Answer:
     """The answer without an LLM: best-matching context sentences, with their sources."""
     started = time.perf_counter()
     evidence = select_evidence(query, items, max_sentences=max_sentences)

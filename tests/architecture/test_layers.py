@@ -156,7 +156,7 @@ def test_there_are_no_import_cycles() -> None:
             if nxt == "recall_engine":
                 continue
             if state.get(nxt) == 1:
-                cycle = stack[stack.index(nxt) :] + [nxt]
+                cycle = [*stack[stack.index(nxt) :], nxt]
                 pytest.fail("import cycle: " + " -> ".join(cycle))
             if nxt not in state:
                 visit(nxt)

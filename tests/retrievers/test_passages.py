@@ -49,6 +49,7 @@ async def test_the_title_hop_reaches_the_page_a_passage_names(engine):
     vector = engine.embedder.embed([query])[0]
     titled = await read.titled_chunks(query, 10)
     assert [h.document_name for h in titled] == ["Einstein"]
+
     def ulm(found):
         return next(h.score for h in found if h.document_name == "Ulm")
 
