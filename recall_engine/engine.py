@@ -201,6 +201,8 @@ class RecallEngine:
         apply_node_sets(items, node_sets)
         from recall_engine.ingest.pipeline import ingest
 
+        if user is not None:  # an unknown user must not create an empty store
+            await asyncio.to_thread(self._access.registry.resolve_user, tenant, user)
         if dataset_id is not None:
             dataset_id = check_ids(dataset_id, what="dataset_id")[0]
             store = await asyncio.to_thread(self._store_with_dataset, tenant, dataset_id)

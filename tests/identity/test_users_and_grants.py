@@ -9,6 +9,7 @@ from recall_engine.core.errors import (
     DatasetNotFoundError,
     InvalidInputError,
     PermissionDeniedError,
+    RecallPreconditionError,
     UserNotFoundError,
 )
 from recall_engine.identity import default_user_id
@@ -165,3 +166,10 @@ async def test_tenants_keep_their_users_apart(engine):
         await engine.recall("ulm", LEX, user=alice.id, tenant_id="t1")
     assert await texts(engine, user=alice, tenant_id="t2") == ["Alice visited Ulm."]
     assert await texts(engine, tenant_id="t2") == []
+
+
+async def test_an_unknown_user_on_a_fresh_data_dir_stores_nothing(engine):
+    with pytest.raises(UserNotFoundError):
+        await engine.remember("A note.", dataset_name="notes", user="no-such-user")
+    with pytest.raises(RecallPreconditionError):  # no store was created on the way
+        await engine.recall("note", LEX)
