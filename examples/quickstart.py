@@ -23,8 +23,11 @@ async def main() -> None:
         print(f"\nQ: {question}")
         for hit in await engine.recall(question, SearchType.CHUNKS, top_k=3):
             print(f"  {hit.score:.2f}  [{hit.metadata['document_name']}] {hit.text[:90]}")
-        answer = (await engine.recall(question, SearchType.RAG_COMPLETION, top_k=5))[0]
-        print(f"\nA ({answer.metadata['answer_mode']}): {answer.text}")
+        # No query_type: the router picks (GRAPH_COMPLETION for a question like this one).
+        answer = (await engine.recall(question, top_k=5))[0]
+        mode = answer.metadata["answer_mode"]
+        print(f"\nA ({answer.search_type.value}, {mode}): {answer.text}")
+        print(f"   sources: {[s['document_name'] for s in answer.metadata['sources'][:3]]}")
         for hit in await engine.recall('"connection pool"', SearchType.CHUNKS_LEXICAL, top_k=3):
             print(f"  bm25 {hit.score:.2f}  {hit.text[:90]}")
 

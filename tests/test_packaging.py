@@ -59,4 +59,5 @@ def test_quickstart_example_runs_offline(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "remembered 3 items (3 new" in result.stdout
-    assert "A (extractive):" in result.stdout and "ERR-4012" in result.stdout
+    # The headline call: no query_type, routed to GRAPH_COMPLETION, answered offline.
+    assert "A (GRAPH_COMPLETION, extractive):" in result.stdout and "ERR-4012" in result.stdout
