@@ -59,7 +59,8 @@ async def _recall(engine: Any, rng: random.Random, words: list[str], out: list[f
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    from bench.loop_stall import WORDS, corpus
+    from bench._data import WORDS
+    from bench.loop_stall import corpus
     from recall_engine import RecallEngine
 
     embedder = None

@@ -29,43 +29,8 @@ import sys
 import threading
 import time
 
-WORDS = [
-    "budget",
-    "cloud",
-    "data",
-    "engine",
-    "forest",
-    "garden",
-    "harbor",
-    "island",
-    "journal",
-    "kernel",
-    "ledger",
-    "market",
-    "network",
-    "orbit",
-    "planet",
-    "river",
-    "signal",
-    "tower",
-    "valley",
-    "window",
-    "meeting",
-    "project",
-    "release",
-    "customer",
-    "invoice",
-    "contract",
-    "travel",
-    "museum",
-    "concert",
-    "recipe",
-    "hiking",
-    "painting",
-    "research",
-    "lecture",
-    "library",
-]
+from bench._data import WORDS
+
 NAMES = ["Ada", "Bruno", "Chen", "Dana", "Emeka", "Farah", "Goran", "Hana", "Ivo", "Jun"]
 
 COMPETITOR = """

@@ -26,35 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench._data import percentile
+from bench._data import WORDS, percentile
 from recall_engine import Document, RecallEngine, SearchType
 
-WORDS = [
-    "alpha",
-    "budget",
-    "cloud",
-    "data",
-    "engine",
-    "forest",
-    "garden",
-    "harbor",
-    "island",
-    "journal",
-    "kernel",
-    "ledger",
-    "market",
-    "network",
-    "orbit",
-    "planet",
-    "quarry",
-    "river",
-    "signal",
-    "tower",
-    "union",
-    "valley",
-    "window",
-    "yard",
-]
 NAMES = ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Marie Curie", "Niels Bohr"]
 PLACES = ["London", "Paris", "Ulm", "Lyon", "Boston"]
 

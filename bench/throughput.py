@@ -29,59 +29,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench._data import HOTPOT, load_locomo, percentile
+from bench._data import HOTPOT, WORDS, load_locomo, percentile
 from recall_engine import Conversation, Document, RecallEngine, SearchType
 from recall_engine.embedding import Embedder
 
-WORDS = [
-    "alpha",
-    "budget",
-    "cloud",
-    "data",
-    "engine",
-    "forest",
-    "garden",
-    "harbor",
-    "island",
-    "journal",
-    "kernel",
-    "ledger",
-    "market",
-    "network",
-    "orbit",
-    "planet",
-    "quarry",
-    "river",
-    "signal",
-    "tower",
-    "union",
-    "valley",
-    "window",
-    "yard",
-    "zenith",
-    "meeting",
-    "project",
-    "release",
-    "customer",
-    "invoice",
-    "contract",
-    "travel",
-    "museum",
-    "concert",
-    "recipe",
-    "garden",
-    "hiking",
-    "painting",
-    "research",
-    "lecture",
-    "library",
-    "migration",
-    "outage",
-    "database",
-    "pipeline",
-    "deadline",
-    "review",
-]
 NAMES = ["Ada", "Bruno", "Chen", "Dana", "Emeka", "Farah", "Goran", "Hana", "Ivo", "Jun"]
 
 
