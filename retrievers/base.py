@@ -155,6 +155,17 @@ class Retriever(Protocol[ConfigT]):
         ...
 
 
+NO_VECTOR = np.zeros(0, dtype=np.float32)
+"""``RetrievalContext.query_vector`` of a retriever that said it needs none."""
+
+
+def wants_query_vector(retriever: type[Any]) -> bool:
+    """Whether the pipeline embeds the query for ``retriever``: True unless its
+    class sets ``embeds_query = False`` (BM25 and Cypher read text only, so a
+    lexical recall does not pay for an embedding it never uses)."""
+    return bool(getattr(retriever, "embeds_query", True))
+
+
 def config_of(ctx: RetrievalContext[Any], model: type[ConfigT]) -> ConfigT:
     """``ctx.config`` as ``model``; a context built for another retriever is a bug.
 

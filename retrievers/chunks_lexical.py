@@ -20,6 +20,7 @@ class LexicalChunksRetriever:
     answers: ClassVar[bool] = False
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
+    embeds_query: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = LexicalConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[LexicalConfig]) -> RetrieverOutput:

@@ -56,6 +56,7 @@ class CypherRetriever:
     answers: ClassVar[bool] = False
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
+    embeds_query: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = CypherConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[CypherConfig]) -> RetrieverOutput:

@@ -40,6 +40,7 @@ class NaturalLanguageRetriever:
     answers: ClassVar[bool] = False
     prompt: ClassVar[str] = "text_to_cypher"
     needs_llm: ClassVar[bool] = True
+    embeds_query: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = NaturalLanguageConfig
 
     async def retrieve(

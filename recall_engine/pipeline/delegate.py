@@ -13,6 +13,7 @@ from recall_engine.core.search_types import CYPHER_SEARCH_TYPES, SearchType
 from recall_engine.pipeline.llm_port import PromptLLM
 from recall_engine.storage.tenant import TenantStore
 from retrievers import RETRIEVERS, RetrievalContext, Retriever, RetrieverOutput
+from retrievers.base import wants_query_vector
 
 
 def holds_data(store: TenantStore, dataset_ids: tuple[str, ...]) -> bool:
@@ -81,6 +82,8 @@ class PipelineSearchTypes:
             )
         cls = RETRIEVERS[search_type]
         sub = dataclasses.replace(ctx, config=cls.config_model())
+        if wants_query_vector(cls) and ctx.query_vector.size == 0:
+            sub = dataclasses.replace(sub, query_vector=await ctx.embed(query))
         output = await cls().retrieve(query, sub)
         if output.search_type is None:
             output.search_type = search_type

@@ -50,7 +50,7 @@ from recall_engine.read.store_reader import StoreReader
 from recall_engine.sessions import SessionStore
 from recall_engine.storage.tenant import TenantStore
 from retrievers import RETRIEVERS, Identity, RetrievalContext, Retriever, RetrieverOutput
-from retrievers.base import RetrieverConfig
+from retrievers.base import NO_VECTOR, RetrieverConfig, wants_query_vector
 from router import RouteDecision, Router
 
 logger = logging.getLogger(__name__)
@@ -195,8 +195,10 @@ class RecallPipeline:
             return
         llm = retrieval_llm(self.services.config, only_context=request.only_context)
         require_llm(retriever, llm, only_context=request.only_context)
-        with _Timer(state.timings, "embed"):
-            vector = await self.embed_query(request.query_text)
+        vector = NO_VECTOR
+        if wants_query_vector(retriever):
+            with _Timer(state.timings, "embed"):
+                vector = await self.embed_query(request.query_text)
         ctx: RetrievalContext[Any] = RetrievalContext(
             read=StoreReader(state.store, state.dataset_ids),
             query_vector=vector,
