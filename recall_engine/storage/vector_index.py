@@ -193,7 +193,11 @@ class VectorIndex(Generic[Row]):
             candidates = np.flatnonzero(mask)
             if candidates.size == 0 or k <= 0:
                 return []
-            scores = self._vectors[candidates] @ np.asarray(query, dtype=np.float32).ravel()
+            query = np.asarray(query, dtype=np.float32).ravel()
+            if 4 * candidates.size >= self._n:  # most rows in scope: no gather copy
+                scores = (self._vectors[: self._n] @ query)[candidates]
+            else:
+                scores = self._vectors[candidates] @ query
             return [(self._rows[at], score) for at, score in top_k(scores, candidates, k)]
 
     def similarities(self, query: np.ndarray, rows: np.ndarray) -> np.ndarray:
