@@ -21,7 +21,7 @@ from retrievers.graph_rounds import (
     hit_key,
     llm_answer,
     merge_rounds,
-    new_keys,
+    next_round,
 )
 from retrievers.graph_search import GraphSearchConfig, graph_search
 
@@ -63,20 +63,10 @@ class GraphCompletionContextExtensionRetriever:
                     break
                 used.add(hit_key(evidence))
                 next_query = evidence.text
-            result = await graph_search(
-                next_query,
-                await ctx.embed(next_query),
-                ctx.read,
-                options,
-                top_k=ctx.top_k,
-                timings=ctx.timings,
-            )
-            added = new_keys(result, seen)
-            log.append({"query": next_query, "new": len(added)})
-            if not added:
+            result = await next_round(next_query, ctx, options, seen, log)
+            if result is None:
                 stop = "converged"
                 break
-            seen.update(added)
             rounds.append(result)
         return graph_output(
             merge_rounds(rounds, ctx.top_k),

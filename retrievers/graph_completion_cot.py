@@ -23,7 +23,7 @@ from retrievers.graph_rounds import (
     hit_key,
     llm_answer,
     merge_rounds,
-    new_keys,
+    next_round,
 )
 from retrievers.graph_search import GraphSearchConfig, graph_search, render_context
 
@@ -77,20 +77,10 @@ class GraphCompletionCotRetriever:
                     break
                 used.add(hit_key(evidence))
                 follow_up = f"{query} {evidence.text}"
-            result = await graph_search(
-                follow_up,
-                await ctx.embed(follow_up),
-                ctx.read,
-                options,
-                top_k=ctx.top_k,
-                timings=ctx.timings,
-            )
-            added = new_keys(result, seen)
-            log.append({"query": follow_up, "new": len(added)})
-            if not added:
+            result = await next_round(follow_up, ctx, options, seen, log)
+            if result is None:
                 stop = "converged"
                 break
-            seen.update(added)
             rounds.append(result)
         return graph_output(
             merge_rounds(rounds, ctx.top_k),

@@ -12,8 +12,8 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from recall_engine.core.hits import AnyHit, ChunkHit, TripletHit
-from retrievers.base import LLM
-from retrievers.graph_search import GraphResult, render_context
+from retrievers.base import LLM, RetrievalContext
+from retrievers.graph_search import GraphResult, GraphSearchConfig, graph_search, render_context
 
 LATER_ROUND_WEIGHT = 0.7
 
@@ -76,3 +76,23 @@ async def llm_answer(llm: LLM, question: str, result: GraphResult) -> str:
     return await llm.complete(
         "answer_from_graph_context", question=question, context=render_context(result), history=""
     )
+
+
+async def next_round(
+    query: str,
+    ctx: RetrievalContext[Any],
+    options: GraphSearchConfig,
+    seen: set[Hashable],
+    log: list[dict[str, Any]],
+) -> GraphResult | None:
+    """Search ``query`` as one more round and log it; None when the round adds
+    nothing to ``seen`` (the loop has converged), else the round's result."""
+    result = await graph_search(
+        query, await ctx.embed(query), ctx.read, options, top_k=ctx.top_k, timings=ctx.timings
+    )
+    added = new_keys(result, seen)
+    log.append({"query": query, "new": len(added)})
+    if not added:
+        return None
+    seen.update(added)
+    return result
