@@ -21,13 +21,10 @@ ingested conversations there and reuses them on the next run.
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import json
-import tempfile
 import time
 from pathlib import Path
 
+from bench._cli import quality_main
 from bench._data import (
     CATEGORY_NAMES,
     cut_to_budget,
@@ -182,24 +179,9 @@ def print_report(report: dict) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    quality_main(
+        __doc__, run, print_report, default_modes, limit_help="only the first N conversations"
     )
-    parser.add_argument("--modes", default=None, help="comma-separated search types")
-    parser.add_argument("--limit", type=int, default=None, help="only the first N conversations")
-    parser.add_argument("--json", type=Path, default=None, help="also write the report here")
-    parser.add_argument("--store", type=Path, default=None, help="keep/reuse the store here")
-    parser.add_argument("--graph-extractor", choices=["rules", "llm", "none"], default="rules")
-    args = parser.parse_args()
-    modes = (
-        [SearchType(m.strip()) for m in args.modes.split(",")] if args.modes else default_modes()
-    )
-    with tempfile.TemporaryDirectory() as tmp:
-        data_dir = args.store or Path(tmp)
-        report = asyncio.run(run(modes, args.limit, data_dir, args.graph_extractor))
-    print_report(report)
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2))
 
 
 if __name__ == "__main__":
