@@ -32,19 +32,88 @@ _EXPORTS = {
     "get_default_engine": "recall_engine.api",
     "recall": "recall_engine.api",
     "remember": "recall_engine.api",
+    # the error tree: users catch these first of all
+    "ConfigError": "recall_engine.core.errors",
+    "DatasetNotFoundError": "recall_engine.core.errors",
+    "EmbeddingError": "recall_engine.core.errors",
+    "EmbeddingModelMismatchError": "recall_engine.core.errors",
+    "InvalidAgenticDatasetScope": "recall_engine.core.errors",
+    "InvalidInputError": "recall_engine.core.errors",
+    "InvalidRuleError": "recall_engine.core.errors",
+    "LLMAuthenticationError": "recall_engine.core.errors",
+    "LLMError": "recall_engine.core.errors",
+    "LLMModelNotFoundError": "recall_engine.core.errors",
+    "LLMNotConfiguredError": "recall_engine.core.errors",
+    "LLMPaymentRequiredError": "recall_engine.core.errors",
+    "LLMRateLimitError": "recall_engine.core.errors",
+    "LLMResponseError": "recall_engine.core.errors",
+    "LLMTimeoutError": "recall_engine.core.errors",
+    "PermissionDeniedError": "recall_engine.core.errors",
+    "PromptNotFoundError": "recall_engine.core.errors",
+    "PromptRenderError": "recall_engine.core.errors",
+    "QueryTimeoutError": "recall_engine.core.errors",
+    "RecallEngineError": "recall_engine.core.errors",
+    "RecallPreconditionError": "recall_engine.core.errors",
+    "RuntimeFailure": "recall_engine.core.errors",
+    "SearchTypeNotImplementedError": "recall_engine.core.errors",
+    "StoreError": "recall_engine.core.errors",
+    "StoreLockedError": "recall_engine.core.errors",
+    "UnsupportedFileTypeError": "recall_engine.core.errors",
+    "UnsupportedSearchTypeError": "recall_engine.core.errors",
+    "UsageError": "recall_engine.core.errors",
+    "UserNotFoundError": "recall_engine.core.errors",
+    "InvalidFilterError": "recall_engine.tenants.errors",
+    "SourceNotFoundError": "recall_engine.tenants.errors",
+    "TenantAlreadyExistsError": "recall_engine.tenants.errors",
+    "TenantNotFoundError": "recall_engine.tenants.errors",
 }
+# submodules reachable as attributes after ``import recall_engine`` (``recall_engine.errors.X``)
+_SUBMODULES = frozenset({"config", "errors", "models", "search_types"})
 
 __all__ = [
+    "ConfigError",
     "Conversation",
+    "DatasetNotFoundError",
     "Document",
+    "EmbeddingError",
+    "EmbeddingModelMismatchError",
+    "InvalidAgenticDatasetScope",
+    "InvalidFilterError",
+    "InvalidInputError",
+    "InvalidRuleError",
+    "LLMAuthenticationError",
+    "LLMError",
+    "LLMModelNotFoundError",
+    "LLMNotConfiguredError",
+    "LLMPaymentRequiredError",
+    "LLMRateLimitError",
+    "LLMResponseError",
+    "LLMTimeoutError",
     "Message",
+    "PermissionDeniedError",
+    "PromptNotFoundError",
+    "PromptRenderError",
+    "QueryTimeoutError",
     "RecallConfig",
     "RecallEngine",
+    "RecallEngineError",
+    "RecallPreconditionError",
     "RememberResult",
     "ResponseGraphEntry",
     "ResponseQAEntry",
+    "RuntimeFailure",
     "SearchType",
+    "SearchTypeNotImplementedError",
+    "SourceNotFoundError",
     "SourceRef",
+    "StoreError",
+    "StoreLockedError",
+    "TenantAlreadyExistsError",
+    "TenantNotFoundError",
+    "UnsupportedFileTypeError",
+    "UnsupportedSearchTypeError",
+    "UsageError",
+    "UserNotFoundError",
     "build_context_string",
     "get_default_engine",
     "recall",
@@ -54,6 +123,37 @@ __all__ = [
 if TYPE_CHECKING:
     from recall_engine.api import get_default_engine, recall, remember
     from recall_engine.config import RecallConfig
+    from recall_engine.core.errors import (
+        ConfigError,
+        DatasetNotFoundError,
+        EmbeddingError,
+        EmbeddingModelMismatchError,
+        InvalidAgenticDatasetScope,
+        InvalidInputError,
+        InvalidRuleError,
+        LLMAuthenticationError,
+        LLMError,
+        LLMModelNotFoundError,
+        LLMNotConfiguredError,
+        LLMPaymentRequiredError,
+        LLMRateLimitError,
+        LLMResponseError,
+        LLMTimeoutError,
+        PermissionDeniedError,
+        PromptNotFoundError,
+        PromptRenderError,
+        QueryTimeoutError,
+        RecallEngineError,
+        RecallPreconditionError,
+        RuntimeFailure,
+        SearchTypeNotImplementedError,
+        StoreError,
+        StoreLockedError,
+        UnsupportedFileTypeError,
+        UnsupportedSearchTypeError,
+        UsageError,
+        UserNotFoundError,
+    )
     from recall_engine.core.models import (
         Conversation,
         Document,
@@ -66,9 +166,17 @@ if TYPE_CHECKING:
     from recall_engine.core.search_types import SearchType
     from recall_engine.engine import RecallEngine
     from recall_engine.tenants.context_string import build_context_string
+    from recall_engine.tenants.errors import (
+        InvalidFilterError,
+        SourceNotFoundError,
+        TenantAlreadyExistsError,
+        TenantNotFoundError,
+    )
 
 
 def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f"recall_engine.{name}")
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'recall_engine' has no attribute {name!r}")
@@ -78,4 +186,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+    return sorted([*globals(), *_EXPORTS, *_SUBMODULES])

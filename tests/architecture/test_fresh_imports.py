@@ -41,3 +41,21 @@ def test_bench_help_starts(bench: str) -> None:
     result = fresh("-m", f"bench.{bench}", "--help")
     assert result.returncode == 0, result.stderr
     assert "usage" in result.stdout.lower()
+
+
+def test_the_error_tree_is_importable_from_the_top_level() -> None:
+    code = (
+        "import recall_engine\n"
+        "assert recall_engine.errors.InvalidInputError is recall_engine.InvalidInputError\n"
+        "from recall_engine import RecallEngineError, InvalidInputError, StoreLockedError\n"
+        "from recall_engine import TenantNotFoundError\n"
+        "import recall_engine.errors as errors\n"
+        "missing = [n for n in errors.__all__ if not hasattr(recall_engine, n)]\n"
+        "assert not missing, missing\n"
+        "assert issubclass(InvalidInputError, RecallEngineError)\n"
+        "assert issubclass(TenantNotFoundError, InvalidInputError)\n"
+        "import sys; print('recall_engine.engine' in sys.modules)\n"
+    )
+    result = fresh("-c", code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"  # errors load without the engine
