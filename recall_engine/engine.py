@@ -154,8 +154,7 @@ class RecallEngine:
             root = self.config.tenant_dir(tenant)
             if not create and not TenantStore.exists(root):
                 raise RecallPreconditionError(
-                    f"Nothing has been remembered in tenant {tenant!r} under "
-                    f"{self.config.data_dir} yet; call remember() first."
+                    f"Nothing has been remembered in tenant {tenant!r} yet; call remember() first."
                 )
             try:
                 store = TenantStore.open(
@@ -165,10 +164,10 @@ class RecallEngine:
                     dimension=lambda: self.embedder.dimension,
                 )
             except OSError as exc:  # the data dir itself: a file in the way, no permission
-                raise ConfigError(
-                    f"data_dir {self.config.data_dir} cannot hold the store: "
-                    f"{exc.strerror or exc} ({exc.filename or root}). Pass a writable folder "
-                    "as data_dir (or $RECALL_ENGINE_DATA_DIR)."
+                raise ConfigError(  # no path: the message may reach an HTTP client
+                    f"The data dir cannot hold the store of tenant {tenant!r}: "
+                    f"{exc.strerror or type(exc).__name__}. Pass a writable folder as data_dir "
+                    "(or $RECALL_ENGINE_DATA_DIR)."
                 ) from exc
             self._stores[tenant] = store
             return store

@@ -5,6 +5,10 @@ tenant), or ``RECALL_ENGINE_API_KEYS="t1=key1,t2=key2"`` and
 ``RECALL_ENGINE_ADMIN_KEY``. Keys are stored hashed in the data dir's registry
 and stay valid across restarts. ``--no-auth`` turns authentication off for
 local development only.
+
+One process holds a data dir: a second server (or any other process) on it
+exits at start with the holder's pid. SIGTERM shuts down gracefully, releases
+the data dir and exits with status 143.
 """
 
 from __future__ import annotations

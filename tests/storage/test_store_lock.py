@@ -130,3 +130,44 @@ def test_a_data_dir_that_is_a_file_is_a_config_error(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(ConfigError, match="data_dir"):
         hold_data_dir(tmp_path / "file" / "data")
+
+
+ATEXIT = textwrap.dedent(
+    """
+    import sys
+    from recall_engine import RecallEngine
+    from recall_engine.testing import DeterministicEmbedder
+    engine = RecallEngine(sys.argv[1], embedder=DeterministicEmbedder())  # never closed
+    print(open(sys.argv[1] + "/holder.json").read())
+    """
+)
+
+
+def test_the_holder_file_goes_away_at_exit_without_close(tmp_path):
+    data = tmp_path / "data"
+    out = subprocess.run(
+        [sys.executable, "-c", ATEXIT, str(data)], capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["program"] == "python"  # `python -c`: no argument recorded
+    assert not (data / HOLDER_FILE).exists()
+
+
+async def test_store_errors_name_the_tenant_not_the_servers_paths(tmp_path):
+    from recall_engine.core.errors import EmbeddingModelMismatchError, RecallPreconditionError
+
+    data = tmp_path / "data"
+    engine = RecallEngine(data, embedder=DeterministicEmbedder(64))
+    with pytest.raises(RecallPreconditionError) as empty:
+        await engine.recall("Ulm", "CHUNKS")
+    await engine.remember("Einstein was born in Ulm.")
+    engine.close()
+    other = RecallEngine(data, embedder=DeterministicEmbedder(32))
+    try:
+        with pytest.raises(EmbeddingModelMismatchError) as mismatch:
+            await other.recall("Ulm", "CHUNKS")
+    finally:
+        other.close()
+    for error in (empty.value, mismatch.value):
+        assert "tenant 'default'" in str(error)
+        assert str(tmp_path) not in str(error)
