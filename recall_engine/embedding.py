@@ -13,12 +13,13 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from recall_engine.config import PACKAGED_EMBEDDING_MODEL
-from recall_engine.core.errors import EmbeddingError, InvalidInputError
+from recall_engine.core.errors import ConfigError, EmbeddingError, InvalidInputError
 from recall_engine.embedding_common import (
     PACKAGED_MODEL_ID,
     QUERY_CACHE,
@@ -39,6 +40,7 @@ __all__ = [
     "Embedder",
     "QueryCache",
     "SentenceTransformerEmbedder",
+    "check_model_reachable",
     "default_threads",
     "embed_query",
     "make_embedder",
@@ -104,6 +106,7 @@ def make_embedder(config: RecallConfig) -> Embedder:
 
     Raises:
         InvalidInputError: ONNX asked for a model that is not the packaged one.
+        ConfigError: a torch model that is not reachable offline.
     """
     backend = config.resolved_embedding_backend
     if backend == "onnx":
@@ -120,6 +123,58 @@ def make_embedder(config: RecallConfig) -> Embedder:
 
 _MODEL_CACHE: dict[str, Any] = {}
 _MODEL_LOCK = threading.Lock()
+_MODEL_FILES = ("modules.json", "config.json")
+_DEFAULT_ORG = "sentence-transformers"  # the org sentence-transformers puts before a bare name
+
+
+def check_model_reachable(name: str) -> None:
+    """Refuse a model that cannot load offline, before torch is ever imported.
+
+    A model is reachable when it is the packaged one, a local folder holding a
+    model, or a hub model already in the local cache (hub downloads are off
+    unless ``HF_HUB_OFFLINE`` is set to 0). Importing torch only to learn that a
+    name is wrong costs seconds, and that import is where a long probe run saw
+    oneMKL abort the whole process instead of raising (issue 16).
+
+    Raises:
+        ConfigError: a missing path, a folder without a model, or a name that is
+            neither local nor cached.
+    """
+    if name == PACKAGED_EMBEDDING_MODEL:
+        return
+    path = Path(name).expanduser()
+    if path.is_dir():
+        if any((path / f).is_file() for f in _MODEL_FILES):
+            return
+        raise ConfigError(
+            f"embedding_model {name!r} is a folder without a model in it (no modules.json or "
+            "config.json); pass the folder a sentence-transformers model was saved to."
+        )
+    if os.environ.get("HF_HUB_OFFLINE", "1").strip().lower() in ("0", "false", "no", "off"):
+        return  # downloads were allowed explicitly: the hub decides
+    if not _in_hub_cache(name):
+        raise ConfigError(
+            f"embedding_model {name!r} is neither a local model folder nor a model in the "
+            f"Hugging Face cache, and hub downloads are off (HF_HUB_OFFLINE=1). Use "
+            f"'{PACKAGED_EMBEDDING_MODEL}' (packaged, offline), the folder of a saved model, "
+            "or download the model first."
+        )
+
+
+def _in_hub_cache(name: str) -> bool:
+    from huggingface_hub import try_to_load_from_cache
+
+    cache_dir = os.environ.get("SENTENCE_TRANSFORMERS_HOME") or None  # where ST looks too
+    repos = [name] if "/" in name else [name, f"{_DEFAULT_ORG}/{name}"]
+    for repo in repos:
+        for filename in _MODEL_FILES:
+            try:
+                found = try_to_load_from_cache(repo, filename, cache_dir=cache_dir)
+            except Exception:  # not a valid repo id: it cannot be in the cache
+                continue
+            if isinstance(found, str):
+                return True
+    return False
 
 
 def _load_sentence_transformer(name: str) -> Any:
@@ -154,11 +209,15 @@ class SentenceTransformerEmbedder:
     Args:
         threads: torch intra-op threads (process-wide, set when the model
             loads); None = the cores this process may use.
+
+    Raises:
+        ConfigError: the model is not reachable offline (``check_model_reachable``).
     """
 
     def __init__(
         self, model_name: str = PACKAGED_EMBEDDING_MODEL, *, threads: int | None = None
     ) -> None:
+        check_model_reachable(model_name)
         self._name = model_name
         self._model: Any = None
         self.threads = threads or default_threads()
@@ -171,8 +230,13 @@ class SentenceTransformerEmbedder:
 
     def _loaded(self) -> Any:
         if self._model is None:
-            import torch
-
+            try:
+                import torch
+            except ImportError as exc:
+                raise EmbeddingError(
+                    f"embedding_backend='torch' needs torch, which cannot be imported ({exc}); "
+                    f"install it, or use '{PACKAGED_EMBEDDING_MODEL}' on ONNX Runtime."
+                ) from exc
             torch.set_num_threads(self.threads)
             self._model = _load_sentence_transformer(self._name)
         return self._model

@@ -28,7 +28,7 @@ from recall_engine.pipeline.request import RecallRequest
 from recall_engine.pipeline.run import RecallPipeline
 from recall_engine.pipeline.scope import resolve_dataset_ids
 from recall_engine.sessions import SessionStore
-from recall_engine.storage.store_lock import lock_holder, locked_error
+from recall_engine.storage.store_lock import hold_data_dir
 from recall_engine.storage.tenant import TenantStore
 from router import DEFAULT_RULES, Router, default_router, load_rules
 
@@ -65,6 +65,13 @@ class RecallEngine:
             ``./.recall_engine``.
         config: a full configuration; ``overrides`` change single fields of it.
         embedder: an ``Embedder`` to use instead of the configured model (tests).
+
+    The engine holds its data dir until ``close()``: one process at a time may
+    open a data dir (engines of one process share it).
+
+    Raises:
+        StoreLockedError: another process holds the data dir (the message names its pid).
+        ConfigError: a bad configuration value, or a data dir that cannot be created.
     """
 
     def __init__(
@@ -82,15 +89,23 @@ class RecallEngine:
         elif overrides:
             config = RecallConfig.model_validate({**config.model_dump(), **overrides})
         self.config = config
+        # Checked before the lock, so that a bad option changes nothing on disk.
         self.embedder: Embedder = embedder or make_embedder(config)
         self.router = _build_router(config)
+        # Every store below (graphs, vectors, identity, tenants, sessions) is
+        # written only through an engine that holds the data dir.
+        self._hold = hold_data_dir(config.data_dir)
         self._stores: dict[str, TenantStore] = {}
         self._open_lock = threading.Lock()
         self._closed = False
-        self.identity = IdentityRegistry(config.data_dir)
-        self.sessions = SessionStore(config.data_dir, ttl_s=config.session_ttl_days * 86400)
-        self._access = AccessControl(self.identity)
-        self._pipeline = RecallPipeline(self)
+        try:
+            self.identity = IdentityRegistry(config.data_dir)
+            self.sessions = SessionStore(config.data_dir, ttl_s=config.session_ttl_days * 86400)
+            self._access = AccessControl(self.identity)
+            self._pipeline = RecallPipeline(self)
+        except BaseException:
+            self._hold.release()
+            raise
 
     async def __aenter__(self) -> RecallEngine:
         return self
@@ -99,14 +114,17 @@ class RecallEngine:
         self.close()
 
     def close(self) -> None:
-        """Release every open store (the Kuzu database lock included)."""
+        """Release every open store and the data dir (another process may then open it)."""
         with self._open_lock:
-            for store in self._stores.values():
-                store.close()
-            self._stores.clear()
-            self.identity.close()
-            self.sessions.close()
-            self._closed = True
+            try:
+                for store in self._stores.values():
+                    store.close()
+                self._stores.clear()
+                self.identity.close()
+                self.sessions.close()
+            finally:
+                self._closed = True
+                self._hold.release()
 
     def tenant_name(self, tenant_id: str | None) -> str:
         """The checked tenant id (the configured default when None).
@@ -135,12 +153,8 @@ class RecallEngine:
                 return self._stores[tenant]
             root = self.config.tenant_dir(tenant)
             if not create and not TenantStore.exists(root):
-                holder = lock_holder(root / "graph.kuzu")
-                if holder is not None:  # being created elsewhere: not known to be empty
-                    raise locked_error(root, holder)
                 raise RecallPreconditionError(
-                    f"Nothing has been remembered in tenant {tenant!r} under "
-                    f"{self.config.data_dir} yet; call remember() first."
+                    f"Nothing has been remembered in tenant {tenant!r} yet; call remember() first."
                 )
             try:
                 store = TenantStore.open(
@@ -150,10 +164,10 @@ class RecallEngine:
                     dimension=lambda: self.embedder.dimension,
                 )
             except OSError as exc:  # the data dir itself: a file in the way, no permission
-                raise ConfigError(
-                    f"data_dir {self.config.data_dir} cannot hold the store: "
-                    f"{exc.strerror or exc} ({exc.filename or root}). Pass a writable folder "
-                    "as data_dir (or $RECALL_ENGINE_DATA_DIR)."
+                raise ConfigError(  # no path: the message may reach an HTTP client
+                    f"The data dir cannot hold the store of tenant {tenant!r}: "
+                    f"{exc.strerror or type(exc).__name__}. Pass a writable folder as data_dir "
+                    "(or $RECALL_ENGINE_DATA_DIR)."
                 ) from exc
             self._stores[tenant] = store
             return store
@@ -485,11 +499,7 @@ class RecallEngine:
         return target
 
     async def list_datasets(self, *, tenant_id: str | None = None) -> dict[str, str]:
-        """Dataset name -> id for a tenant (empty when nothing was remembered).
-
-        Raises:
-            StoreLockedError: another process holds the store (never reported as empty).
-        """
+        """Dataset name -> id for a tenant (empty when nothing was remembered)."""
         tenant = self._tenant(tenant_id)
         try:
             store = await asyncio.to_thread(self.store, tenant)
@@ -506,7 +516,6 @@ class RecallEngine:
         Raises:
             InvalidInputError: a bad ``dataset_name`` or ``tenant_id``.
             DatasetNotFoundError: ``dataset_name`` does not exist.
-            StoreLockedError: another process holds the store.
         """
         name = check_name(dataset_name, what="dataset_name") if dataset_name is not None else None
         tenant = self._tenant(tenant_id)

@@ -20,6 +20,11 @@ from pathlib import Path
 from recall_engine.core.errors import StoreError
 
 
+def _reason(exc: BaseException) -> str:
+    """Why an open failed, without the path (errors may reach an HTTP client)."""
+    return getattr(exc, "strerror", None) or str(exc)
+
+
 class SqliteFile:
     """A lazily opened SQLite database with a fixed schema."""
 
@@ -42,7 +47,7 @@ class SqliteFile:
                 conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(self._schema)
         except (sqlite3.Error, OSError) as exc:
-            raise StoreError(f"Could not open {self.path}: {exc}.") from exc
+            raise StoreError(f"Could not open {self.path.name}: {_reason(exc)}.") from exc
         self._conn = conn
         return conn
 
@@ -53,7 +58,7 @@ class SqliteFile:
             try:
                 yield self._open(create=False)
             except sqlite3.Error as exc:
-                raise StoreError(f"Reading {self.path} failed: {exc}.") from exc
+                raise StoreError(f"Reading {self.path.name} failed: {exc}.") from exc
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
@@ -65,7 +70,7 @@ class SqliteFile:
                 with conn:
                     yield conn
             except sqlite3.Error as exc:
-                raise StoreError(f"Writing {self.path} failed: {exc}.") from exc
+                raise StoreError(f"Writing {self.path.name} failed: {exc}.") from exc
 
     def close(self) -> None:
         with self._lock:

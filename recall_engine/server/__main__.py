@@ -5,6 +5,10 @@ tenant), or ``RECALL_ENGINE_API_KEYS="t1=key1,t2=key2"`` and
 ``RECALL_ENGINE_ADMIN_KEY``. Keys are stored hashed in the data dir's registry
 and stay valid across restarts. ``--no-auth`` turns authentication off for
 local development only.
+
+One process holds a data dir: a second server (or any other process) on it
+exits at start with the holder's pid. SIGTERM shuts down gracefully, releases
+the data dir and exits with status 143.
 """
 
 from __future__ import annotations
@@ -12,8 +16,11 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
 
 NO_AUTH_BANNER = """
 !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!
@@ -55,16 +62,55 @@ def _keys(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[str]]:
     return tenant_keys, admin
 
 
+class _Terminated(BaseException):
+    """SIGTERM arrived: unwind, so that the engine releases the data dir."""
+
+
+@contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """While serving, SIGTERM unwinds the stack and exits with status 143.
+
+    uvicorn shuts down gracefully on SIGTERM and then raises the signal again
+    with the handler it found; with the default one the process would die before
+    ``engine.close()`` and atexit ran, and the holder file would stay behind.
+    """
+
+    def unwind(signum: int, frame: Any) -> None:
+        raise _Terminated
+
+    previous = signal.signal(signal.SIGTERM, unwind)
+    try:
+        yield
+    except _Terminated:
+        raise SystemExit(128 + signal.SIGTERM) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def serve(args: argparse.Namespace) -> int:
-    """Run the server until interrupted; returns the exit status."""
+    """Run the server until interrupted; returns the exit status.
+
+    A data dir that another process holds (or a bad configuration) ends it at
+    start with a one-line message and status 1 (2 for a usage error).
+    """
+    with _sigterm_unwinds():
+        return _serve(args)
+
+
+def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from recall_engine.core.errors import RecallEngineError
     from recall_engine.engine import RecallEngine
     from recall_engine.server.app import DEFAULT_MAX_BODY_BYTES, ServerSettings, create_app
     from recall_engine.tenants.registry import ADMIN
 
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-    engine = RecallEngine(getattr(args, "data_dir", None))
+    try:
+        engine = RecallEngine(getattr(args, "data_dir", None))
+    except RecallEngineError as exc:  # e.g. StoreLockedError: one line, no traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, ValueError | TypeError) else 1
     registry = engine.tenants.registry
     tenant_keys, admin_keys = _keys(args)
     try:

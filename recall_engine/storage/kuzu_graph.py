@@ -21,7 +21,7 @@ from recall_engine.storage import kuzu_graph_elements as ge
 from recall_engine.storage.graph_records import GraphRemoval, GraphWrite
 from recall_engine.storage.kuzu_readonly import ReadOnlyHandle
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
-from recall_engine.storage.store_lock import open_error, record_holder, release_holder
+from recall_engine.storage.store_lock import open_error
 
 SCHEMA = [
     "CREATE NODE TABLE IF NOT EXISTS Dataset("
@@ -60,7 +60,6 @@ class KuzuGraphStore:
             self._read_conn = kuzu.Connection(self._db)
         except Exception as exc:
             raise open_error(path, exc) from exc
-        record_holder(path)
         # One query at a time per connection: Kuzu connections are not shared safely.
         self._lock = threading.RLock()
         self._read_lock = threading.Lock()
@@ -73,7 +72,6 @@ class KuzuGraphStore:
             self._read_conn.close()
             self._conn.close()
             self._db.close()
-        release_holder(self._path)
 
     def read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         """Run one of the store's own parameterised read queries on the read connection."""

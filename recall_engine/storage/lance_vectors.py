@@ -63,7 +63,10 @@ class LanceVectorStore:
             )
             self.graph = LanceGraphTables(self._db, dimension)
         except Exception as exc:
-            raise StoreError(f"Could not open the LanceDB store at {path}: {exc}") from exc
+            raise StoreError(  # no path, no LanceDB text: the message may reach an HTTP client
+                f"Could not open the vector store of tenant {path.parent.name!r} "
+                f"({type(exc).__name__}; the cause is chained to this error)."
+            ) from exc
         self._fts_ready = self._has_fts_index()
 
     def _has_fts_index(self) -> bool:

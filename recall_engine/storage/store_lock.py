@@ -1,66 +1,179 @@
-"""Who holds a store: the process that opened a tenant's Kuzu graph read-write.
+"""Who holds a data dir: one process at a time opens it.
 
-Kuzu lets one process open a database read-write, or several read-only, never
-both. The holder names itself in a small file next to the graph, so that the
-error another process gets says which process to stop or to go through.
+Kuzu lets one process open a graph read-write, the identity, tenant and
+session SQLite files take writes from anyone, and each process keeps its own
+in-memory indexes; two processes on one data dir would disagree or corrupt it.
+So an engine takes an exclusive ``flock`` on the data dir itself (a directory
+descriptor) when it opens and keeps it for its life. The kernel drops the lock
+when the process dies, so a crash never leaves a stale lock. Engines of one
+process on the same data dir share the hold (counted); the last ``release``
+drops it.
+
+The holder names itself in ``holder.json`` in the data dir (pid, host, start
+time and program name, never the command line, which may hold keys; mode
+0600), so that the ``StoreLockedError`` another process gets says whom to stop.
+The file is removed when the hold is released (engine close, or at exit).
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import errno
+import fcntl
 import json
 import os
+import socket
 import sys
+import threading
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from recall_engine.core.errors import StoreError, StoreLockedError
+from recall_engine.core.errors import ConfigError, StoreError, StoreLockedError
 
-SHARE_HINT = (
-    "One process at a time may open a data dir. Stop that process, or share the store "
-    "through it: run `recall-engine serve` and use the HTTP API."
+HOLDER_FILE = "holder.json"
+REMEDY = (
+    "One process at a time may open a data dir: stop that process, or go through its "
+    "HTTP API (run `recall-engine serve` as the one process)."
 )
 
 
-def holder_path(graph_path: Path) -> Path:
-    """The file that names the process holding the graph at ``graph_path``."""
-    return graph_path.with_name(graph_path.name + ".holder.json")
+@dataclass
+class _Hold:
+    fd: int
+    holder: Path
+    count: int
 
 
-def record_holder(graph_path: Path) -> None:
-    """Name this process as the holder (a hint for others, never a reason to fail)."""
-    info = {
-        "pid": os.getpid(),
-        "command": " ".join([os.path.basename(sys.executable), *sys.argv])[:500],
-        "since": datetime.now(UTC).isoformat(),
-    }
-    target = holder_path(graph_path)
-    tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-    with contextlib.suppress(OSError):
-        tmp.write_text(json.dumps(info), encoding="utf-8")
-        tmp.replace(target)
+_HELD: dict[tuple[int, int], _Hold] = {}
+_HELD_LOCK = threading.Lock()
 
 
-def release_holder(graph_path: Path) -> None:
-    """Remove the holder file if this process wrote it."""
-    target = holder_path(graph_path)
-    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-        if int(json.loads(target.read_text(encoding="utf-8"))["pid"]) == os.getpid():
-            target.unlink()
+class DataDirHold:
+    """One engine's share of this process's hold on a data dir."""
+
+    def __init__(self, key: tuple[int, int]) -> None:
+        self._key: tuple[int, int] | None = key
+
+    def release(self) -> None:
+        """Give the share back; the last one unlocks the data dir (idempotent)."""
+        with _HELD_LOCK:
+            key, self._key = self._key, None
+            hold = _HELD.get(key) if key is not None else None
+            if key is None or hold is None:
+                return
+            hold.count -= 1
+            if hold.count == 0:
+                del _HELD[key]
+                _unlock(hold)
 
 
-def lock_holder(graph_path: Path) -> dict[str, Any] | None:
-    """The other live process (``pid``, ``command``, ``since``) that recorded
-    itself as holding the graph at ``graph_path``; None when there is none."""
+def hold_data_dir(data_dir: Path) -> DataDirHold:
+    """Hold ``data_dir`` (created when missing) for this process.
+
+    Raises:
+        StoreLockedError: another live process holds it (the message names its pid).
+        ConfigError: the folder cannot be created, opened or locked.
+    """
     try:
-        info = json.loads(holder_path(graph_path).read_text(encoding="utf-8"))
+        data_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(data_dir, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        raise ConfigError(
+            f"data_dir {data_dir} cannot hold the store: {exc.strerror or exc}. Pass a "
+            "writable folder as data_dir (or $RECALL_ENGINE_DATA_DIR)."
+        ) from exc
+    with _HELD_LOCK:
+        stat = os.fstat(fd)
+        key = (stat.st_dev, stat.st_ino)
+        hold = _HELD.get(key)
+        if hold is not None:  # another engine of this process holds it already
+            os.close(fd)
+            hold.count += 1
+            return DataDirHold(key)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise locked_error(read_holder(data_dir)) from None
+            raise ConfigError(
+                f"data_dir {data_dir} cannot be locked ({exc.strerror or exc}); put it on a "
+                "local filesystem."
+            ) from exc
+        hold = _HELD[key] = _Hold(fd, data_dir / HOLDER_FILE, 1)
+        _write_holder(hold.holder)
+        return DataDirHold(key)
+
+
+def holder_info() -> dict[str, Any]:
+    """What this process records about itself: nothing from its command line."""
+    return {
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "since": datetime.now(UTC).isoformat(timespec="seconds"),
+        "program": _program(),
+    }
+
+
+def _program() -> str:
+    """The program's name: the ``-m`` module or the script's file name, no arguments."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    name = getattr(spec, "name", None) or ""
+    if name:
+        name = name.removesuffix(".__main__")
+    elif sys.argv and sys.argv[0] not in ("", "-c", "-"):
+        name = os.path.basename(sys.argv[0])
+    return name[:80] or "python"
+
+
+def _write_holder(target: Path) -> None:
+    """Name this process in ``target`` (a hint for others, never a reason to fail)."""
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(OSError):
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(holder_info(), out)
+        os.replace(tmp, target)
+
+
+def _unlock(hold: _Hold) -> None:
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        if int(json.loads(hold.holder.read_text(encoding="utf-8"))["pid"]) == os.getpid():
+            hold.holder.unlink()
+    with contextlib.suppress(OSError):
+        os.close(hold.fd)  # closing the last descriptor drops the flock
+
+
+@atexit.register
+def _release_all() -> None:
+    with _HELD_LOCK:
+        holds = list(_HELD.values())
+        _HELD.clear()
+    for hold in holds:
+        _unlock(hold)
+
+
+def read_holder(data_dir: Path) -> dict[str, Any] | None:
+    """The live process named in ``data_dir``'s holder file, or None when unknown."""
+    try:
+        info = json.loads((data_dir / HOLDER_FILE).read_text(encoding="utf-8"))
         pid = int(info["pid"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if pid == os.getpid() or not _alive(pid):
+    same_host = info.get("host") == socket.gethostname()
+    if same_host and not _alive(pid):
         return None
-    return {"pid": pid, "command": str(info.get("command", "")), "since": info.get("since")}
+    return {
+        "pid": pid,
+        "host": str(info.get("host", "")),
+        "since": str(info.get("since", "")),
+        "program": str(info.get("program", ""))[:80],
+    }
 
 
 def _alive(pid: int) -> bool:
@@ -73,18 +186,33 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def locked_error(store_dir: Path, holder: dict[str, Any] | None) -> StoreLockedError:
-    """The error for a store another process holds, naming it when known."""
+def locked_error(holder: dict[str, Any] | None) -> StoreLockedError:
+    """The error for a data dir another process holds: its pid and the remedy, on one
+    line, with no path (the message may reach an HTTP client)."""
     who = "another process"
     if holder is not None:
-        who = f"process {holder['pid']}"
-        if holder.get("command"):
-            who += f" ({holder['command'][:200]})"
-    return StoreLockedError(f"The store at {store_dir} is in use by {who}. {SHARE_HINT}")
+        details = [holder["program"]] if holder.get("program") else []
+        if holder.get("host") and holder["host"] != socket.gethostname():
+            details.append(f"on host {holder['host']}")
+        if holder.get("since"):
+            details.append(f"since {holder['since']}")
+        who = f"process {holder['pid']}" + (f" ({', '.join(details)})" if details else "")
+    return StoreLockedError(f"The data dir is in use by {who}. {REMEDY}")
 
 
 def open_error(graph_path: Path, exc: Exception) -> StoreError:
-    """A Kuzu open failure as a library error: a lock names its holder."""
+    """A Kuzu open failure as a library error, without the server's paths.
+
+    This process holds the data dir, so a Kuzu lock means a program outside
+    recall-engine (a Kuzu shell, a copy of the files in use) has the graph open.
+    """
+    tenant = graph_path.parent.name
     if "lock" in str(exc).lower():
-        return locked_error(graph_path.parent, lock_holder(graph_path))
-    return StoreError(f"Could not open the Kuzu graph at {graph_path}: {exc}.")
+        return StoreLockedError(
+            f"The graph of tenant {tenant!r} is locked by a program outside recall-engine "
+            "(a Kuzu shell, or a process that opened the files directly): close it."
+        )
+    return StoreError(
+        f"Could not open the graph of tenant {tenant!r} ({type(exc).__name__}; the cause is "
+        "chained to this error): check that the data dir's files are readable and writable."
+    )

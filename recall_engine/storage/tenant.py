@@ -88,7 +88,7 @@ class TenantStore:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
             if meta.get("embedding_model") != model_id:
                 raise EmbeddingModelMismatchError(
-                    f"The store at {root} was built with embedding model "
+                    f"The store of tenant {tenant_id!r} was built with embedding model "
                     f"{meta.get('embedding_model')!r}, but this engine uses {model_id!r}. "
                     "Vectors from different models cannot be compared: configure the original "
                     "model, or use a new data dir and remember() your data again."

@@ -17,12 +17,13 @@ def test_packaged_model_defaults_to_onnx(monkeypatch):
     assert isinstance(make_embedder(config), OnnxEmbedder)
 
 
-def test_other_models_default_to_torch():
-    config = RecallConfig(embedding_model="/models/e5-small")
+def test_other_models_default_to_torch(tmp_path):
+    (tmp_path / "modules.json").write_text("[]")  # a saved model's folder (never loaded here)
+    config = RecallConfig(embedding_model=str(tmp_path))
     assert config.resolved_embedding_backend == "torch"
     embedder = make_embedder(config)
     assert isinstance(embedder, SentenceTransformerEmbedder)
-    assert embedder.model_id == "/models/e5-small"
+    assert embedder.model_id == str(tmp_path)
 
 
 def test_environment_chooses_backend_and_threads(monkeypatch):

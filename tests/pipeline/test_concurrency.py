@@ -12,7 +12,7 @@ import time
 import pytest
 
 from recall_engine import Document, RecallEngine, SearchType
-from recall_engine.core.errors import StoreError
+from recall_engine.core.errors import StoreLockedError
 
 LEX = SearchType.CHUNKS_LEXICAL
 
@@ -90,11 +90,11 @@ async def test_a_second_process_gets_a_clear_error_then_opens_after_kill_9(tmp_p
                               text=True)  # fmt: skip
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
-        engine = RecallEngine(data, embedder=hash_embedder)
-        with pytest.raises(StoreError, match=r"(?i)lock|in use"):
-            await engine.recall("Ulm", LEX)
-        holder.kill()  # SIGKILL: no cleanup runs in the holder
+        with pytest.raises(StoreLockedError, match=f"in use by process {holder.pid}"):
+            RecallEngine(data, embedder=hash_embedder)
+        holder.kill()  # SIGKILL: no cleanup runs in the holder, the kernel drops its lock
         holder.wait()
+        engine = RecallEngine(data, embedder=hash_embedder)
         (hit,) = await engine.recall("Ulm", LEX)
         assert hit.text == "Einstein was born in Ulm."
         await engine.remember("Einstein worked in Bern.")  # and it writes
