@@ -75,19 +75,24 @@ def serve(args: argparse.Namespace) -> int:
     """Run the server until interrupted; returns the exit status."""
     import uvicorn
 
+    from recall_engine.config import RecallConfig
     from recall_engine.engine import RecallEngine
     from recall_engine.server.app import DEFAULT_MAX_BODY_BYTES, ServerSettings, create_app
-    from recall_engine.tenants.registry import ADMIN
+    from recall_engine.tenants.registry import ADMIN, TenantRegistry
 
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    tenant_keys, admin_keys = _keys(args)
+    # Seeded (or refused) before the engine loads anything: a refusal costs nothing.
+    try:
+        keys = TenantRegistry(RecallConfig.load(data_dir=getattr(args, "data_dir", None)).data_dir)
+        try:
+            keys.seed([*tenant_keys, *((ADMIN, key) for key in admin_keys)])
+        finally:
+            keys.close()
+    except ValueError as exc:
+        raise SystemExit(f"error: {exc}") from None
     engine = RecallEngine(getattr(args, "data_dir", None))
     registry = engine.tenants.registry
-    tenant_keys, admin_keys = _keys(args)
-    try:
-        registry.seed([*tenant_keys, *((ADMIN, key) for key in admin_keys)])
-    except ValueError as exc:
-        engine.close()
-        raise SystemExit(f"error: {exc}") from None
     if args.no_auth:
         banner = NO_AUTH_BANNER.format(where=f"http://{args.host}:{args.port}")
         print(banner, file=sys.stderr, flush=True)

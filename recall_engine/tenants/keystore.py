@@ -207,8 +207,8 @@ class KeyStore:
                 raise InvalidInputError(
                     f"{who} given by a flag or environment variable is not in the key store, "
                     "which already holds keys: flags and environment variables only seed an "
-                    "empty key store. Change keys with `recall-engine keys create|rotate|revoke` "
-                    "(or the admin endpoints) and drop the flag."
+                    "empty key store. Drop the flag, and change keys with `recall-engine keys "
+                    "rotate KEY_ID` (or `keys create` / `keys revoke`, or the admin endpoints)."
                 )
         return False
 
