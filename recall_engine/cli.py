@@ -6,6 +6,7 @@ recall-engine datasets
 recall-engine items --dataset notes
 recall-engine forget --data-id <id> | --dataset notes
 recall-engine serve --host 127.0.0.1 --port 8000
+recall-engine keys create acme | create --admin | list | revoke KEY_ID | rotate KEY_ID
 """
 
 from __future__ import annotations
@@ -52,6 +53,19 @@ def _parser() -> argparse.ArgumentParser:
     target = fgt.add_mutually_exclusive_group(required=True)
     target.add_argument("--data-id", action="append", help="a data item id (repeatable)")
     target.add_argument("--dataset", help="a dataset name: deletes the dataset")
+    keys = sub.add_parser("keys", help="manage the API key store (create, list, revoke, rotate)")
+    ops = keys.add_subparsers(dest="op", required=True)
+    make = ops.add_parser("create", help="a new random key; prints it once")
+    owner = make.add_mutually_exclusive_group(required=True)
+    owner.add_argument("tenant", nargs="?", help="the tenant the key acts for")
+    owner.add_argument("--admin", action="store_true", help="a key for every tenant")
+    listing = ops.add_parser("list", help="key ids, first characters, tenants, creation times")
+    listing.add_argument("--for-tenant", default=None, metavar="TENANT", help="only this tenant")
+    listing.add_argument("--json", action="store_true", help="print the keys as JSON")
+    ops.add_parser("revoke", help="delete a key (it stops working at once)").add_argument("key_id")
+    ops.add_parser("rotate", help="replace a key by a new one; prints it once").add_argument(
+        "key_id"
+    )
     from recall_engine.server.__main__ import add_arguments
 
     add_arguments(sub.add_parser("serve", help="run the HTTP API server (FastAPI + uvicorn)"))
@@ -103,6 +117,51 @@ async def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _keys(args: argparse.Namespace) -> int:
+    """``recall-engine keys ...`` on the data dir's key store (no store is opened,
+    so it works while a server runs; the server sees the change at its next request)."""
+    from recall_engine.config import RecallConfig
+    from recall_engine.tenants.registry import ADMIN, TenantRegistry
+
+    data_dir = RecallConfig.load(data_dir=args.data_dir).data_dir
+    registry = TenantRegistry(data_dir)
+    try:
+        if args.op == "create":
+            record, key = registry.create_key(ADMIN if args.admin else args.tenant)
+        elif args.op == "rotate":
+            record, key = registry.rotate_key(args.key_id)
+        elif args.op == "revoke":
+            record = registry.revoke_key(args.key_id)
+            print(f"revoked {record.key_id} ({_owner(record.tenant_id)})")
+            return 0
+        else:
+            records = registry.keys(args.for_tenant)
+            rows = [
+                {"key_id": r.key_id, "tenant_id": None if r.is_admin else r.tenant_id,
+                 "admin": r.is_admin, "prefix": r.prefix, "created_at": r.created_at}
+                for r in records
+            ]  # fmt: skip
+            if args.json:
+                print(json.dumps(rows, indent=2))
+            for r in [] if args.json else records:
+                print(f"{r.key_id}\t{_owner(r.tenant_id)}\t{r.prefix or '-'}\t{r.created_at}")
+            return 0
+    finally:
+        registry.close()
+    # The key alone on stdout (KEY=$(recall-engine keys create acme)); the rest on stderr.
+    print(
+        f"{record.key_id} for {_owner(record.tenant_id)}: the key is shown this once; "
+        "store it now.",
+        file=sys.stderr,
+    )
+    print(key)
+    return 0
+
+
+def _owner(tenant_id: str) -> str:
+    return "admin (every tenant)" if tenant_id == "*" else f"tenant {tenant_id!r}"
+
+
 def _line(result: ResponseGraphEntry | ResponseQAEntry) -> str:
     if isinstance(result, ResponseQAEntry):
         return f"session  Q: {result.question} A: {result.answer}"
@@ -119,6 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return serve(args)
     try:
+        if args.command == "keys":
+            return _keys(args)
         return asyncio.run(_run(args))
     except RecallEngineError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -1,10 +1,13 @@
 """``python -m recall_engine.server`` (also ``recall-engine serve``): run the HTTP server.
 
-API keys: ``--api-key TENANT=KEY`` (repeatable) and ``--admin-key KEY`` (every
-tenant), or ``RECALL_ENGINE_API_KEYS="t1=key1,t2=key2"`` and
-``RECALL_ENGINE_ADMIN_KEY``. Keys are stored hashed in the data dir's registry
-and stay valid across restarts. ``--no-auth`` turns authentication off for
-local development only.
+API keys live in the data dir's key store (digests only) and are managed with
+``recall-engine keys create|list|revoke|rotate`` or the admin endpoints
+(``/api-keys/...``). ``--api-key TENANT=KEY`` (repeatable) and ``--admin-key
+KEY``, or ``RECALL_ENGINE_API_KEYS="t1=key1,t2=key2"`` and
+``RECALL_ENGINE_ADMIN_KEY``, seed a key store that never had a key; on one that
+has, they must name keys it holds (so restarting with the same flags works) and
+the server refuses to start otherwise: a revoked or rotated key never comes
+back from a flag. ``--no-auth`` turns authentication off for local development.
 
 One process holds a data dir: a second server (or any other process) on it
 exits at start with the holder's pid. SIGTERM shuts down gracefully, releases
@@ -36,9 +39,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8000, help="default: 8000")
     parser.add_argument("--no-auth", action="store_true", help="no API keys (development only)")
     parser.add_argument(
-        "--api-key", action="append", default=[], metavar="TENANT=KEY", help="a tenant's key"
+        "--api-key",
+        action="append",
+        default=[],
+        metavar="TENANT=KEY",
+        help="seed an empty key store with a tenant's key (see `keys`)",
     )
-    parser.add_argument("--admin-key", action="append", default=[], help="a key for every tenant")
+    parser.add_argument(
+        "--admin-key",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="seed an empty key store with an admin key (every tenant)",
+    )
     parser.add_argument("--max-body-bytes", type=int, default=None, help="default: 16 MiB")
     parser.add_argument(
         "--rate-limit", type=float, default=200.0, help="requests/s per key (0: off)"
@@ -51,10 +64,13 @@ def _keys(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[str]]:
     pairs = list(args.api_key)
     pairs += [p for p in os.environ.get("RECALL_ENGINE_API_KEYS", "").split(",") if p.strip()]
     tenant_keys = []
-    for pair in pairs:
+    for n, pair in enumerate(pairs, 1):
         tenant, sep, key = pair.strip().partition("=")
-        if not sep or not tenant or not key:
-            raise SystemExit(f"error: --api-key takes TENANT=KEY, got {pair!r}")
+        if not sep or not tenant or not key:  # the entry may hold a key: never echo it
+            raise SystemExit(
+                f"error: --api-key and RECALL_ENGINE_API_KEYS take TENANT=KEY; entry {n} "
+                "has no tenant, no '=' or no key."
+            )
         tenant_keys.append((tenant, key))
     admin = list(args.admin_key)
     if os.environ.get("RECALL_ENGINE_ADMIN_KEY"):
@@ -106,19 +122,18 @@ def _serve(args: argparse.Namespace) -> int:
     from recall_engine.tenants.registry import ADMIN
 
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    tenant_keys, admin_keys = _keys(args)
     try:
         engine = RecallEngine(getattr(args, "data_dir", None))
     except RecallEngineError as exc:  # e.g. StoreLockedError: one line, no traceback
         print(f"error: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, ValueError | TypeError) else 1
     registry = engine.tenants.registry
-    tenant_keys, admin_keys = _keys(args)
+    # Seeded (or refused) by the process that holds the data dir, before it serves.
     try:
-        for tenant, key in tenant_keys:
-            registry.add_key(key, tenant)
-        for key in admin_keys:
-            registry.add_key(key, ADMIN)
+        registry.seed([*tenant_keys, *((ADMIN, key) for key in admin_keys)])
     except ValueError as exc:
+        engine.close()
         raise SystemExit(f"error: {exc}") from None
     if args.no_auth:
         banner = NO_AUTH_BANNER.format(where=f"http://{args.host}:{args.port}")
@@ -126,8 +141,9 @@ def _serve(args: argparse.Namespace) -> int:
         logging.getLogger("recall_engine.server").warning("authentication is OFF (--no-auth)")
     elif not registry.has_keys():
         print(
-            "warning: no API keys are configured, so every request will get 401; pass "
-            "--api-key TENANT=KEY or --admin-key KEY (or --no-auth for local development).",
+            "warning: the key store holds no API keys, so every request will get 401; create "
+            "one with `recall-engine keys create --admin` (or seed an empty store with "
+            "--admin-key KEY), or use --no-auth for local development.",
             file=sys.stderr,
         )
     settings = ServerSettings(
@@ -145,6 +161,9 @@ def _serve(args: argparse.Namespace) -> int:
             log_level=args.log_level,
             ws="none",
             lifespan="off",
+            # X-Forwarded-For would let a local client pick the address that the
+            # failed-auth limiter counts; a proxy deployment must opt in to it.
+            proxy_headers=False,
         )
     finally:
         engine.close()

@@ -138,6 +138,14 @@ def _item(value: str | dict[str, Any]) -> Document | Conversation:
     return Document.model_validate(value)
 
 
+def _store_of(engine: Any, tenant_id: str | None, who: Principal) -> str:
+    """The engine store a request's tenant id names, once the key may act on it:
+    the same mapping as the tenant API's, so one id never reaches another's store."""
+    tenant = engine.tenant_name(None) if tenant_id is None else tenant_id
+    who.check(tenant)
+    return str(engine.tenants.registry.store_name(tenant))
+
+
 def _accepts(function: Any, name: str) -> bool:
     return name in inspect.signature(function).parameters
 
@@ -166,9 +174,9 @@ def create_app(engine: Any, settings: ServerSettings | None = None) -> FastAPI:
 
     @app.post("/api/v1/recall", tags=["engine"])
     async def recall(body: RecallBody, who: Principal = Depends(auth)) -> list[dict[str, Any]]:
-        tenant = engine.tenant_name(body.tenant_id)
-        who.check(tenant)
+        tenant = _store_of(engine, body.tenant_id, who)
         fields = body.model_dump(exclude={"query_text", "query_type"}, exclude_none=True)
+        fields["tenant_id"] = tenant
         if body.user is None:
             fields.pop("user", None)
         results = await engine.recall(body.query_text, body.query_type, **fields)
@@ -176,8 +184,7 @@ def create_app(engine: Any, settings: ServerSettings | None = None) -> FastAPI:
 
     @app.post("/api/v1/remember", tags=["engine"])
     async def remember(body: RememberBody, who: Principal = Depends(auth)) -> dict[str, Any]:
-        tenant = engine.tenant_name(body.tenant_id)
-        who.check(tenant)
+        tenant = _store_of(engine, body.tenant_id, who)
         data = [_item(v) for v in body.data] if isinstance(body.data, list) else _item(body.data)
         options: dict[str, Any] = {
             "dataset_name": body.dataset_name,

@@ -1,20 +1,34 @@
-"""Bearer authentication: per-tenant API keys, checked against the registry.
+"""Bearer authentication: API keys, checked against the registry's key store.
 
 A missing, malformed or unknown key answers 401; a key of another tenant 403.
 With authentication off (``--no-auth``, local development) every request acts
-as an admin. Rate limiting keys on the presented key (hashed), or on the
-client address when there is none.
+as an admin.
+
+Rate limits: a known key spends from its own bucket (``--rate-limit``,
+``--burst``). Failed authentication spends from a bucket of the client address
+(``FAILURES_PER_S``, ``FAILURE_BURST``), whatever key was presented; once it is
+empty every request from that address answers 429 before any key is checked,
+so guessing keys from one address stays slow and answers nothing.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fastapi import Request
+from fastapi import Request, Security
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from recall_engine.server.errors import ApiError
 from recall_engine.server.ratelimit import TokenBuckets, retry_after
 from recall_engine.tenants.registry import ADMIN, TenantRegistry, key_digest
+
+FAILURES_PER_S = 1.0
+FAILURE_BURST = 20
+
+# Declares the bearer scheme on every route that depends on the authenticator;
+# the header is read below, so that a bad one gets the envelope, not FastAPI's 403.
+BEARER = HTTPBearer(auto_error=False, description="An API key: `Authorization: Bearer <key>`.")
+_DECLARED = Security(BEARER)
 
 
 @dataclass(frozen=True)
@@ -32,35 +46,57 @@ class Principal:
                 403, "FORBIDDEN", "This API key does not belong to the tenant in the request."
             )
 
+    def check_admin(self) -> None:
+        """Raises ApiError 403 unless this is an admin key."""
+        if not self.is_admin:
+            raise ApiError(403, "FORBIDDEN", "This operation needs an admin key.")
+
 
 class Authenticator:
-    def __init__(self, registry: TenantRegistry, buckets: TokenBuckets, *, enabled: bool) -> None:
+    def __init__(
+        self,
+        registry: TenantRegistry,
+        buckets: TokenBuckets,
+        *,
+        enabled: bool,
+        failures: TokenBuckets | None = None,
+    ) -> None:
         self.registry = registry
         self.buckets = buckets
+        self.failures = failures or TokenBuckets(FAILURES_PER_S, FAILURE_BURST)
         self.enabled = enabled
 
-    def __call__(self, request: Request) -> Principal:
+    def __call__(
+        self,
+        request: Request,
+        _declared: HTTPAuthorizationCredentials | None = _DECLARED,
+    ) -> Principal:
         header = request.headers.get("authorization", "")
         scheme, _, key = header.partition(" ")
         key = key.strip()
         client = request.client.host if request.client else "unknown"
-        bucket = f"key:{key_digest(key)}" if key else f"ip:{client}"
-        wait = self.buckets.take(bucket)
-        if wait > 0:
-            raise ApiError(
-                429,
-                "RATE_LIMITED",
-                f"Too many requests; retry in {retry_after(wait)} s.",
-                headers={"Retry-After": retry_after(wait)},
-            )
         if not self.enabled:
+            _limit(self.buckets.take(f"ip:{client}"))
             return Principal(ADMIN)
-        if scheme.lower() != "bearer" or not key:
-            raise _unauthorized("Missing API key: send 'Authorization: Bearer <key>'.")
-        tenant = self.registry.key_tenant(key)
+        _limit(self.failures.waiting(client))
+        tenant = self.registry.key_tenant(key) if scheme.lower() == "bearer" and key else None
         if tenant is None:
+            _limit(self.failures.take(client))
+            if scheme.lower() != "bearer" or not key:
+                raise _unauthorized("Missing API key: send 'Authorization: Bearer <key>'.")
             raise _unauthorized("Invalid API key.")
+        _limit(self.buckets.take(f"key:{key_digest(key)}"))
         return Principal(tenant)
+
+
+def _limit(wait: float) -> None:
+    if wait > 0:
+        raise ApiError(
+            429,
+            "RATE_LIMITED",
+            f"Too many requests; retry in {retry_after(wait)} s.",
+            headers={"Retry-After": retry_after(wait)},
+        )
 
 
 def _unauthorized(message: str) -> ApiError:

@@ -22,6 +22,16 @@ class TokenBuckets:
     def enabled(self) -> bool:
         return self.rate > 0
 
+    def waiting(self, key: str) -> float:
+        """Seconds until ``key``'s bucket has a token (0.0: it has one); spends nothing."""
+        if not self.enabled:
+            return 0.0
+        now = self._clock()
+        with self._lock:
+            tokens, last = self._buckets.get(key, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - last) * self.rate)
+        return 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
+
     def take(self, key: str) -> float:
         """Spend a token of ``key``'s bucket: 0.0 when allowed, else the seconds
         until a token is available (the Retry-After)."""

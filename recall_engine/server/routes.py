@@ -1,7 +1,7 @@
 """HydraDB v1 endpoints, under HydraDB's paths, over ``engine.tenants``.
 
-Raw-embedding (bring-your-own-vector) endpoints and API-key creation answer
-501 with the error envelope.
+Raw-embedding (bring-your-own-vector) endpoints answer 501 with the error
+envelope; the key store's admin endpoints are in ``key_routes``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import ApiError
+from recall_engine.server.key_routes import key_router
 from recall_engine.tenants.models import (
     AddMemoryRequest,
     AddMemoryResponse,
@@ -476,7 +477,7 @@ def hydra_router(engine: Any, auth: Authenticator) -> APIRouter:
             + ("; this server has no presigned URLs" if body.mode != "content" else ""),
         }
 
-    # not supported: raw embeddings, key creation
+    # not supported: raw embeddings
 
     @router.post("/embeddings/insert_raw_embeddings", tags=["embeddings"], status_code=501)
     async def insert_raw_embeddings(_: Principal = Depends(auth)) -> None:
@@ -494,19 +495,16 @@ def hydra_router(engine: Any, auth: Authenticator) -> APIRouter:
     async def delete_raw_embeddings(_: Principal = Depends(auth)) -> None:
         not_implemented("Deleting raw embeddings")
 
-    @router.post("/api-keys/create_api_key", tags=["keys"], status_code=501)
-    async def create_api_key(_: Principal = Depends(auth)) -> None:
-        raise ApiError(
-            501,
-            "NOT_IMPLEMENTED",
-            "API keys are configured by the operator (recall-engine serve --api-key TENANT=KEY).",
-        )
-
     started = time.time()
 
     @router.get("/metrics", tags=["meta"])
-    async def metrics(_: Principal = Depends(auth)) -> dict[str, Any]:
+    async def metrics(who: Principal = Depends(auth)) -> dict[str, Any]:
+        """Uptime and, for an admin key, the number of tenants; a tenant key sees
+        only its own tenant id (nothing about other tenants, not even how many)."""
         uptime = round(time.time() - started, 3)
-        return {"uptime_s": uptime, "tenants": len(api.registry.tenants())}
+        if who.is_admin:
+            return {"uptime_s": uptime, "tenants": len(api.registry.tenants())}
+        return {"uptime_s": uptime, "tenant_id": who.tenant_id}
 
+    router.include_router(key_router(api.registry, auth))
     return router

@@ -4,7 +4,8 @@ InvalidInputError (ValueError)
 ├── TenantNotFoundError          the tenant was never created
 ├── TenantAlreadyExistsError     create_tenant() for a tenant that exists
 ├── SourceNotFoundError          no source with that id in the sub-tenant
-└── InvalidFilterError           metadata_filters a search cannot apply
+├── InvalidFilterError           metadata_filters a search cannot apply
+└── ApiKeyNotFoundError          no key with that key id in the key store
 """
 
 from __future__ import annotations
@@ -26,3 +27,7 @@ class SourceNotFoundError(InvalidInputError):
 
 class InvalidFilterError(InvalidInputError):
     """A metadata filter key or value the search cannot apply."""
+
+
+class ApiKeyNotFoundError(InvalidInputError):
+    """No API key with this key id in the key store."""

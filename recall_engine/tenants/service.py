@@ -30,7 +30,6 @@ from recall_engine.tenants.convert import (
     KNOWLEDGE,
     MEMORIES,
     dataset_name,
-    safe_name,
     source_of,
     to_chunk,
     to_sources,
@@ -105,7 +104,7 @@ class TenantAPI:
             InvalidInputError: a bad tenant id or schema.
             TenantAlreadyExistsError: the tenant exists.
         """
-        name = safe_name(tenant_id, what="tenant_id")
+        name = self.registry.store_name(tenant_id)
         fields = [
             CustomPropertyDefinition.model_validate(f).model_dump(exclude_none=True)
             for f in metadata_schema or ()
@@ -126,8 +125,8 @@ class TenantAPI:
             TenantNotFoundError: no such tenant.
         """
         self._record(tenant_id)
-        await self.engine.drop_tenant(safe_name(tenant_id, what="tenant_id"))
-        self.registry.delete(tenant_id)
+        await self.engine.drop_tenant(self.registry.store_name(tenant_id))
+        self.registry.delete(tenant_id)  # its API keys too
 
     def sub_tenant_ids(self, tenant_id: str) -> list[str]:
         self._record(tenant_id)
@@ -136,11 +135,13 @@ class TenantAPI:
     async def _store(self, tenant_id: str) -> TenantStore:
         self._record(tenant_id)
         return await asyncio.to_thread(
-            self.engine.store, safe_name(tenant_id, what="tenant_id"), create=True
+            self.engine.store, self.registry.store_name(tenant_id), create=True
         )
 
     def _dataset(self, store: TenantStore, collection: str, sub: str | None) -> tuple[str, str]:
-        name = dataset_name(collection, sub or DEFAULT_SUB_TENANT)
+        owner = self.registry.owner_of(store.tenant_id)
+        sub_name = self.registry.sub_tenant_name(owner, sub or DEFAULT_SUB_TENANT)
+        name = dataset_name(collection, sub_name)
         return name, dataset_id_for(store.tenant_id, name)
 
     async def _reader(self, tenant_id: str, collection: str, sub: str | None) -> TenantReader:

@@ -21,7 +21,7 @@ from hydra_db.errors import (  # noqa: E402
 from hydra_db.types import RetrievalResult  # noqa: E402
 
 from recall_engine import build_context_string  # noqa: E402
-from tests.server.conftest import KEYS  # noqa: E402
+from tests.server.conftest import ADMIN_KEY, KEYS  # noqa: E402
 
 pytestmark = pytest.mark.sdk
 
@@ -112,7 +112,7 @@ def test_recall_calls(sdk):
     assert "Paris" in answer.answer and answer.chunks
 
 
-def test_upload_fetch_and_tenant_calls(sdk):
+def test_upload_fetch_and_tenant_calls(live, sdk):
     _seed(sdk)
     status = sdk.upload.verify_processing(tenant_id="acme", file_ids=["einstein", "curie"])
     assert [s.indexing_status for s in status.statuses] == ["completed", "completed"]
@@ -138,8 +138,11 @@ def test_upload_fetch_and_tenant_calls(sdk):
     removed = sdk.data.delete(tenant_id="acme", ids=["curie"])
     assert removed.deleted_count == 1
     assert sdk.tenant.delete_tenant(tenant_id="acme").status == "deleted"
-    with pytest.raises(NotFoundError):
+    with pytest.raises(UnauthorizedError):  # deleting the tenant revoked its key
         sdk.recall.full_recall(tenant_id="acme", query="anything")
+    admin = HydraDB(base_url=live.base_url, token=ADMIN_KEY, timeout=60)
+    with pytest.raises(NotFoundError):
+        admin.recall.full_recall(tenant_id="acme", query="anything")
 
 
 def test_errors_reach_the_sdk_as_its_own_exceptions(live, sdk):
