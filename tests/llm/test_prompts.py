@@ -52,7 +52,9 @@ def test_every_prompt_renders_with_its_declared_variables(name: str):
 
 
 def test_answer_prompt_grounds_by_default():
-    rendered = render_prompt("answer_from_context", question="q", context="c", history="")
+    rendered = render_prompt(
+        "answer_from_context", question="q", context="c", history="", support=""
+    )
     assert rendered.system is not None
     assert "only the context" in rendered.system.lower() or "only facts" in rendered.system
     assert "does not contain the answer" in rendered.system
