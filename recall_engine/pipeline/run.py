@@ -89,6 +89,8 @@ class RecallState:
     output: RetrieverOutput | None = None
     query_vector: np.ndarray | None = None
     coverage: Coverage | None = None
+    llm_retrieval: bool = False
+    """An LLM took part in retrieval (it may bridge words the query does not share)."""
     results: list[ResponseGraphEntry | ResponseQAEntry] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     done: bool = False
@@ -198,6 +200,7 @@ class RecallPipeline:
             state.output = RetrieverOutput()  # an empty scope answers [] for every type
             return
         llm = retrieval_llm(self.services.config, only_context=request.only_context)
+        state.llm_retrieval = llm is not None
         require_llm(retriever, llm, only_context=request.only_context)
         vector = NO_VECTOR
         if wants_query_vector(retriever):
@@ -247,7 +250,9 @@ class RecallPipeline:
     async def measure_coverage(self, state: RecallState) -> None:
         """How well the hits support the question (``pipeline.coverage``); a query
         sharing no content word with the scope and far from every chunk by meaning
-        matches nothing, so its hits are dropped and recall returns []."""
+        matches nothing, so its hits are dropped and recall returns [] (unless an LLM
+        took part in retrieval, whose own queries may reach what the words do not, or
+        ``node_name`` picked the graph elements explicitly)."""
         output, request = state.output, state.request
         if output is None or not output.hits or state.store is None:
             return
@@ -257,7 +262,8 @@ class RecallPipeline:
             nearest = await read.dense_chunks(state.query_vector, 1)
             best_dense = nearest[0].score if nearest else None
         coverage = measure(request.query_text, list(output.hits), best_dense=best_dense)
-        if coverage.signals.get("terms") == 0.0:
+        chosen = state.llm_retrieval or bool(request.retriever_params.get("node_name"))
+        if coverage.signals.get("terms") == 0.0 and not chosen:
             overlap = bool(await read.lexical_chunks(request.query_text, 1))
             if matches_nothing(overlap, best_dense):
                 output.hits = []
