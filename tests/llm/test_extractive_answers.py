@@ -86,7 +86,11 @@ def test_where_does_grace_live_is_lisbon_not_manchester():
     assert answer.text == "Lisbon"
     assert answer.answer_type == "place"
     (sentence,) = answer.evidence
-    assert (sentence.text, sentence.data_id, sentence.chunk_id) == ("Grace lives in Lisbon.", "d1", "c1")
+    assert (sentence.text, sentence.data_id, sentence.chunk_id) == (
+        "Grace lives in Lisbon.",
+        "d1",
+        "c1",
+    )
 
 
 def test_a_time_question_resolves_the_sentence_date_against_the_turn():
