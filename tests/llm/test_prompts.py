@@ -80,9 +80,9 @@ def test_prompt_names_cannot_escape_the_package():
 
 def test_missing_variable_raises_prompt_render_error():
     with pytest.raises(PromptRenderError, match=r"missing \['context'\]"):
-        render_prompt("answer_from_context", question="q", history="")
+        render_prompt("answer_from_context", question="q", history="", support="")
     with pytest.raises(KeyError):  # PromptRenderError is also a KeyError
-        render_prompt("answer_from_context", question="q", history="")
+        render_prompt("answer_from_context", question="q", history="", support="")
 
 
 def test_unexpected_variable_raises_prompt_render_error():
@@ -91,7 +91,9 @@ def test_unexpected_variable_raises_prompt_render_error():
 
 
 def test_values_are_not_reinterpreted_as_templates():
-    rendered = render_prompt("answer_from_context", question="$context", context="$5", history="")
+    rendered = render_prompt(
+        "answer_from_context", question="$context", context="$5", history="", support=""
+    )
     assert "Question: $context" in rendered.user
     assert "$5" in rendered.user
 
