@@ -32,6 +32,8 @@ class Question:
     text: str
     category: int
     gold: list[str]
+    answer: str | None = None
+    """The gold answer text (categories 1-4; category 5 has an adversarial answer)."""
 
 
 @dataclass
@@ -80,7 +82,15 @@ def load_locomo(path: Path = LOCOMO) -> list[Sample]:
         for qa in raw["qa"]:
             gold = normalise_evidence(qa.get("evidence", []), valid)
             if gold:
-                questions.append(Question(qa["question"], int(qa["category"]), gold))
+                answer = qa.get("answer")
+                questions.append(
+                    Question(
+                        qa["question"],
+                        int(qa["category"]),
+                        gold,
+                        None if answer is None else str(answer),
+                    )
+                )
         samples.append(
             Sample(
                 raw["sample_id"], Conversation(messages=messages, title=raw["sample_id"]), questions

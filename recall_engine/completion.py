@@ -2,9 +2,12 @@
 
 With an LLM configured (``RecallConfig.llm_model`` or ``llm_config=``) the
 answer is generated from a prompt file and the retrieved context
-(``answer_mode="llm"``). Without one it is extractive: the context sentences
-that best match the question, labelled ``answer_mode="extractive"`` so nobody
-mistakes it for a generated answer.
+(``answer_mode="llm"``); a low retrieval coverage is told to the model (the
+prompts' ``$support`` line). Without one it is extractive: the context sentences
+that answer what the question asks for (``recall_engine.llm.extractive``; a
+summary for "Summarize ..."), labelled ``answer_mode="extractive"`` so nobody
+mistakes it for a generated answer, each sentence with its provenance in
+``Answer.evidence``. Offline, a low coverage abstains instead of guessing.
 """
 
 from __future__ import annotations
@@ -13,15 +16,23 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.hits import AnyHit, dedupe_sources
 from recall_engine.core.models import SourceRef
+from recall_engine.llm.answer_types import AnswerType, answer_type
 from recall_engine.llm.config import LLMConfig
-from recall_engine.llm.extractive import NO_CONTEXT_TEXT, NOT_IN_CONTEXT_TEXT, select_evidence
+from recall_engine.llm.extractive import (
+    NO_CONTEXT_TEXT,
+    NOT_IN_CONTEXT_TEXT,
+    Evidence,
+    bridge_names,
+    select_evidence,
+)
+from recall_engine.llm.extractive_summary import best_item, summary_evidence
 from recall_engine.llm.usage import LLMUsage
 from recall_engine.prompts import read_prompt_file, render_prompt
 
@@ -47,6 +58,56 @@ class Answer(BaseModel):
     sources: list[SourceRef] = Field(
         default_factory=list, description="Provenance the answer rests on, in rank order."
     )
+    evidence: list[AnswerSentence] = Field(
+        default_factory=list,
+        description="Extractive answers: each sentence used, with its data_id and chunk_id.",
+    )
+    answer_type: str | None = Field(
+        default=None, description="Extractive answers: what the question asks for."
+    )
+    abstained: bool = Field(
+        default=False, description="True: coverage was low, so no extractive answer was given."
+    )
+
+
+class AnswerSentence(BaseModel):
+    """One sentence of an extractive answer and where it came from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    role: str = Field(description='"answer", "bridge" (one hop back to it) or "summary".')
+    data_id: str | None = None
+    chunk_id: str | None = None
+    dataset_id: str | None = None
+    dataset_name: str | None = None
+    span: str | None = Field(default=None, description="The typed part that answers, if any.")
+
+
+Answer.model_rebuild()
+
+
+class ContextExpander(Protocol):
+    """More context for an offline answer, read from the store in the call's scope."""
+
+    async def mentioning(self, names: Sequence[str]) -> list[AnyHit]:
+        """Chunks that mention entities of these names (one hop in the graph)."""
+        ...
+
+    async def item_chunks(self, item: AnyHit) -> list[AnyHit]:
+        """The chunks of ``item``'s data item around it, in order."""
+        ...
+
+
+ABSTAIN_TEXT = (
+    "Not answered: the retrieved context gives little support for this question "
+    "(coverage {coverage:.2f} of 1), so it probably does not hold the answer."
+)
+LOW_SUPPORT_NOTE = (
+    "Retrieval note: the context below gives little support for this question (coverage "
+    "{coverage:.2f} of 1). If it does not contain the answer, say so instead of guessing.\n\n"
+)
+SPAN_TYPES = (AnswerType.TIME, AnswerType.PLACE, AnswerType.PERSON, AnswerType.NUMBER)
 
 
 def resolve_llm_config(
@@ -100,18 +161,100 @@ def format_context(items: Sequence[AnyHit]) -> str:
     return "\n\n".join(blocks)
 
 
-def extractive_answer(query: str, items: Sequence[AnyHit], *, max_sentences: int = 3) -> Answer:
-    """The answer without an LLM: best-matching context sentences, with their sources."""
-    started = time.perf_counter()
-    evidence = select_evidence(query, items, max_sentences=max_sentences)
+def _evidence(query: str, items: Sequence[AnyHit], kind: AnswerType) -> list[Evidence]:
+    if kind is AnswerType.SUMMARY:
+        return summary_evidence(query, items) or select_evidence(query, items)
+    return select_evidence(query, items, answer_type=kind)
+
+
+def answer_text(evidence: Sequence[Evidence], kind: AnswerType) -> str:
+    """The answer's text: the typed span for a date, place, person or number
+    question when the answer sentence has one, else the chosen sentences."""
+    first = evidence[0]
+    if kind in SPAN_TYPES and first.span:
+        return first.span
+    return " ".join(e.sentence for e in evidence)
+
+
+def _extractive(
+    query: str,
+    items: Sequence[AnyHit],
+    evidence: list[Evidence],
+    kind: AnswerType,
+    started: float,
+) -> Answer:
     if evidence:
-        text = " ".join(e.sentence for e in evidence)
-        sources = sources_of([items[i] for i in dict.fromkeys(e.item_index for e in evidence)])
+        text = answer_text(evidence, kind)
+        used = [items[i] for i in dict.fromkeys(e.item_index for e in evidence) if i < len(items)]
+        sources = sources_of(used)
     else:
         text, sources = (NOT_IN_CONTEXT_TEXT if items else NO_CONTEXT_TEXT), []
     latency = (time.perf_counter() - started) * 1000
-    usage = LLMUsage(latency_ms=round(latency, 3)).as_dict()
-    return Answer(text=text, answer_mode="extractive", usage=usage, sources=sources)
+    return Answer(
+        text=text,
+        answer_mode="extractive",
+        usage=LLMUsage(latency_ms=round(latency, 3)).as_dict(),
+        sources=sources,
+        answer_type=kind.value,
+        evidence=[
+            AnswerSentence(
+                text=e.sentence,
+                role=e.role,
+                data_id=e.data_id,
+                chunk_id=e.chunk_id,
+                dataset_id=e.dataset_id,
+                dataset_name=e.dataset_name,
+                span=e.span,
+            )
+            for e in evidence
+        ],
+    )
+
+
+def extractive_answer(query: str, items: Sequence[AnyHit]) -> Answer:
+    """The answer without an LLM, from ``items`` alone (see ``offline_answer``)."""
+    started = time.perf_counter()
+    kind = answer_type(query)
+    return _extractive(query, items, _evidence(query, items, kind), kind, started)
+
+
+async def offline_answer(
+    query: str, items: Sequence[AnyHit], *, expand: ContextExpander | None = None
+) -> Answer:
+    """The extractive answer, reading one hop further when ``expand`` is given: the
+    facts of a name the best sentence gives but the question does not, and, for a
+    summary, the rest of the summarised item."""
+    started = time.perf_counter()
+    kind = answer_type(query)
+    pool = list(items)
+    evidence = _evidence(query, pool, kind)
+    if expand is not None and pool:
+        extra: list[AnyHit] = []
+        if kind is AnswerType.SUMMARY:
+            best = best_item(query, pool)
+            extra = await expand.item_chunks(best) if best is not None else []
+        elif evidence and all(e.role == "answer" for e in evidence):
+            names = bridge_names(evidence[0].sentence, query)
+            extra = await expand.mentioning(names) if names else []
+        known = {getattr(i, "chunk_id", None) for i in pool}
+        extra = [e for e in extra if getattr(e, "chunk_id", None) not in known]
+        if extra:
+            widened = [*pool, *extra]
+            better = _evidence(query, widened, kind)
+            if kind is AnswerType.SUMMARY or any(e.role == "bridge" for e in better):
+                pool, evidence = widened, better
+    return _extractive(query, pool, evidence, kind, started)
+
+
+def abstained_answer(query: str, coverage: float) -> Answer:
+    """The offline answer when coverage is low: says so, gives no sentence."""
+    return Answer(
+        text=ABSTAIN_TEXT.format(coverage=coverage),
+        answer_mode="extractive",
+        usage=LLMUsage().as_dict(),
+        answer_type=answer_type(query).value,
+        abstained=True,
+    )
 
 
 async def generate_answer(
@@ -126,6 +269,9 @@ async def generate_answer(
     prompt_name: str = "answer_from_context",
     session_history: str | None = None,
     context_text: str | None = None,
+    coverage: float | None = None,
+    coverage_low: bool = False,
+    expand: ContextExpander | None = None,
 ) -> Answer:
     """Answer ``query`` from ``items`` (ranked context, best first).
 
@@ -135,7 +281,10 @@ async def generate_answer(
     ``history`` (e.g. ``answer_from_graph_context``); ``context_text`` replaces
     the numbered blocks built from ``items`` when a retriever laid its context
     out. ``response_model`` asks for JSON matching that pydantic model; the
-    result is in ``Answer.structured``.
+    result is in ``Answer.structured``. ``coverage_low`` (with ``coverage``, the
+    pipeline's measure of how well the context supports the question) makes the
+    offline answer abstain and tells an LLM so; ``expand`` lets the offline answer
+    follow a name one hop (``offline_answer``).
 
     Raises:
         InvalidInputError: both system prompt arguments, a bad ``response_model``,
@@ -153,10 +302,12 @@ async def generate_answer(
         if model is not None:
             raise InvalidInputError(
                 f"Structured output (response_model={model.__name__}) needs an LLM: set "
-                "LLM_MODEL (or pass llm_config=...), or drop response_model to get an "
-                "extractive answer."
+                "the LLM_MODEL environment variable (or RecallEngine(llm_model=...)), or drop "
+                "response_model to get an extractive answer."
             )
-        return extractive_answer(query, items)
+        if coverage_low and items:
+            return abstained_answer(query, coverage or 0.0)
+        return await offline_answer(query, items, expand=expand)
 
     from recall_engine.llm.client import LLMClient
     from recall_engine.llm.structured import complete_structured, schema_instruction
@@ -167,6 +318,7 @@ async def generate_answer(
         question=query,
         context=context_text if context_text is not None else format_context(items),
         history=f"Previous conversation:\n{history}\n\n" if history else "",
+        support=LOW_SUPPORT_NOTE.format(coverage=coverage or 0.0) if coverage_low else "",
     )
     messages = prompt.messages(system_override=system_prompt)
     client = LLMClient(llm)

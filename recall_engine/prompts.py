@@ -27,8 +27,8 @@ PROMPTS_PACKAGE = "prompts"
 
 # name -> the variables its v1 template uses. Add a line when you add a prompt.
 PROMPT_VARIABLES: dict[str, frozenset[str]] = {
-    "answer_from_context": frozenset({"question", "context", "history"}),
-    "answer_from_graph_context": frozenset({"question", "context", "history"}),
+    "answer_from_context": frozenset({"question", "context", "history", "support"}),
+    "answer_from_graph_context": frozenset({"question", "context", "history", "support"}),
     "summarize_search_results": frozenset({"query", "context"}),
     "cot_validation": frozenset({"question", "answer", "context"}),
     "cot_followup": frozenset({"question", "answer", "reasoning"}),

@@ -74,7 +74,11 @@ def best_new_evidence(result: GraphResult, used: set[Hashable]) -> AnyHit | None
 async def llm_answer(llm: LLM, question: str, result: GraphResult) -> str:
     """An intermediate answer from the graph context (not the final answer)."""
     return await llm.complete(
-        "answer_from_graph_context", question=question, context=render_context(result), history=""
+        "answer_from_graph_context",
+        question=question,
+        context=render_context(result),
+        history="",
+        support="",
     )
 
 

@@ -2,16 +2,71 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from recall_engine.completion import generate_answer
+from recall_engine.completion import Answer, generate_answer
 from recall_engine.config import RecallConfig
-from recall_engine.core.hits import dedupe_sources
+from recall_engine.core.hits import AnyHit, dedupe_sources
 from recall_engine.core.models import ResponseGraphEntry
 from recall_engine.core.search_types import SearchType
+from recall_engine.pipeline.coverage import Coverage
 from recall_engine.pipeline.normalize import hit_raw, single_dataset
 from recall_engine.pipeline.request import RecallRequest
+from recall_engine.read.api import ReadAPI
 from retrievers.base import RetrieverOutput
+
+HOP_CHUNKS = 20
+"""At most this many chunks are read for the one-hop facts of a name."""
+ITEM_NEIGHBOURS = 12
+"""Chunks read on each side of the best chunk when summarising its data item."""
+
+
+class ReaderExpander:
+    """``ContextExpander`` on the call's read API: the graph's mention edges for a
+    name, a data item's neighbouring chunks for a summary."""
+
+    def __init__(self, read: ReadAPI) -> None:
+        self.read = read
+
+    async def mentioning(self, names: Sequence[str]) -> list[AnyHit]:
+        entities = await self.read.entities_by_name(list(names))
+        if not entities:
+            return []
+        mentions = await self.read.mentions([e.id for e in entities])
+        chunk_ids = list(dict.fromkeys(c for e in entities for c in mentions.get(e.id, ())))
+        return list(await self.read.chunks_by_id(chunk_ids[:HOP_CHUNKS]))
+
+    async def item_chunks(self, item: AnyHit) -> list[AnyHit]:
+        chunk_id = getattr(item, "chunk_id", None) or (
+            item.sources[0].chunk_id if item.sources else None
+        )
+        if chunk_id is None:
+            return []
+        return list(await self.read.chunks_by_id([chunk_id], neighbours=ITEM_NEIGHBOURS))
+
+
+def _answer_origin(answer: Answer, hits: list[AnyHit]) -> dict[str, Any]:
+    """dataset and data item of what the answer rests on: its first evidence
+    sentence (extractive) or first source (LLM), else the one dataset of the hits."""
+    if answer.evidence:
+        first = answer.evidence[0]
+        return {
+            "dataset_id": first.dataset_id,
+            "dataset_name": first.dataset_name,
+            "data_id": first.data_id,
+            "chunk_id": first.chunk_id,
+        }
+    if answer.sources:
+        ref = answer.sources[0]
+        return {
+            "dataset_id": ref.dataset_id,
+            "dataset_name": ref.dataset_name,
+            "data_id": ref.data_id,
+            "chunk_id": ref.chunk_id,
+        }
+    dataset_id, dataset_name = single_dataset(hits)
+    return {"dataset_id": dataset_id, "dataset_name": dataset_name, "data_id": None}
 
 
 async def answer_entry(
@@ -23,9 +78,13 @@ async def answer_entry(
     prompt: str,
     config: RecallConfig,
     session_history: str | None = None,
+    coverage: Coverage | None = None,
+    read: ReadAPI | None = None,
 ) -> ResponseGraphEntry:
     """Generate (or, offline, extract) the answer and wrap it as one result;
-    ``session_history`` (earlier turns of the session) goes to the LLM's prompt."""
+    ``session_history`` (earlier turns of the session) goes to the LLM's prompt;
+    a low ``coverage`` abstains offline and is told to the LLM; ``read`` lets the
+    offline answer follow a name one hop and read a summarised item whole."""
     hits = list(output.hits)
     answer = await generate_answer(
         request.query_text,
@@ -37,13 +96,23 @@ async def answer_entry(
         prompt_name=prompt,
         context_text=output.context,
         session_history=session_history,
+        coverage=coverage.value if coverage is not None else None,
+        coverage_low=coverage.low if coverage is not None else False,
+        expand=ReaderExpander(read) if read is not None else None,
     )
-    dataset_id, dataset_name = single_dataset(hits)
+    origin = _answer_origin(answer, hits)
     metadata: dict[str, Any] = {
         "sources": [s.model_dump() for s in dedupe_sources(hits)],
         "answer_sources": [s.model_dump() for s in answer.sources],
         "answer_mode": answer.answer_mode,
+        "data_id": origin["data_id"],
     }
+    if origin.get("chunk_id"):
+        metadata["chunk_id"] = origin["chunk_id"]
+    if answer.answer_mode == "extractive":
+        metadata["answer_type"] = answer.answer_type
+        metadata["answer_evidence"] = [e.model_dump() for e in answer.evidence]
+        metadata["abstained"] = answer.abstained
     if request.verbose:
         metadata["usage"] = answer.usage
     structured = answer.structured
@@ -51,8 +120,8 @@ async def answer_entry(
         text=answer.text,
         kind="structured" if structured is not None else kind,
         search_type=search_type,
-        dataset_id=dataset_id,
-        dataset_name=dataset_name,
+        dataset_id=origin["dataset_id"],
+        dataset_name=origin["dataset_name"],
         metadata=metadata,
         raw=structured if structured is not None else [hit_raw(h) for h in hits],
         structured=structured,

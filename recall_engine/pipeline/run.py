@@ -1,5 +1,5 @@
 """recall() as explicit stages: validate -> identity and scope -> session cache ->
-route -> retrieve -> answer -> session write -> tag.
+route -> retrieve -> feedback -> coverage -> answer -> session write -> tag.
 
 Each stage is a small method of ``RecallPipeline`` over a ``RecallState``, so a
 later stage (sessions, users and permissions) replaces one method without
@@ -26,6 +26,7 @@ from recall_engine.embedding import Embedder, embed_query
 from recall_engine.identity import IdentityRegistry, User
 from recall_engine.identity.models import Access
 from recall_engine.pipeline.answer import answer_entry
+from recall_engine.pipeline.coverage import Coverage, matches_nothing, measure
 from recall_engine.pipeline.delegate import (
     PipelineSearchTypes,
     holds_data,
@@ -86,6 +87,10 @@ class RecallState:
     decision: RouteDecision | None = None
     retriever: type[Retriever] | None = None
     output: RetrieverOutput | None = None
+    query_vector: np.ndarray | None = None
+    coverage: Coverage | None = None
+    llm_retrieval: bool = False
+    """An LLM took part in retrieval (it may bridge words the query does not share)."""
     results: list[ResponseGraphEntry | ResponseQAEntry] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     done: bool = False
@@ -117,6 +122,7 @@ class RecallPipeline:
             ("route", self.route),
             ("retrieve", self.retrieve),
             ("feedback", self.apply_feedback),
+            ("coverage", self.measure_coverage),
             ("answer", self.answer),
             ("session_write", self.session_write),
             ("references", self.references),
@@ -194,11 +200,13 @@ class RecallPipeline:
             state.output = RetrieverOutput()  # an empty scope answers [] for every type
             return
         llm = retrieval_llm(self.services.config, only_context=request.only_context)
+        state.llm_retrieval = llm is not None
         require_llm(retriever, llm, only_context=request.only_context)
         vector = NO_VECTOR
         if wants_query_vector(retriever):
             with _Timer(state.timings, "embed"):
                 vector = await self.embed_query(request.query_text)
+            state.query_vector = vector
         ctx: RetrievalContext[Any] = RetrievalContext(
             read=StoreReader(state.store, state.dataset_ids),
             query_vector=vector,
@@ -239,6 +247,29 @@ class RecallPipeline:
             "rated_hits": len(applied),
         }
 
+    async def measure_coverage(self, state: RecallState) -> None:
+        """How well the hits support the question (``pipeline.coverage``); a query
+        sharing no content word with the scope and far from every chunk by meaning
+        matches nothing, so its hits are dropped and recall returns [] (unless an LLM
+        took part in retrieval, whose own queries may reach what the words do not, or
+        ``node_name`` picked the graph elements explicitly)."""
+        output, request = state.output, state.request
+        if output is None or not output.hits or state.store is None:
+            return
+        read = StoreReader(state.store, state.dataset_ids)
+        best_dense: float | None = None
+        if state.query_vector is not None and state.query_vector.size:
+            nearest = await read.dense_chunks(state.query_vector, 1)
+            best_dense = nearest[0].score if nearest else None
+        coverage = measure(request.query_text, list(output.hits), best_dense=best_dense)
+        chosen = state.llm_retrieval or bool(request.retriever_params.get("node_name"))
+        if coverage.signals.get("terms") == 0.0 and not chosen:
+            overlap = bool(await read.lexical_chunks(request.query_text, 1))
+            if matches_nothing(overlap, best_dense):
+                output.hits = []
+                output.details["matched_nothing"] = True
+        state.coverage = coverage
+
     async def answer(self, state: RecallState) -> None:
         assert state.retriever is not None and state.output is not None
         assert state.search_type is not None
@@ -269,6 +300,8 @@ class RecallPipeline:
                     prompt=retriever.prompt,
                     config=self.services.config,
                     session_history=state.session.prompt_history() if state.session else None,
+                    coverage=state.coverage,
+                    read=StoreReader(state.store, state.dataset_ids) if state.store else None,
                 )
             ]
 
@@ -310,11 +343,14 @@ class RecallPipeline:
         """Report the route decision (and, verbose, details and timings) on every result."""
         route = state.decision.model_dump(mode="json") if state.decision is not None else None
         output = state.output
+        coverage = state.coverage.metadata() if state.coverage is not None else None
         for entry in state.results:
             if not isinstance(entry, ResponseGraphEntry):
                 continue
             if route is not None:
                 entry.metadata["route"] = route
+            if coverage is not None:
+                entry.metadata.update(coverage)
             if state.request.verbose:
                 entry.metadata["retrieval"] = output.details if output is not None else {}
                 entry.metadata["timings"] = dict(state.timings)

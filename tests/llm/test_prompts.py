@@ -52,7 +52,9 @@ def test_every_prompt_renders_with_its_declared_variables(name: str):
 
 
 def test_answer_prompt_grounds_by_default():
-    rendered = render_prompt("answer_from_context", question="q", context="c", history="")
+    rendered = render_prompt(
+        "answer_from_context", question="q", context="c", history="", support=""
+    )
     assert rendered.system is not None
     assert "only the context" in rendered.system.lower() or "only facts" in rendered.system
     assert "does not contain the answer" in rendered.system
@@ -78,9 +80,9 @@ def test_prompt_names_cannot_escape_the_package():
 
 def test_missing_variable_raises_prompt_render_error():
     with pytest.raises(PromptRenderError, match=r"missing \['context'\]"):
-        render_prompt("answer_from_context", question="q", history="")
+        render_prompt("answer_from_context", question="q", history="", support="")
     with pytest.raises(KeyError):  # PromptRenderError is also a KeyError
-        render_prompt("answer_from_context", question="q", history="")
+        render_prompt("answer_from_context", question="q", history="", support="")
 
 
 def test_unexpected_variable_raises_prompt_render_error():
@@ -89,7 +91,9 @@ def test_unexpected_variable_raises_prompt_render_error():
 
 
 def test_values_are_not_reinterpreted_as_templates():
-    rendered = render_prompt("answer_from_context", question="$context", context="$5", history="")
+    rendered = render_prompt(
+        "answer_from_context", question="$context", context="$5", history="", support=""
+    )
     assert "Question: $context" in rendered.user
     assert "$5" in rendered.user
 
