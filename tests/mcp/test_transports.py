@@ -16,8 +16,8 @@ import pytest
 import uvicorn
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.exceptions import MCPError
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
 
 from recall_engine import RecallEngine
 from recall_engine.mcp import McpSettings
