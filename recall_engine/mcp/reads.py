@@ -73,7 +73,7 @@ async def get_item(engine: RecallEngine, tenant: str | None, data_id: str) -> It
         )
     store = await asyncio.to_thread(engine.store, tenant)
     chunks = await asyncio.to_thread(store.index.of_data, data_id)
-    info = ItemInfo.model_validate({**rows[data_id], "created_at": _text(rows[data_id])})
+    info = ItemInfo.model_validate({**rows[data_id], "created_at": created_text(rows[data_id])})
     return ItemDetail(
         **info.model_dump(),
         dataset_id=chunks[0].dataset_id if chunks else "",
@@ -90,7 +90,7 @@ async def get_item(engine: RecallEngine, tenant: str | None, data_id: str) -> It
     )
 
 
-def _text(row: dict[str, object]) -> str | None:
+def created_text(row: dict[str, object]) -> str | None:
     value = row.get("created_at")
     return None if value is None else str(value)
 

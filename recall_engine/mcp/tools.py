@@ -241,7 +241,7 @@ class RecallTools:
     async def list_items(self, ctx: Context, dataset: str | None = None) -> ItemsOutput:
         """The data items (data_id, name, dataset, kind, chunk count), oldest first."""
         rows = await self.engine.list_items(dataset_name=dataset, tenant_id=self.tenant(ctx))
-        items = [ItemInfo.model_validate({**r, "created_at": reads._text(r)}) for r in rows]
+        items = [ItemInfo.model_validate({**r, "created_at": reads.created_text(r)}) for r in rows]
         return ItemsOutput(items=items)
 
     async def get_item(self, ctx: Context, data_id: str) -> ItemDetail:

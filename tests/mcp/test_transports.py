@@ -178,3 +178,10 @@ async def test_the_sdk_client_with_a_wrong_key_fails_to_connect(served: dict[str
         async with Client(keyed(served["auth"], "wrong-key-0000000000000")):  # type: ignore[arg-type]
             pytest.fail("connected with a wrong key")
     assert caught.group_contains(MCPError, match="error response")
+
+
+def test_an_unknown_tool_name_is_a_usage_error(tmp_path: Path, capsys) -> None:
+    from recall_engine import cli
+
+    assert cli.main(["--data-dir", str(tmp_path / "d"), "mcp", "--tools", "recall,nope"]) == 2
+    assert "--tools: unknown tool 'nope'" in capsys.readouterr().err
