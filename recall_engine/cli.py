@@ -7,6 +7,7 @@ recall-engine items --dataset notes
 recall-engine forget --data-id <id> | --dataset notes
 recall-engine serve --host 127.0.0.1 --port 8000
 recall-engine keys create acme | create --admin | list | revoke KEY_ID | rotate KEY_ID
+recall-engine mcp [--transport streamable-http --port 8765] [--tools all]
 """
 
 from __future__ import annotations
@@ -69,6 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     from recall_engine.server.__main__ import add_arguments
 
     add_arguments(sub.add_parser("serve", help="run the HTTP API server (FastAPI + uvicorn)"))
+    from recall_engine.mcp.__main__ import add_arguments as add_mcp_arguments
+
+    add_mcp_arguments(sub.add_parser("mcp", help="run the MCP server (stdio or streamable HTTP)"))
     return parser
 
 
@@ -177,6 +181,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from recall_engine.server.__main__ import serve
 
         return serve(args)
+    if args.command == "mcp":
+        from recall_engine.mcp.__main__ import serve as serve_mcp
+
+        return serve_mcp(args)
     try:
         if args.command == "keys":
             return _keys(args)

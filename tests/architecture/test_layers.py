@@ -31,6 +31,7 @@ LAYERS = [
             "recall_engine.api",
             "recall_engine.cli",
             "recall_engine.server",
+            "recall_engine.mcp",
         ),
     ),
 ]

@@ -1,0 +1,113 @@
+"""The MCP server: the chosen tools of ``RecallTools`` on an SDK ``MCPServer``.
+
+A library error in a tool comes back as an MCP tool error (``isError``) whose text
+names the error's class and carries its message, with the server's data dir and
+files root replaced by placeholders; anything else is reported by the SDK as
+``Error executing tool <name>`` with the trace kept in the server's log.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+
+from recall_engine.core.errors import InvalidInputError, RecallEngineError
+from recall_engine.engine import RecallEngine
+from recall_engine.mcp.tools import (
+    DEFAULT_TOOLS,
+    MORE_TOOLS,
+    McpSettings,
+    RecallTools,
+    package_version,
+)
+
+INSTRUCTIONS = (
+    "Long-term memory for this agent. remember() stores text, conversations or files; "
+    "recall() answers with ranked results, each tagged with its source and the ids of the "
+    "data items, chunks and messages it rests on; forget() deletes; status() lists datasets."
+)
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False)
+WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True)
+DELETES = ToolAnnotations(read_only_hint=False, destructive_hint=True)
+ANNOTATIONS = {"remember": WRITES, "forget": DELETES, "add_feedback": WRITES}
+
+
+def choose_tools(spec: str) -> tuple[str, ...]:
+    """``default``, ``all``, or a comma list of tool names (``default`` may be one of them).
+
+    Raises:
+        InvalidInputError: an unknown tool name.
+    """
+    known = (*DEFAULT_TOOLS, *MORE_TOOLS)
+    chosen: list[str] = []
+    for word in (w.strip() for w in spec.split(",")):
+        names = {"default": DEFAULT_TOOLS, "all": known}.get(word, (word,))
+        for name in names:
+            if name not in known:
+                raise InvalidInputError(
+                    f"--tools: unknown tool {name!r}; use default, all, or names from "
+                    f"{', '.join(known)}."
+                )
+            if name not in chosen:
+                chosen.append(name)
+    return tuple(chosen)
+
+
+def create_server(engine: RecallEngine, settings: McpSettings | None = None) -> MCPServer:
+    """An MCP server listing ``settings.tools`` (default: remember, recall, forget, status)."""
+    settings = settings or McpSettings()
+    tools = RecallTools(engine, settings)
+    server: MCPServer = MCPServer(
+        "recall-engine",
+        version=package_version(),
+        instructions=INSTRUCTIONS,
+        log_level=settings.log_level,
+    )
+    hidden = _hidden_paths(engine, tools)
+    for name in settings.tools:
+        method = getattr(tools, name)
+        server.add_tool(
+            _tool_errors(method, hidden),
+            name=name,
+            annotations=ANNOTATIONS.get(name, READ_ONLY),
+        )
+    return server
+
+
+def _hidden_paths(engine: RecallEngine, tools: RecallTools) -> list[tuple[str, str]]:
+    data_dir = engine.config.data_dir
+    pairs = [
+        (str(data_dir.resolve()), "<data_dir>"),
+        (str(data_dir), "<data_dir>"),
+        (str(tools.root), "<files_root>"),
+    ]
+    # Longest first, so a path inside another is replaced whole.
+    return sorted({p for p in pairs if p[0] not in ("", ".")}, key=lambda p: -len(p[0]))
+
+
+def public_message(exc: BaseException, hidden: Sequence[tuple[str, str]]) -> str:
+    """``ClassName: message`` with server paths replaced by placeholders."""
+    text = str(exc)
+    for path, placeholder in hidden:
+        text = text.replace(path, placeholder)
+    return f"{type(exc).__name__}: {text}"
+
+
+def _tool_errors(
+    method: Callable[..., Awaitable[Any]], hidden: Sequence[tuple[str, str]]
+) -> Callable[..., Awaitable[Any]]:
+    """``method`` with library (and ValueError / TypeError) failures as ToolErrors."""
+
+    @functools.wraps(method)
+    async def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await method(*args, **kwargs)
+        except (RecallEngineError, ValueError, TypeError) as exc:
+            raise ToolError(public_message(exc, hidden)) from None
+
+    return call
