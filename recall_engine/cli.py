@@ -114,11 +114,11 @@ def _line(result: ResponseGraphEntry | ResponseQAEntry) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (2 for a usage error, 1 for a runtime failure)."""
     args = _parser().parse_args(argv)
-    if args.command == "serve":
-        from recall_engine.server.__main__ import serve
-
-        return serve(args)
     try:
+        if args.command == "serve":
+            from recall_engine.server.__main__ import serve
+
+            return serve(args)
         return asyncio.run(_run(args))
     except RecallEngineError as exc:
         print(f"error: {exc}", file=sys.stderr)
