@@ -39,6 +39,8 @@ not here.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class RecallEngineError(Exception):
     """Base class of every error raised by recall-engine."""
@@ -60,7 +62,7 @@ class InvalidFieldError(InvalidInputError):
     that want every problem, not only the first one.
     """
 
-    def __init__(self, message: str, *, field: str, errors: list[dict[str, object]]) -> None:
+    def __init__(self, message: str, *, field: str, errors: list[dict[str, Any]]) -> None:
         super().__init__(message)
         self.field = field
         self.errors = errors

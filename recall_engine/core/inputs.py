@@ -27,10 +27,10 @@ PSEUDO_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))
 _SHARED_MEMORY = Path("/dev/shm")
 
 
-def json_depth(data: bytes | str) -> int:
+def json_depth(data: bytes | bytearray | str) -> int:
     """How deep arrays and objects nest in JSON text (brackets inside strings do not
     count): a linear scan in C, cheaper than the parse it guards."""
-    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
     opened = raw.count(b"[") + raw.count(b"{")
     if opened <= 1:
         return opened
