@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
-from schemathesis.checks import response_schema_conformance
 from hypothesis import strategies as st
+from schemathesis.checks import response_schema_conformance
 
 from tests.server.conftest import ADMIN_KEY
 
