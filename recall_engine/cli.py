@@ -177,15 +177,15 @@ def _line(result: ResponseGraphEntry | ResponseQAEntry) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (2 for a usage error, 1 for a runtime failure)."""
     args = _parser().parse_args(argv)
-    if args.command == "serve":
-        from recall_engine.server.__main__ import serve
-
-        return serve(args)
     if args.command == "mcp":
         from recall_engine.mcp.__main__ import serve as serve_mcp
 
         return serve_mcp(args)
     try:
+        if args.command == "serve":
+            from recall_engine.server.__main__ import serve
+
+            return serve(args)
         if args.command == "keys":
             return _keys(args)
         return asyncio.run(_run(args))

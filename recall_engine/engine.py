@@ -375,6 +375,8 @@ class RecallEngine:
         Raises:
             InvalidInputError: a bad name, or one that is taken (unless ``exist_ok``).
         """
+        if not isinstance(exist_ok, bool):
+            raise InvalidInputError(f"exist_ok must be True or False, got {exist_ok!r}.")
         return await asyncio.to_thread(
             self.identity.create_user, self._tenant(tenant_id), name, exist_ok=exist_ok
         )
@@ -412,10 +414,12 @@ class RecallEngine:
         by: User | str | None = None,
         tenant_id: str | None = None,
     ) -> None:
-        """Take back what was granted ``to`` a user: everything, or only ``"write"``.
+        """Take back what was granted ``to`` a user: everything (``permission=None``),
+        or only ``"write"``.
 
         Raises:
             DatasetNotFoundError, PermissionDeniedError, UserNotFoundError: as ``grant``.
+            InvalidInputError: ``permission`` other than None or ``"write"``.
         """
         store = await asyncio.to_thread(self.store, self._tenant(tenant_id))
         await asyncio.to_thread(self._access.revoke, store, dataset_id, to, permission, by)

@@ -6,13 +6,15 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
-from recall_engine import Document, RecallEngine, cli
+from recall_engine import Conversation, Document, Message, RecallEngine, SearchType, cli
 from recall_engine.core.errors import (
     ConfigError,
     DatasetNotFoundError,
+    InvalidFieldError,
     InvalidInputError,
     InvalidRuleError,
     RecallEngineError,
@@ -130,7 +132,50 @@ PYTHON_API = [
         "tenant_id",
     ),
     ("list_items", lambda e, t: e.list_items(dataset_name="nope"), DatasetNotFoundError, "nope"),
+    # issue 16, finding 8
+    ("remember", lambda e, t: e.remember("\x00"), InvalidInputError, "NUL"),
+    ("remember", lambda e, t: e.remember("text\x00more"), InvalidInputError, "remember() text"),
+    ("remember", lambda e, t: e.remember(Document(text="a\x00")), InvalidInputError, "NUL"),
+    ("remember", lambda e, t: e.remember("/"), InvalidInputError, "system folder"),
+    ("remember", lambda e, t: e.remember(Path("/proc")), InvalidInputError, "system folder"),
+    ("remember", lambda e, t: e.remember("/proc/self/status"), InvalidInputError, "/proc"),
+    ("remember", lambda e, t: e.remember(_deep_json(t, ".json")), InvalidInputError, "deep"),
+    ("remember", lambda e, t: e.remember(_deep_json(t, ".jsonl")), InvalidInputError, "deep"),
+    ("remember", lambda e, t: e.remember(_bad_timestamp_file(t)), InvalidFieldError, "timestamp"),
+    ("recall", lambda e, t: e.recall("Ulm", session_id="s\ud800"), InvalidInputError, "session_id"),
+    ("recall", lambda e, t: e.recall("Ulm \ud800", SearchType.CHUNKS), InvalidInputError, "query"),
+    (
+        "recall",
+        lambda e, t: e.recall("Ulm \ud800", SearchType.CHUNKS_LEXICAL),
+        InvalidInputError,
+        "query_text",
+    ),
+    ("recall", lambda e, t: e.recall("Ulm\x00", SearchType.CHUNKS), InvalidInputError, "NUL"),
+    (
+        "recall",
+        lambda e, t: e.recall("Ulm", SearchType.GRAPH_COMPLETION, node_name="x", only_context=True),
+        InvalidInputError,
+        "node_name",
+    ),
+    (
+        "create_user",
+        lambda e, t: e.create_user("bob", exist_ok="yes"),
+        InvalidInputError,
+        "exist_ok",
+    ),
 ]
+
+
+def _deep_json(tmp_path, suffix: str) -> Path:
+    path = tmp_path / f"deep{suffix}"
+    path.write_text("[" * 5000 + "]" * 5000)
+    return path
+
+
+def _bad_timestamp_file(tmp_path) -> Path:
+    path = tmp_path / "chat.json"
+    path.write_text('{"messages": [{"id": "m1", "text": "hi", "timestamp": "2023-02-30"}]}')
+    return path
 
 
 @pytest.mark.parametrize(
@@ -145,6 +190,65 @@ async def test_python_api_refuses_bad_input(filled, tmp_path, name, call, error,
     assert named in str(info.value)
     assert _snapshot(filled.config.data_dir) == before
     assert list(await filled.list_datasets()) == ["physics"]
+
+
+# Public input models: a bad field is an InvalidFieldError (an InvalidInputError, a
+# ValueError) naming model and field, never pydantic's ValidationError.
+MODELS = [
+    (lambda: Message(text="x", timestamp="2023-02-30"), "Message.timestamp"),
+    (lambda: Message(text="x", timestamp="yesterday"), "Message.timestamp"),
+    (lambda: Message(text=5), "Message.text"),
+    (lambda: Message(text="x", id=5), "Message.id"),
+    (lambda: Message(text="x", speaker=["a"]), "Message.speaker"),
+    (lambda: Message(text="x", mood="glad"), "Message.mood"),
+    (lambda: Document(text=None), "Document.text"),
+    (lambda: Document(text="x", created_at="2023-02-30T10:00"), "Document.created_at"),
+    (lambda: Document(text="x", metadata=[1]), "Document.metadata"),
+    (lambda: Document(text="x", title=5), "Document.title"),
+    (lambda: Document(text="x", source_id={}), "Document.source_id"),
+    (lambda: Document.model_validate({"txt": "x"}), "Document.text"),
+    (lambda: Conversation(messages="hi"), "Conversation.messages"),
+    (lambda: Conversation(messages=[{"text": "x", "timestamp": "2023-02-30"}]), "messages[0]"),
+    (lambda: Conversation.model_validate_json('{"messages": [{"text": 1}]}'), "messages[0].text"),
+]
+
+
+@pytest.mark.parametrize(("build", "field"), MODELS)
+def test_input_models_raise_library_errors_naming_the_field(build, field):
+    with pytest.raises(InvalidFieldError) as info:
+        build()
+    assert field in str(info.value) and field in info.value.field
+    assert isinstance(info.value, InvalidInputError | ValueError)
+    assert info.value.errors and "loc" in info.value.errors[0]
+
+
+async def test_revoke_read_is_refused_not_read_as_everything(filled):
+    bob = await filled.create_user("bob")
+    (dataset,) = await filled.datasets()
+    await filled.grant(dataset.id, to=bob, permission="write")
+    with pytest.raises(InvalidInputError, match="permission=None"):
+        await filled.revoke(dataset.id, to=bob, permission="read")
+    (shared,) = await filled.datasets(user=bob)
+    assert shared.permission == "write"  # nothing was taken back
+    await filled.revoke(dataset.id, to=bob, permission="write")
+    (shared,) = await filled.datasets(user=bob)
+    assert shared.permission == "read"
+
+
+async def test_a_folder_that_changes_during_the_walk_is_a_clear_error(
+    filled, tmp_path, monkeypatch
+):
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.txt").write_text("Ada met Babbage.")
+
+    def vanishing(self, pattern):  # what walking /proc does: entries vanish mid-walk
+        yield folder / "a.txt"
+        raise FileNotFoundError(2, "No such file or directory", str(folder / "gone"))
+
+    monkeypatch.setattr(Path, "rglob", vanishing)
+    with pytest.raises(InvalidInputError, match=r"cannot be read.*No such file"):
+        await filled.remember(folder)
 
 
 def test_visualize_graph_to_an_unwritable_path_is_refused(tmp_path):
@@ -167,6 +271,12 @@ CONSTRUCTOR = [
     (lambda t: {"data_dir": t, "default_tenant": "../x"}, "default_tenant"),
     (lambda t: {"data_dir": t, "router_rules": t}, "router_rules"),
     (lambda t: {"data_dir": t, "router_rules": t / "missing.toml"}, "router_rules"),
+    (lambda t: {"data_dir": str(t / "a\x00b")}, "NUL"),
+    (lambda t: {"data_dir": str(t / "a\ud800b")}, "data_dir"),
+    (lambda t: {"data_dir": "/proc/self"}, "data_dir"),
+    (lambda t: {"data_dir": "/"}, "system folder"),
+    (lambda t: {"data_dir": t, "embedding_cache_dir": "/dev/null"}, "embedding_cache_dir"),
+    (lambda t: {"data_dir": t, "embedding_cache_dir": _file(t)}, "embedding_cache_dir"),
 ]
 
 
@@ -198,6 +308,9 @@ ENVIRONMENT = [
     ("RECALL_ENGINE_TENANT", "../x", "RECALL_ENGINE_TENANT"),
     ("RECALL_ENGINE_GRAPH_EXTRACTOR", "magic", "RECALL_ENGINE_GRAPH_EXTRACTOR"),
     ("LLM_TIMEOUT", "-1", "LLM_TIMEOUT"),
+    ("RECALL_ENGINE_DATA_DIR", "", "RECALL_ENGINE_DATA_DIR"),
+    ("RECALL_ENGINE_DATA_DIR", "/proc/self", "RECALL_ENGINE_DATA_DIR"),
+    ("RECALL_ENGINE_EMBEDDING_CACHE_DIR", "/dev/null", "RECALL_ENGINE_EMBEDDING_CACHE_DIR"),
 ]
 
 
@@ -228,6 +341,10 @@ CLI = [
     (lambda d, t: ["--data-dir", d, "remember", "notes.txt"], 2, "Document(text="),
     (lambda d, t: ["--data-dir", d, "remember", "x", "--dataset", "a/b"], 2, "dataset_name"),
     (lambda d, t: ["--data-dir", d, "--tenant", "../x", "datasets"], 2, "tenant_id"),
+    (lambda d, t: ["--data-dir", "/proc/self", "datasets"], 2, "data_dir"),
+    (lambda d, t: ["--data-dir", "/proc/self", "serve"], 2, "data_dir"),
+    (lambda d, t: ["--data-dir", d, "remember", "/"], 2, "system folder"),
+    (lambda d, t: ["--data-dir", d, "recall", "Ulm", "--top-k", "0"], 2, "top_k"),
 ]
 
 
@@ -252,6 +369,29 @@ def test_cli_refuses_bad_input_without_a_traceback(tmp_path, capsys, fast_cli, a
     err = capsys.readouterr().err
     assert err.startswith("error: ") and named in err and "Traceback" not in err
     assert _logical(data) == before
+
+
+SERVE_FLAGS = [
+    (["--port", "-1"], "--port"),
+    (["--port", "70000"], "--port"),
+    (["--port", "x"], "--port"),
+    (["--max-body-bytes", "-5"], "--max-body-bytes"),
+    (["--max-body-bytes", "0"], "--max-body-bytes"),
+    (["--rate-limit", "-1"], "--rate-limit"),
+    (["--rate-limit", "nan"], "--rate-limit"),
+    (["--burst", "0"], "--burst"),
+    (["--log-level", "loud"], "--log-level"),
+]
+
+
+@pytest.mark.parametrize(("flags", "named"), SERVE_FLAGS)
+def test_serve_refuses_bad_flags_before_starting(tmp_path, capsys, flags, named):
+    with pytest.raises(SystemExit) as info:
+        cli.main(["--data-dir", str(tmp_path / "data"), "serve", *flags])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {named}" in err and "Traceback" not in err
+    assert not (tmp_path / "data").exists()
 
 
 def test_cli_items_forget_and_version(tmp_path, capsys, fast_cli):

@@ -9,6 +9,7 @@ not here.
     RecallEngineError
     ├── UsageError                       the caller must change the call
     │   ├── InvalidInputError (ValueError)        bad data, name, path, option
+    │   │   ├── InvalidFieldError         a Document/Message/Conversation field
     │   │   ├── UnsupportedFileTypeError
     │   │   ├── DatasetNotFoundError
     │   │   ├── UserNotFoundError         a user= that the tenant does not have
@@ -38,6 +39,8 @@ not here.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class RecallEngineError(Exception):
     """Base class of every error raised by recall-engine."""
@@ -49,6 +52,20 @@ class UsageError(RecallEngineError):
 
 class InvalidInputError(UsageError, ValueError):
     """Input data, a name, a path or an option is not acceptable."""
+
+
+class InvalidFieldError(InvalidInputError):
+    """A field of a public input model (``Document``, ``Message``, ``Conversation``)
+    that does not validate; the message names the model and field (``Message.timestamp``).
+
+    ``errors`` keeps pydantic's error list (``loc``, ``msg``, ``type``) for callers
+    that want every problem, not only the first one.
+    """
+
+    def __init__(self, message: str, *, field: str, errors: list[dict[str, Any]]) -> None:
+        super().__init__(message)
+        self.field = field
+        self.errors = errors
 
 
 class UnsupportedFileTypeError(InvalidInputError):

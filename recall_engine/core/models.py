@@ -6,8 +6,9 @@ from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
 import regex
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
+from recall_engine.core.errors import InvalidFieldError
 from recall_engine.core.search_types import SearchType
 
 _YEAR = regex.compile(r"\b(1[0-9]{3}|2[0-9]{3})\b")
@@ -49,8 +50,65 @@ def _parse_when(value: Any) -> Any:
 When = Annotated[datetime | None, BeforeValidator(_parse_when)]
 
 
-class Document(BaseModel):
-    """A piece of text to remember: a note, an article, a file's contents."""
+def _flat(exc: ValidationError) -> list[dict[str, Any]]:
+    """pydantic's errors with locations from the outer model down; a nested input
+    model's own ``InvalidFieldError`` (pydantic calls its ``__init__``) is unpacked."""
+    out: list[dict[str, Any]] = []
+    for error in exc.errors(include_url=False):
+        inner = (error.get("ctx") or {}).get("error")
+        loc = tuple(error.get("loc", ()))
+        if isinstance(inner, InvalidFieldError):
+            out += [{**e, "loc": loc + tuple(e["loc"])} for e in inner.errors]
+            continue
+        message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
+        out.append({"loc": loc, "msg": message, "type": error.get("type", "value_error")})
+    return out
+
+
+def _where(model: str, loc: Any) -> str:
+    return model + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in loc)
+
+
+def _field_error(model: str, exc: ValidationError) -> InvalidFieldError:
+    """pydantic's error as the library's: ``Message.timestamp: cannot read ...``."""
+    errors = _flat(exc)
+    parts = [f"{_where(model, e['loc'])}: {str(e['msg']).rstrip('.')}" for e in errors[:3]]
+    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+    field = _where(model, errors[0]["loc"] if errors else ())
+    return InvalidFieldError("; ".join(parts) + more + ".", field=field, errors=errors)
+
+
+class _InputModel(BaseModel):
+    """A public input model whose validation errors are ``InvalidFieldError``s
+    (library errors naming the field), not pydantic's ``ValidationError``."""
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise _field_error(type(self).__name__, exc) from None
+
+    @classmethod
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().model_validate(obj, *args, **kwargs)
+        except ValidationError as exc:
+            raise _field_error(cls.__name__, exc) from None
+
+    @classmethod
+    def model_validate_json(cls, json_data: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().model_validate_json(json_data, *args, **kwargs)
+        except ValidationError as exc:
+            raise _field_error(cls.__name__, exc) from None
+
+
+class Document(_InputModel):
+    """A piece of text to remember: a note, an article, a file's contents.
+
+    Raises:
+        InvalidFieldError: a field that does not validate (an ``InvalidInputError``).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -66,12 +124,16 @@ class Document(BaseModel):
     @classmethod
     def _text_is_str(cls, value: Any) -> Any:
         if not isinstance(value, str):
-            raise ValueError(f"Document.text must be a string, got {type(value).__name__}")
+            raise ValueError(f"must be a string, got {type(value).__name__}")
         return value
 
 
-class Message(BaseModel):
-    """One turn of a conversation."""
+class Message(_InputModel):
+    """One turn of a conversation.
+
+    Raises:
+        InvalidFieldError: a field that does not validate (an ``InvalidInputError``).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -84,12 +146,16 @@ class Message(BaseModel):
     @classmethod
     def _text_is_str(cls, value: Any) -> Any:
         if not isinstance(value, str):
-            raise ValueError(f"Message.text must be a string, got {type(value).__name__}")
+            raise ValueError(f"must be a string, got {type(value).__name__}")
         return value
 
 
-class Conversation(BaseModel):
-    """An ordered list of messages, remembered one chunk per message."""
+class Conversation(_InputModel):
+    """An ordered list of messages, remembered one chunk per message.
+
+    Raises:
+        InvalidFieldError: a field that does not validate (an ``InvalidInputError``).
+    """
 
     model_config = ConfigDict(extra="forbid")
 

@@ -124,7 +124,19 @@ class AccessControl:
     def revoke(
         self, store: TenantStore, dataset_id: str, to: object, permission: object, by: object
     ) -> None:
-        """Take a grant back: all of it, or ``permission="write"`` only."""
+        """Take a grant back: all of it (``permission=None``), or ``permission="write"``
+        only (the user keeps reading).
+
+        Raises:
+            InvalidInputError: another ``permission``; ``"read"`` is refused rather than
+                read as "everything", since reading is the least a grant gives.
+        """
+        if permission == "read":
+            raise InvalidInputError(
+                "revoke(permission='read') is ambiguous: a grant cannot keep writing without "
+                "reading. Pass permission=None to revoke the whole grant, or "
+                "permission='write' to leave the user read access."
+            )
         level = None if permission is None else check_permission(permission)
         _, grantee = self._owner_and_user(store, dataset_id, to, by)
         self.registry.revoke(store.tenant_id, dataset_id, grantee.id, level)

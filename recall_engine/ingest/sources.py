@@ -19,7 +19,12 @@ from typing import Any
 import regex
 from pydantic import TypeAdapter, ValidationError
 
-from recall_engine.core.errors import InvalidInputError, UnsupportedFileTypeError
+from recall_engine.core.errors import (
+    InvalidFieldError,
+    InvalidInputError,
+    UnsupportedFileTypeError,
+)
+from recall_engine.core.inputs import MAX_JSON_DEPTH, json_depth, system_folder
 from recall_engine.core.models import Conversation, Document, Message, When
 from recall_engine.ingest.validation import check_metadata, check_text
 
@@ -215,15 +220,29 @@ def _from_conversation(conv: Conversation, *, name: str | None = None) -> Source
 def _from_path(
     path: Path, *, skip: tuple[Path, ...] = (), from_string: bool = False
 ) -> Iterable[SourceItem]:
-    if path.is_dir():
-        files = sorted(
-            p
-            for p in path.rglob("*")
-            if p.suffix.lower() in SUPPORTED_SUFFIXES
-            and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            and not _inside(p, skip)
-            and p.is_file()  # follows links; a FIFO, socket or device is not a file
+    system = system_folder(path)
+    if system is not None:
+        raise InvalidInputError(
+            f"remember() does not read {path}: it is the system folder {system}, whose "
+            "files are not documents (and in /proc, /sys and /dev appear and vanish as "
+            "processes run). Pass the folder of your own files."
         )
+    if path.is_dir():
+        try:
+            files = sorted(
+                p
+                for p in path.rglob("*")
+                if p.suffix.lower() in SUPPORTED_SUFFIXES
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                and not _inside(p, skip)
+                and system_folder(p) is None  # a link into /proc is not a document
+                and p.is_file()  # follows links; a FIFO, socket or device is not a file
+            )
+        except OSError as exc:  # a folder that vanished or cannot be listed mid-walk
+            raise InvalidInputError(
+                f"Folder {path} cannot be read: {exc.strerror or exc}"
+                f"{f' ({exc.filename})' if exc.filename else ''}; check its permissions."
+            ) from exc
         if not files:
             raise InvalidInputError(
                 f"Folder {path} holds no supported files ({', '.join(SUPPORTED_SUFFIXES)})."
@@ -322,7 +341,10 @@ def _from_file(path: Path) -> Iterable[SourceItem]:
             f"{', '.join(SUPPORTED_SUFFIXES)}."
         )
     text = _read_text(path)
-    source_id = str(path.resolve())
+    try:
+        source_id = str(path.resolve())
+    except (OSError, RuntimeError) as exc:  # vanished after the read, or a link loop
+        raise InvalidInputError(f"File {path} cannot be read: {exc}.") from exc
     if suffix in (".txt", ".md", ".markdown"):
         if not text.strip():
             raise InvalidInputError(f"File {path} is empty.")
@@ -331,6 +353,12 @@ def _from_file(path: Path) -> Iterable[SourceItem]:
         item.metadata = {"source_path": str(path), **item.metadata}
         yield item
         return
+    if json_depth(text) > MAX_JSON_DEPTH:
+        raise InvalidInputError(
+            f"File {path} nests arrays or objects more than {MAX_JSON_DEPTH} levels deep; "
+            "remember() reads documents ({'text': ...}) and conversations ({'messages': "
+            "[...]}), flatten the file to those."
+        )
     try:
         if suffix == ".json":
             values = [json.loads(text)]
@@ -366,27 +394,33 @@ def _is_message(value: object) -> bool:
     return isinstance(value, dict) and "text" in value and ("speaker" in value or "id" in value)
 
 
-def _from_json_value(value: Any, *, origin: str, title: str | None = None) -> Iterable[SourceItem]:
+def _from_json_value(
+    value: Any, *, origin: str, title: str | None = None, depth: int = 0
+) -> Iterable[SourceItem]:
+    if depth > MAX_JSON_DEPTH:
+        raise InvalidInputError(f"{origin}: lists nest more than {MAX_JSON_DEPTH} levels deep.")
+    if isinstance(value, list) and value and all(_is_message(v) for v in value):
+        yield _from_conversation(
+            _validated(Conversation, {"messages": value, "title": title}, origin)
+        )
+    elif isinstance(value, list):
+        for element in value:
+            yield from _from_json_value(element, origin=origin, title=None, depth=depth + 1)
+    elif isinstance(value, dict) and "messages" in value:
+        yield _from_conversation(_validated(Conversation, {"title": title, **value}, origin))
+    elif isinstance(value, dict) and "text" in value:
+        doc = _validated(Document, {"title": title, **value}, origin)
+        yield _from_document(doc, kind="file")
+    else:
+        raise InvalidInputError(
+            f"{origin}: expected an object with 'text' (a document) or 'messages' (a "
+            "conversation), or a list of them."
+        )
+
+
+def _validated(model: Any, value: dict[str, Any], origin: str) -> Any:
+    """``model.model_validate(value)``; an error names where the value came from."""
     try:
-        if isinstance(value, list) and value and all(_is_message(v) for v in value):
-            yield _from_conversation(Conversation(messages=value, title=title))
-        elif isinstance(value, list):
-            for element in value:
-                yield from _from_json_value(element, origin=origin, title=None)
-        elif isinstance(value, dict) and "messages" in value:
-            yield _from_conversation(Conversation.model_validate({"title": title, **value}))
-        elif isinstance(value, dict) and "text" in value:
-            yield _from_document(Document.model_validate({"title": title, **value}), kind="file")
-        else:
-            raise InvalidInputError(
-                f"{origin}: expected an object with 'text' (a document) or 'messages' (a "
-                "conversation), or a list of them."
-            )
-    except ValidationError as exc:
-        raise InvalidInputError(f"{origin}: {_describe(exc)}") from exc
-
-
-def _describe(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first.get("loc", ()))
-    return f"{where}: {first.get('msg', 'invalid value')}" if where else str(first.get("msg"))
+        return model.model_validate(value)
+    except InvalidFieldError as exc:
+        raise InvalidFieldError(f"{origin}: {exc}", field=exc.field, errors=exc.errors) from exc

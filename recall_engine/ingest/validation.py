@@ -122,13 +122,19 @@ def _check_json_value(value: object, *, what: str, depth: int) -> None:
 
 
 def check_text(value: object, *, what: str) -> str:
-    """A string that can be stored as UTF-8 (no lone surrogates such as ``\\ud800``).
+    """A string that can be stored as UTF-8 (no lone surrogates such as ``\\ud800``)
+    and holds no NUL character (C-string stores and tokenizers cut text at one).
 
     Raises:
-        InvalidInputError: not a string, or not encodable as UTF-8.
+        InvalidInputError: not a string, not encodable as UTF-8, or holding a NUL.
     """
     if not isinstance(value, str):
         raise InvalidInputError(f"{what} must be a string, got {type(value).__name__}.")
+    if "\x00" in value:
+        raise InvalidInputError(
+            f"{what} holds a NUL character ('\\x00') at position {value.index(chr(0))}; "
+            "remove it (it is binary data, not text)."
+        )
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:

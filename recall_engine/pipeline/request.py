@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.search_types import SearchType, parse_search_type
-from recall_engine.ingest.validation import check_ids, check_names, check_text
+from recall_engine.ingest.validation import check_ids, check_names, check_query, check_text
 from recall_engine.prompts import PROMPTS_PACKAGE
 
 MAX_TOP_K = 1000
@@ -78,11 +78,7 @@ class RecallRequest:
                     f"{name}={kw[name]!r} is not supported yet by this version of recall(); "
                     f"leave {name} at its default ({default!r})."
                 )
-        query = kw["query_text"]
-        if not isinstance(query, str):
-            raise InvalidInputError(f"query_text must be a string, got {type(query).__name__}.")
-        if not query.strip():
-            raise InvalidInputError("query_text is empty; ask a question or give keywords.")
+        query = check_query(kw["query_text"], what="query_text")
         top_k = kw["top_k"]
         if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
             raise InvalidInputError(
@@ -171,7 +167,7 @@ def _session_id(value: Any) -> str | None:
             f"session_id must be a non-empty string of at most {MAX_SESSION_ID} characters, "
             f"got {value!r}."
         )
-    return value.strip()
+    return check_text(value, what="session_id").strip()
 
 
 def _influence(value: Any) -> float:
@@ -200,14 +196,18 @@ def _flag(value: Any, what: str) -> bool:
 def _names(value: Sequence[str] | str | None, what: str) -> tuple[str, ...] | None:
     if value is None:
         return None
-    if not isinstance(value, str | list | tuple):
+    if isinstance(value, str):
+        # Cognee's node_name is a list; a bare string would be read letter by letter
+        # by some callers and as one name by others: say which is meant.
         raise InvalidInputError(
-            f"{what} must be a list of strings (or one string), got {type(value).__name__}."
+            f"{what} must be a list of names, got the string {value!r}; pass [{value!r}]."
         )
-    values = [value] if isinstance(value, str) else list(value)
+    if not isinstance(value, list | tuple):
+        raise InvalidInputError(f"{what} must be a list of strings, got {type(value).__name__}.")
+    values = list(value)
     if not values or not all(isinstance(v, str) and v.strip() for v in values):
         raise InvalidInputError(f"{what} must be a non-empty list of non-empty strings.")
-    return tuple(v.strip() for v in values)
+    return tuple(check_text(v, what=f"{what}[{i}]").strip() for i, v in enumerate(values))
 
 
 def _retriever_params(kw: dict[str, Any]) -> dict[str, Any]:

@@ -49,6 +49,7 @@ from recall_engine.pipeline.session import (
 )
 from recall_engine.read.store_reader import StoreReader
 from recall_engine.sessions import SessionStore
+from recall_engine.storage.expiry import forget_expired
 from recall_engine.storage.tenant import TenantStore
 from retrievers import RETRIEVERS, Identity, RetrievalContext, Retriever, RetrieverOutput
 from retrievers.base import NO_VECTOR, RetrieverConfig, wants_query_vector
@@ -145,6 +146,7 @@ class RecallPipeline:
         request, services = state.request, self.services
         state.tenant_id = services.tenant_name(request.tenant_id)
         store = services.store(state.tenant_id)
+        forget_expired(store)  # memories past their time to live, for every search type
         state.store = store
         known = store.datasets()
         state.user = services.identity.resolve_user(state.tenant_id, request.user)

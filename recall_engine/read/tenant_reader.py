@@ -11,8 +11,6 @@ phrase). Both stay inside the reader's dataset scope.
 from __future__ import annotations
 
 import asyncio
-import math
-import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -22,11 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from recall_engine.core.hits import ChunkHit, TripletHit
 from recall_engine.read.store_reader import _EDGE_RETURN, StoreReader
-from recall_engine.storage.chunk_index import ChunkIndex
+from recall_engine.storage.expiry import expiry_of
 from recall_engine.storage.lexical import tokenize
-
-EXPIRES_KEY = "expires_at"
-"""Chunk metadata key holding the epoch second after which a chunk is never returned."""
 
 _TIE = 1e-6  # the other lane breaks ties at the extremes of alpha
 
@@ -72,24 +67,6 @@ class HybridHit(BaseModel):
     lexical: float = Field(description="BM25 divided by the best BM25 among the matches.")
 
 
-_expiry: weakref.WeakKeyDictionary[ChunkIndex, np.ndarray] = weakref.WeakKeyDictionary()
-
-
-def _expiry_of(index: ChunkIndex) -> np.ndarray:
-    """Expiry epoch of every row (inf: never), extended as rows are appended."""
-    known = _expiry.get(index, np.zeros(0))
-    size = index.vectors.size
-    if known.shape[0] < size:
-        extra = np.full(size - known.shape[0], math.inf)
-        for offset, at in enumerate(range(known.shape[0], size)):
-            value = index.vectors.row(at).metadata.get(EXPIRES_KEY)
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                extra[offset] = float(value)
-        known = np.concatenate([known, extra])
-        _expiry[index] = known
-    return known[:size]
-
-
 class TenantReader(StoreReader):
     """``StoreReader`` plus hybrid and boolean chunk search, chunk relations and
     the chunks of whole data items."""
@@ -100,7 +77,7 @@ class TenantReader(StoreReader):
         if where is None:
             return mask
         if where.alive_at is not None:
-            mask &= _expiry_of(index) > where.alive_at
+            mask &= expiry_of(index) > where.alive_at
         if where.equals:
             for at in np.flatnonzero(mask):
                 if not where.matches(index.vectors.row(int(at)).metadata):

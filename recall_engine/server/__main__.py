@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -34,9 +35,35 @@ NO_AUTH_BANNER = """
 """
 
 
+def _whole(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer in [low, high]; argparse reports anything else."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bound = f"from {low} to {high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, got {value}")
+        return value
+
+    return parse
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (off) or a positive number, got {text}")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="default: 127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000, help="default: 8000")
+    parser.add_argument("--port", type=_whole(0, 65535), default=8000, help="default: 8000")
     parser.add_argument("--no-auth", action="store_true", help="no API keys (development only)")
     parser.add_argument(
         "--api-key",
@@ -52,12 +79,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="KEY",
         help="seed an empty key store with an admin key (every tenant)",
     )
-    parser.add_argument("--max-body-bytes", type=int, default=None, help="default: 16 MiB")
+    parser.add_argument("--max-body-bytes", type=_whole(1), default=None, help="default: 16 MiB")
     parser.add_argument(
-        "--rate-limit", type=float, default=200.0, help="requests/s per key (0: off)"
+        "--rate-limit", type=_rate, default=200.0, help="requests/s per key (0: off)"
     )
-    parser.add_argument("--burst", type=int, default=400, help="token bucket size per key")
-    parser.add_argument("--log-level", default="info")
+    parser.add_argument("--burst", type=_whole(1), default=400, help="token bucket size per key")
+    parser.add_argument(
+        "--log-level", default="info", choices=("critical", "error", "warning", "info", "debug")
+    )
 
 
 def _keys(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[str]]:
@@ -171,10 +200,17 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from recall_engine.core.errors import RecallEngineError
+
     parser = argparse.ArgumentParser(prog="python -m recall_engine.server", description=__doc__)
     parser.add_argument("--data-dir", default=None, help="default: $RECALL_ENGINE_DATA_DIR")
     add_arguments(parser)
-    return serve(parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    try:
+        return serve(args)
+    except RecallEngineError as exc:  # a bad data dir or configuration: no traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, ValueError | TypeError) else 1
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ is durable and searchable (no job ids to poll).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,18 +15,22 @@ from fastapi import Depends, FastAPI
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from recall_engine.core.inputs import MAX_JSON_DEPTH, json_depth
 from recall_engine.core.models import Conversation, Document
 from recall_engine.server import errors
 from recall_engine.server.auth import Authenticator, Principal
-from recall_engine.server.errors import ApiError, envelope
+from recall_engine.server.errors import (
+    ERROR_RESPONSES,
+    ApiError,
+    Message,
+    Receive,
+    Scope,
+    Send,
+    envelope,
+)
 from recall_engine.server.ratelimit import TokenBuckets
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,8 @@ class ServerSettings:
 
 class BodyLimit:
     """Refuse request bodies over ``limit`` bytes with 413, by Content-Length or
-    while streaming, before the app reads them."""
+    while streaming, before the app reads them; and JSON bodies that nest deeper
+    than ``MAX_JSON_DEPTH`` with 400, before a parser recurses into them."""
 
     def __init__(self, app: Any, limit: int) -> None:
         self.app = app
@@ -67,6 +71,15 @@ class BodyLimit:
             if len(body) > self.limit:
                 await self._refuse(scope, receive, send)
                 return
+        if b"json" in headers.get(b"content-type", b"") and json_depth(body) > MAX_JSON_DEPTH:
+            response = envelope(
+                400,
+                "INVALID_PARAMETERS",
+                f"The JSON body nests arrays or objects more than {MAX_JSON_DEPTH} levels deep; "
+                "send flatter data.",
+            )
+            await response(scope, receive, send)
+            return
         sent = False
 
         async def replay() -> Message:
@@ -172,7 +185,7 @@ def create_app(engine: Any, settings: ServerSettings | None = None) -> FastAPI:
     async def health() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.post("/api/v1/recall", tags=["engine"])
+    @app.post("/api/v1/recall", tags=["engine"], responses=ERROR_RESPONSES)
     async def recall(body: RecallBody, who: Principal = Depends(auth)) -> list[dict[str, Any]]:
         tenant = _store_of(engine, body.tenant_id, who)
         fields = body.model_dump(exclude={"query_text", "query_type"}, exclude_none=True)
@@ -182,7 +195,7 @@ def create_app(engine: Any, settings: ServerSettings | None = None) -> FastAPI:
         results = await engine.recall(body.query_text, body.query_type, **fields)
         return [r.model_dump(mode="json") for r in results]
 
-    @app.post("/api/v1/remember", tags=["engine"])
+    @app.post("/api/v1/remember", tags=["engine"], responses=ERROR_RESPONSES)
     async def remember(body: RememberBody, who: Principal = Depends(auth)) -> dict[str, Any]:
         tenant = _store_of(engine, body.tenant_id, who)
         data = [_item(v) for v in body.data] if isinstance(body.data, list) else _item(body.data)

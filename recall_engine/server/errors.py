@@ -2,23 +2,31 @@
 
 Every error answers ``{"detail": {"success": false, "message": ..., "error_code": ...}}``
 (HydraDB's ``ActualErrorResponse``). Engine exceptions keep no HTTP knowledge;
-this table decides. Unexpected exceptions answer 500 ``INTERNAL_ERROR`` with a
-request id, never a stack trace; the trace goes to the server log.
+this table decides. Library errors are answered by handlers, so the connection
+stays open for the next request; anything else (a bug) is caught by ``CatchAll``,
+answered 500 ``INTERNAL_ERROR`` with a request id, never a stack trace, and
+logged; it is not re-raised to the server, which would drop a keep-alive
+connection. No message names the server's data dir: it is replaced by
+``<data dir>``.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import uuid
+from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from recall_engine.core import errors as core
 from recall_engine.tenants import errors as tenant_errors
+from recall_engine.tenants.models import ActualErrorResponse
 
 logger = logging.getLogger("recall_engine.server")
 
@@ -64,16 +72,45 @@ NAMED_ERRORS = {"PermissionDeniedError": (403, "FORBIDDEN")}
 
 
 def status_of(exc: BaseException) -> tuple[int, str]:
+    """The status and code of an exception: library errors by the table, a pydantic
+    ``ValidationError`` (a request part a route validated itself) as 422, and
+    anything else, a plain ``ValueError`` included, as 500: a library error that
+    is not in the tree is a bug to fix, not a 400 to hide."""
     for klass in type(exc).__mro__:
         if klass.__name__ in NAMED_ERRORS:
             return NAMED_ERRORS[klass.__name__]
     for klass, status, code in ENGINE_ERRORS:
         if isinstance(exc, klass):
             return status, code
-    if isinstance(exc, core.RecallEngineError | ValueError | TypeError):
+    if isinstance(exc, core.RecallEngineError):
         return 400, "INVALID_PARAMETERS"
+    if isinstance(exc, ValidationError):
+        return 422, "VALIDATION_ERROR"
     return 500, "INTERNAL_ERROR"
 
+
+# What the OpenAPI document declares for every operation: each error status the
+# server answers, with the envelope's schema.
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"description": text, "model": ActualErrorResponse}
+    for status, text in (
+        (400, "Invalid parameters (INVALID_PARAMETERS)"),
+        (401, "Missing or invalid API key (UNAUTHORIZED)"),
+        (402, "The LLM budget is exhausted (PAYMENT_REQUIRED)"),
+        (403, "The key belongs to another tenant, or no permission (FORBIDDEN)"),
+        (404, "Tenant, dataset or source not found"),
+        (409, "The tenant already exists (TENANT_ALREADY_EXISTS)"),
+        (413, "Request body too large (PAYLOAD_TOO_LARGE)"),
+        (415, "Unsupported content type (UNSUPPORTED_MEDIA_TYPE)"),
+        (422, "Validation failed (VALIDATION_ERROR, PRECONDITION_FAILED)"),
+        (429, "Rate limited; see Retry-After (RATE_LIMITED)"),
+        (500, "Internal error, with a reference to the server log (INTERNAL_ERROR)"),
+        (501, "Not supported by this server (NOT_IMPLEMENTED)"),
+        (502, "The LLM provider failed (LLM_ERROR)"),
+        (503, "Store or model unavailable (SERVICE_UNAVAILABLE, LLM_RATE_LIMITED)"),
+        (504, "The LLM did not answer in time (LLM_TIMEOUT)"),
+    )
+}
 
 _HTTP_CODES = {
     400: "INVALID_PARAMETERS",
@@ -118,9 +155,46 @@ def install(app: FastAPI) -> None:
     async def _engine(request: Request, exc: core.RecallEngineError) -> JSONResponse:
         return engine_error(request, exc)
 
-    @app.exception_handler(Exception)
-    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        return engine_error(request, exc)
+    @app.exception_handler(ValidationError)
+    async def _model(request: Request, exc: ValidationError) -> JSONResponse:
+        message = _validation_message(list(exc.errors(include_url=False)))
+        return envelope(422, "VALIDATION_ERROR", redact(request, message))
+
+    app.add_middleware(CatchAll)
+
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+
+class CatchAll:
+    """Answer an exception no handler took (a bug) with the 500 envelope, inside the
+    app: Starlette's own last-resort handler re-raises to the server after
+    answering, and the server then closes the (keep-alive) connection."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watch(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        except Exception as exc:
+            if started:  # too late for an envelope: let the server end the response
+                raise
+            response = engine_error(Request(scope), exc)
+            await response(scope, receive, send)
 
 
 def engine_error(request: Request, exc: BaseException) -> JSONResponse:
@@ -132,8 +206,22 @@ def engine_error(request: Request, exc: BaseException) -> JSONResponse:
             return envelope(
                 500, code, f"Internal error; the server log has the details (ref {ref})."
             )
-        return envelope(status, code, f"{_first_line(exc)} (ref {ref})")
-    return envelope(status, code, _first_line(exc))
+        return envelope(status, code, f"{redact(request, _first_line(exc))} (ref {ref})")
+    return envelope(status, code, redact(request, _first_line(exc)))
+
+
+def redact(request: Request, message: str) -> str:
+    """``message`` without the server's data dir (in any spelling of it)."""
+    engine = getattr(request.app.state, "engine", None) if "app" in request.scope else None
+    config = getattr(engine, "config", None)
+    root = getattr(config, "data_dir", None)
+    if root is None:
+        return message
+    spellings = {str(root), os.path.abspath(root), os.path.realpath(root)}
+    for spelling in sorted(spellings, key=len, reverse=True):
+        if spelling not in (".", "/", "") and len(spelling) > 1:
+            message = message.replace(spelling.rstrip(os.sep), "<data dir>")
+    return message
 
 
 def _first_line(exc: BaseException) -> str:

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from recall_engine.server.auth import Authenticator, Principal
-from recall_engine.server.errors import ApiError
+from recall_engine.server.errors import ERROR_RESPONSES, ApiError
 from recall_engine.server.key_routes import key_router
 from recall_engine.tenants.models import (
     AddMemoryRequest,
@@ -31,20 +31,17 @@ from recall_engine.tenants.models import (
     TenantCreateRequest,
 )
 
-ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"description": text, "content": {"application/json": {}}}
-    for code, text in (
-        (400, "Invalid parameters"),
-        (401, "Missing or invalid API key"),
-        (403, "The key belongs to another tenant"),
-        (404, "Tenant or source not found"),
-        (413, "Request body too large"),
-        (422, "Validation failed"),
-        (429, "Rate limited (see Retry-After)"),
-        (500, "Internal error"),
-        (503, "Store unavailable"),
+
+class ListFilters(BaseModel):
+    """Exact equalities, ANDed: per group, field name -> the value it must have."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tenant_metadata: dict[str, Any] | None = None
+    document_metadata: dict[str, Any] | None = None
+    source_fields: dict[str, Any] | None = Field(
+        default=None, description="Fields of the source itself (title, type, url, ...)."
     )
-}
 
 
 class ListDataRequest(BaseModel):
@@ -56,7 +53,7 @@ class ListDataRequest(BaseModel):
     source_ids: list[str] | None = Field(default=None, max_length=100)
     page: int = Field(default=1, ge=1)
     page_size: int = Field(default=50, ge=1, le=100)
-    filters: dict[str, Any] | None = None
+    filters: ListFilters | None = None
     include_fields: list[str] | None = None
 
 
@@ -116,17 +113,17 @@ def _page(items: list[Any], page: int, size: int) -> tuple[list[Any], dict[str, 
     return chunk, meta
 
 
-def _matches(source: dict[str, Any], filters: dict[str, Any] | None) -> bool:
-    if not filters:
+def _matches(source: dict[str, Any], filters: ListFilters | None) -> bool:
+    if filters is None:
         return True
     groups = (
-        ("tenant_metadata", source["tenant_metadata"]),
-        ("document_metadata", source["document_metadata"]),
-        ("source_fields", source),
+        (filters.tenant_metadata, source["tenant_metadata"]),
+        (filters.document_metadata, source["document_metadata"]),
+        (filters.source_fields, source),
     )
-    for name, values in groups:
-        for key, wanted in (filters.get(name) or {}).items():
-            if values.get(key) != wanted:
+    for wanted, values in groups:
+        for key, value in (wanted or {}).items():
+            if values.get(key) != value:
                 return False
     return True
 
@@ -155,7 +152,7 @@ def _flag(raw: Any, default: bool) -> bool:
 
 def hydra_router(engine: Any, auth: Authenticator) -> APIRouter:
     api = engine.tenants
-    router = APIRouter(responses=ERRORS)
+    router = APIRouter(responses=ERROR_RESPONSES)
 
     def not_implemented(what: str) -> None:
         raise ApiError(
@@ -235,7 +232,7 @@ def hydra_router(engine: Any, auth: Authenticator) -> APIRouter:
         if kind.startswith("application/json"):
             try:
                 form: dict[str, Any] = await request.json()
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise ApiError(400, "INVALID_PARAMETERS", "The body is not valid JSON.") from None
             if not isinstance(form, dict):
                 raise ApiError(422, "VALIDATION_ERROR", "The body must be a JSON object.")
@@ -270,6 +267,13 @@ def hydra_router(engine: Any, auth: Authenticator) -> APIRouter:
             raise ApiError(422, "VALIDATION_ERROR", "sub_tenant_id: must be a string")
         if isinstance(sources, dict):
             sources = [sources]
+        if sources is not None and not isinstance(sources, list):
+            raise ApiError(
+                422,
+                "VALIDATION_ERROR",
+                f"app_sources: must be an object or a list of objects, got "
+                f"{type(sources).__name__}.",
+            )
         try:
             parsed = [KnowledgeSource.model_validate(s) for s in sources or []]
         except ValidationError as exc:

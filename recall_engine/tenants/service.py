@@ -23,6 +23,7 @@ from recall_engine.core.models import RememberResult
 from recall_engine.embedding import Embedder
 from recall_engine.ingest.validation import dataset_id_for
 from recall_engine.read.tenant_reader import ChunkFilter, TenantReader
+from recall_engine.storage.expiry import forget_expired
 from recall_engine.storage.tenant import TenantStore
 from recall_engine.tenants import hybrid
 from recall_engine.tenants.batching import QueryBatcher
@@ -146,6 +147,7 @@ class TenantAPI:
 
     async def _reader(self, tenant_id: str, collection: str, sub: str | None) -> TenantReader:
         store = await self._store(tenant_id)
+        await asyncio.to_thread(forget_expired, store)  # graph context must not cite them
         _, dataset_id = self._dataset(store, collection, sub)
         return TenantReader(store, [dataset_id])
 

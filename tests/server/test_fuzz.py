@@ -1,5 +1,6 @@
 """A schema fuzz of the server's own OpenAPI document: whatever schemathesis
-sends, no operation answers 500, and every error uses the envelope."""
+sends, no operation answers 500, every response (errors included) matches the
+schema the document declares for its status, and every error uses the envelope."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from schemathesis.checks import response_schema_conformance
 
 from tests.server.conftest import ADMIN_KEY
 
@@ -45,6 +47,7 @@ def test_no_operation_answers_500(fuzz_server, examples):
         assert response.status_code != 500, (
             f"{case.method} {case.path} -> {response.status_code}: {response.text[:300]}"
         )
+        case.validate_response(response, checks=[response_schema_conformance], headers=headers)
         if response.status_code >= 400:
             detail = response.json()["detail"]
             assert detail["success"] is False and detail["error_code"]
