@@ -10,6 +10,7 @@ not here.
     ├── UsageError                       the caller must change the call
     │   ├── InvalidInputError (ValueError)        bad data, name, path, option
     │   │   ├── UnsupportedFileTypeError
+    │   │   ├── InputTooLargeError        an item or query over its size budget
     │   │   ├── DatasetNotFoundError
     │   │   ├── UserNotFoundError         a user= that the tenant does not have
     │   │   └── ConfigError               a configuration value (argument or env var)
@@ -53,6 +54,10 @@ class InvalidInputError(UsageError, ValueError):
 
 class UnsupportedFileTypeError(InvalidInputError):
     """A file whose type remember() cannot read."""
+
+
+class InputTooLargeError(InvalidInputError):
+    """An item or a query over its budget (``recall_engine.core.limits``)."""
 
 
 class DatasetNotFoundError(InvalidInputError):
