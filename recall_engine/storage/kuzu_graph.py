@@ -3,8 +3,9 @@
 The only module that imports ``kuzu``. Every query is parameterised; user text
 never reaches a query string. An ingest is written in one transaction, which is
 also the commit point of the whole ingest: a data item is visible once its
-Document node exists (see ``TenantStore``). Inside it, row lists go in slices
-(``kuzu_graph_elements.execute_rows``) so no single call holds the GIL for long.
+Document node exists (see ``TenantStore``). Inside it, new rows go in with
+``COPY`` (``kuzu_bulk``) and other row lists as parameterised queries, both in
+slices (``kuzu_graph_elements.execute_rows``) so no single call holds the GIL for long.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from recall_engine.core.errors import StoreError
 from recall_engine.core.graph import Entity, Relation
+from recall_engine.storage import kuzu_bulk as bulk
 from recall_engine.storage import kuzu_graph_elements as ge
 from recall_engine.storage.graph_records import GraphRemoval, GraphWrite
 from recall_engine.storage.kuzu_readonly import ReadOnlyHandle
@@ -212,47 +214,30 @@ class KuzuGraphStore:
                     "ON CREATE SET d.name = r.name, d.created_at = r.created_at",
                     dataset_rows,
                 )
-                if doc_rows:
-                    ge.execute_rows(
-                        self._conn,
-                        "UNWIND $rows AS r CREATE (:Document {id: r.id, dataset_id: r.dataset_id, "
-                        "dataset_name: r.dataset_name, name: r.name, kind: r.kind, "
-                        "content_hash: r.content_hash, source_id: r.source_id, "
-                        "metadata: r.metadata, created_at: r.created_at, "
-                        "chunk_count: r.chunk_count})",
-                        doc_rows,
-                    )
-                    ge.execute_rows(
-                        self._conn,
-                        "UNWIND $rows AS r MATCH (s:Dataset {id: r.dataset_id}), "
-                        "(d:Document {id: r.id}) CREATE (s)-[:HAS_DATA]->(d)",
-                        doc_rows,
-                    )
-                    ge.execute_rows(
-                        self._conn,
-                        "UNWIND $rows AS r CREATE (:ExtractionFailure {data_id: r.id, "
-                        "reason: r.reason})",
-                        [
-                            {"id": i.id, "reason": i.extraction_failure}
-                            for i in items
-                            if i.extraction_failure is not None
-                        ],
-                    )
-                if chunk_rows:
-                    ge.execute_rows(
-                        self._conn,
-                        "UNWIND $rows AS r CREATE (:Chunk {id: r.id, data_id: r.data_id, "
-                        "dataset_id: r.dataset_id, chunk_index: r.chunk_index, text: r.text, "
-                        "message_ids: r.message_ids, speaker: r.speaker, "
-                        "timestamp: r.timestamp})",
-                        chunk_rows,
-                    )
-                    ge.execute_rows(
-                        self._conn,
-                        "UNWIND $rows AS r MATCH (d:Document {id: r.data_id}), "
-                        "(c:Chunk {id: r.id}) CREATE (d)-[:CONTAINS]->(c)",
-                        chunk_rows,
-                    )
+                bulk.copy_rows(self._conn, "Document", bulk.DOCUMENT, doc_rows)
+                bulk.copy_rows(
+                    self._conn,
+                    "HAS_DATA",
+                    bulk.EDGE,
+                    [{"from": r["dataset_id"], "to": r["id"]} for r in doc_rows],
+                )
+                ge.execute_rows(
+                    self._conn,
+                    "UNWIND $rows AS r CREATE (:ExtractionFailure {data_id: r.id, "
+                    "reason: r.reason})",
+                    [
+                        {"id": i.id, "reason": i.extraction_failure}
+                        for i in items
+                        if i.extraction_failure is not None
+                    ],
+                )
+                bulk.copy_rows(self._conn, "Chunk", bulk.CHUNK, chunk_rows)
+                bulk.copy_rows(
+                    self._conn,
+                    "CONTAINS",
+                    bulk.EDGE,
+                    [{"from": r["data_id"], "to": r["id"]} for r in chunk_rows],
+                )
                 if graph is not None:
                     ge.write_graph(self._conn, graph)
                 # Last, so that entities the new version mentions again survive.
