@@ -16,6 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from recall_engine.core.errors import StoreError
 from recall_engine.core.graph import Entity, Relation
 from recall_engine.storage import kuzu_bulk as bulk
@@ -279,19 +282,26 @@ class KuzuGraphStore:
         return GraphRemoval(data_ids=tuple(data_ids), entity_ids=tuple(removed))
 
     def entity_candidates(self, dataset_id: str, keys: Sequence[str]) -> list[Entity]:
-        """Stored entities of a dataset whose name, alias or surname key is in ``keys``."""
+        """Stored entities of a dataset whose name, alias or surname key is in ``keys``.
+
+        One scan of the dataset's entities, matched against the keys as a hash
+        set: ``key IN $keys`` in Cypher compared every stored key with every
+        asked key (10,000 keys against 32,000 entities: ~50 s).
+        """
         if not keys:
             return []
-        rows = self._execute_sliced(
-            "MATCH (e:Entity) WHERE e.dataset_id = $ds UNWIND e.keys AS key "
-            "WITH e, key WHERE key IN $keys "
-            f"RETURN DISTINCT {ge.ENTITY_RETURN}",
-            sorted(set(keys)),
-            key="keys",
-            ds=dataset_id,
-        )
-        unique = {r[0]: r for r in rows}  # an entity may match keys of two slices
-        return [ge.entity_from_row(r) for r in unique.values()]
+        with self._lock:
+            try:
+                result = self._conn.execute(
+                    f"MATCH (e:Entity) WHERE e.dataset_id = $ds RETURN e.keys, {ge.ENTITY_RETURN}",
+                    {"ds": dataset_id},
+                )
+                table = result.get_as_arrow().combine_chunks()
+            except Exception as exc:
+                raise StoreError(f"Kuzu query failed: {exc}") from exc
+        if table.num_rows == 0:
+            return []
+        return [ge.entity_from_row(row) for row in _rows_with_keys(table, keys)]
 
     def entity_ids(self) -> set[str]:
         return {r[0] for r in self.execute("MATCH (e:Entity) RETURN e.id")}
@@ -335,3 +345,13 @@ class KuzuGraphStore:
         with self._lock:
             self._conn.execute("MATCH (d:Dataset {id: $id}) DETACH DELETE d", {"id": dataset_id})
             self._generation += 1
+
+
+def _rows_with_keys(table: pa.Table, keys: Sequence[str]) -> list[list[Any]]:
+    """The rows (without their first column, a list of keys) that hold one of ``keys``."""
+    lists = table.column(0).combine_chunks()
+    flat = pc.list_flatten(lists)
+    wanted = pa.array(sorted(set(keys)), type=flat.type)
+    hits = pc.filter(pc.list_parent_indices(lists), pc.is_in(flat, value_set=wanted))
+    picked = table.take(pc.unique(hits)).drop_columns([table.column_names[0]])
+    return [list(row.values()) for row in picked.to_pylist()]
