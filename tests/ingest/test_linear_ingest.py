@@ -6,7 +6,9 @@ graph on without a superlinear step, asserted on counts of work, never on time:
 - every new row reaches Kuzu through COPY, never ``UNWIND ... MATCH ... CREATE``
   (which scans the whole node table once per slice of rows), the stored
   candidates for resolution come from one scan (not one per slice of keys), and
-  the number of Kuzu calls follows the rows written.
+  the number of Kuzu calls follows the rows written;
+- the embedder gets windows of texts, never every chunk at once (its tokenised
+  inputs for a whole 10 MB document would be held together).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 from recall_engine import Document, RecallEngine
 from recall_engine.graph import stage
+from recall_engine.ingest.pipeline import WINDOW_BATCHES
 from recall_engine.storage import kuzu_bulk as bulk
 from recall_engine.testing import DeterministicEmbedder
 
@@ -51,6 +54,16 @@ def _prose(chars: int, seed: int = 3) -> str:
     return " ".join(sentences)
 
 
+class RecordingEmbedder(DeterministicEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[int] = []
+
+    def embed(self, texts, *, batch_size: int = 64):  # type: ignore[no-untyped-def]
+        self.calls.append(len(texts))
+        return super().embed(texts, batch_size=batch_size)
+
+
 class CountingConnection:
     def __init__(self, conn: Any) -> None:
         self._conn = conn
@@ -74,7 +87,8 @@ async def test_a_200_kb_document_ingests_without_superlinear_work(tmp_path, monk
         return out
 
     monkeypatch.setattr(stage, "resolve", counting_resolve)
-    eng = RecallEngine(tmp_path / "data", embedder=DeterministicEmbedder())
+    embedder = RecordingEmbedder()
+    eng = RecallEngine(tmp_path / "data", embedder=embedder, embedding_batch_size=16)
     try:
         await eng.remember("Ada Lovelace lived in London.", dataset_name="seed")
         store = eng.store()
@@ -96,5 +110,7 @@ async def test_a_200_kb_document_ingests_without_superlinear_work(tmp_path, monk
     rows = result.chunk_count + entities + result.relation_count
     assert len(copies) >= 8
     assert sum("e.keys" in q for q in spy.queries) == 1
+    window = 16 * WINDOW_BATCHES
+    assert sum(embedder.calls) > 2 * window and max(embedder.calls) <= window
     # Calls follow the rows: a handful per table, not one per slice of 128.
     assert len(spy.queries) < 40 + 3 * rows / bulk.COPY_SLICE, len(spy.queries)
