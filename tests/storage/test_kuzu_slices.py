@@ -88,6 +88,7 @@ async def test_every_call_carries_at_most_a_slice_and_writes_everything(
     assert reference["mentions"] > 3 * SLICE and reference["relations"] > SLICE
     monkeypatch.setattr(ge, "ROW_SLICE", SLICE)
     monkeypatch.setattr(bulk, "COPY_SLICE", SLICE)
+    monkeypatch.setattr(ge, "ID_SLICE", SLICE)
     eng = RecallEngine(tmp_path / "data", embedder=DeterministicEmbedder())
     try:
         await eng.remember(Document(text="Ada Lovelace lived in London."), dataset_name="people")
@@ -108,6 +109,7 @@ async def test_a_failure_in_a_later_slice_rolls_back_the_earlier_ones(
 ) -> None:
     monkeypatch.setattr(ge, "ROW_SLICE", SLICE)
     monkeypatch.setattr(bulk, "COPY_SLICE", SLICE)
+    monkeypatch.setattr(ge, "ID_SLICE", SLICE)
     eng = RecallEngine(tmp_path / "data", embedder=DeterministicEmbedder())
     try:
         await eng.remember(Document(text="it was a quiet day."), dataset_name="people")
