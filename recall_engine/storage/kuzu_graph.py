@@ -296,6 +296,8 @@ class KuzuGraphStore:
                     f"MATCH (e:Entity) WHERE e.dataset_id = $ds RETURN e.keys, {ge.ENTITY_RETURN}",
                     {"ds": dataset_id},
                 )
+                if isinstance(result, list):
+                    result = result[-1]
                 table = result.get_as_arrow().combine_chunks()
             except Exception as exc:
                 raise StoreError(f"Kuzu query failed: {exc}") from exc
