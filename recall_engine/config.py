@@ -24,6 +24,7 @@ from pydantic import (
     model_validator,
 )
 
+from recall_engine.core import limits
 from recall_engine.core.errors import ConfigError, InvalidInputError
 from recall_engine.core.inputs import system_folder
 from recall_engine.ingest.validation import check_name
@@ -50,6 +51,8 @@ ENV_VARS: dict[str, str] = {
     "ALLOW_CYPHER_QUERY": "allow_cypher_query",
     "RECALL_ENGINE_ROUTER_RULES": "router_rules",
     "RECALL_ENGINE_SESSION_TTL_DAYS": "session_ttl_days",
+    "RECALL_ENGINE_MAX_ITEM_CHARS": "max_item_chars",
+    "RECALL_ENGINE_MAX_QUERY_CHARS": "max_query_chars",
 }
 
 
@@ -117,6 +120,19 @@ class RecallConfig(BaseModel):
         default=7.0,
         gt=0,
         description="Days a session cache lives after its last entry was written.",
+    )
+    max_item_chars: int = Field(
+        default=limits.DEFAULT_MAX_ITEM_CHARS,
+        ge=1,
+        le=limits.MAX_ITEM_CHARS_CEILING,
+        description="Most characters one remembered item (a document, file, memory, or a "
+        "conversation's messages together) may hold; a larger one is refused (HTTP 413).",
+    )
+    max_query_chars: int = Field(
+        default=limits.DEFAULT_MAX_QUERY_CHARS,
+        ge=1,
+        le=limits.MAX_QUERY_CHARS_CEILING,
+        description="Most characters one query may hold; a longer one is refused (HTTP 413).",
     )
 
     def __init__(self, **data: Any) -> None:

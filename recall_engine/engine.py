@@ -16,6 +16,7 @@ from recall_engine.core.errors import (
     InvalidInputError,
     RecallPreconditionError,
 )
+from recall_engine.core.limits import check_query_size
 from recall_engine.core.models import RememberResult, ResponseGraphEntry, ResponseQAEntry
 from recall_engine.core.search_types import SearchType
 from recall_engine.embedding import Embedder, make_embedder
@@ -197,6 +198,7 @@ class RecallEngine:
 
         Raises:
             InvalidInputError: bad data, dataset name or metadata (nothing is stored).
+            InputTooLargeError: an item over ``config.max_item_chars`` (nothing is stored).
             UserNotFoundError: an unknown ``user``.
             DatasetNotFoundError: an unknown ``dataset_id``.
             PermissionDeniedError: no write permission on ``dataset_id`` (nothing is stored).
@@ -211,7 +213,13 @@ class RecallEngine:
         # Files are read, and everything CPU-bound runs, in worker threads: the
         # event loop keeps serving other tasks during an ingest.
         node_sets = check_node_sets(node_set)
-        items = await asyncio.to_thread(collect_items, data, metadata, skip=(self.config.data_dir,))
+        items = await asyncio.to_thread(
+            collect_items,
+            data,
+            metadata,
+            skip=(self.config.data_dir,),
+            max_chars=self.config.max_item_chars,
+        )
         apply_node_sets(items, node_sets)
         from recall_engine.ingest.pipeline import ingest
 
@@ -275,6 +283,7 @@ class RecallEngine:
 
         Raises:
             InvalidInputError: an empty query or an invalid option.
+            InputTooLargeError: a query over ``config.max_query_chars``.
             RecallPreconditionError: nothing has been remembered in the tenant.
             DatasetNotFoundError: a dataset in ``datasets`` does not exist.
             SearchTypeNotImplementedError: the search type is not available yet.
@@ -303,6 +312,7 @@ class RecallEngine:
             user=user,
             tenant_id=tenant_id,
         )
+        check_query_size(request.query_text, limit=self.config.max_query_chars)
         return await self._pipeline.run(request)
 
     def _scope(

@@ -11,6 +11,7 @@ not here.
     │   ├── InvalidInputError (ValueError)        bad data, name, path, option
     │   │   ├── InvalidFieldError         a Document/Message/Conversation field
     │   │   ├── UnsupportedFileTypeError
+    │   │   ├── InputTooLargeError        an item or query over its size budget
     │   │   ├── DatasetNotFoundError
     │   │   ├── UserNotFoundError         a user= that the tenant does not have
     │   │   └── ConfigError               a configuration value (argument or env var)
@@ -70,6 +71,10 @@ class InvalidFieldError(InvalidInputError):
 
 class UnsupportedFileTypeError(InvalidInputError):
     """A file whose type remember() cannot read."""
+
+
+class InputTooLargeError(InvalidInputError):
+    """An item or a query over its budget (``recall_engine.core.limits``)."""
 
 
 class DatasetNotFoundError(InvalidInputError):

@@ -15,7 +15,9 @@ Entities of one namespace are clustered by these rules, in order:
    a token, or one name is a prefix or the initials of the other ("NYC"); the
    numbers in the names must agree ("Python 2" is not "Python 3"). The most
    similar pairs join first, and a join never puts two stored entities in one
-   cluster (the store already decided they differ).
+   cluster (the store already decided they differ). Only pairs whose names are
+   linked are scored (``similarity``), so the work follows the entities, not
+   their square.
 
 Entities in different namespaces never merge. In a cluster, an entity already
 stored wins (stored ids never change), then a specific type over CONCEPT, then
@@ -25,10 +27,9 @@ and events to the canonical ids and drops relations that became self-loops.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
-import regex
 from pydantic import BaseModel, ConfigDict
 
 from recall_engine.core.graph import (
@@ -44,10 +45,9 @@ from recall_engine.core.graph import (
     relation_id,
 )
 from recall_engine.core.normalize import normalize_identifier, normalize_name
-from recall_engine.graph.lexicon import SPAN_CONNECTORS
+from recall_engine.graph.similarity import EmbedFn, SimilarityJoin, names_linked
 
-EmbedFn = Callable[[Sequence[str]], np.ndarray]
-"""Texts -> an array of unit-length rows, one per text."""
+__all__ = ["DEFAULT_SIMILARITY_THRESHOLD", "Resolution", "names_linked", "resolve"]
 
 DEFAULT_SIMILARITY_THRESHOLD = 0.92
 """Calibrated for all-MiniLM-L6-v2 on ``"name (type)"`` texts: "Northwind Labs" /
@@ -70,6 +70,8 @@ class Resolution(BaseModel):
     id_map: dict[str, str]
     created_ids: tuple[str, ...] = ()
     updated_ids: tuple[str, ...] = ()
+    comparisons: int = 0
+    """Entity pairs whose vectors rule 4 scored (a measure of its work)."""
 
 
 def resolve(
@@ -84,8 +86,8 @@ def resolve(
 
     ``existing`` are entities already stored (from any namespaces; each only
     meets its own). Pass the candidates a store can find cheaply (same names,
-    nearest names) rather than a whole large store: rule 4 compares every new
-    entity with every entity of its type.
+    nearest names) rather than a whole large store: rule 4 scores every new
+    entity against the entities of its type whose names it could join.
 
     Rule 4 runs when ``vectors`` (entity id -> unit vector of its
     ``embedding_text``) or ``embed`` is given; ``embed`` fills in the entities
@@ -113,14 +115,16 @@ def resolve(
         by_namespace.setdefault(entity.namespace, []).append(entity)
     id_map: dict[str, str] = {}
     canonical: dict[str, Entity] = {}
+    comparisons = 0
     for entities in by_namespace.values():
         clusters = _UnionFind([e.id for e in entities])
         _join_by_name(entities, clusters)
         _join_concepts(entities, clusters)
         _join_surnames(entities, clusters)
         if embed is not None or vectors is not None:
-            similar = _Similarity(embed, vectors or {}, similarity_threshold, stored.keys())
+            similar = SimilarityJoin(embed, vectors or {}, similarity_threshold, stored.keys())
             similar.join(entities, clusters, order)
+            comparisons += similar.comparisons
         for members in clusters.groups().values():
             group = [pool[m] for m in members]
             merged = _merge_cluster(group, stored, order)
@@ -139,6 +143,7 @@ def resolve(
         id_map=id_map,
         created_ids=created,
         updated_ids=updated,
+        comparisons=comparisons,
     )
 
 
@@ -208,94 +213,6 @@ def _join_surnames(entities: list[Entity], clusters: _UnionFind) -> None:
             roots = by_surname.get(e.normalized_name)
             if roots and len(roots) == 1:
                 clusters.union(next(iter(roots)), e.id)
-
-
-_DIGITS = regex.compile(r"\d+")
-_BLOCK = 1024  # rows of the similarity matrix computed at once
-
-
-class _Similarity:
-    """Rule 4: join entities of one type whose vectors and names agree."""
-
-    def __init__(
-        self,
-        embed: EmbedFn | None,
-        vectors: Mapping[str, np.ndarray],
-        threshold: float,
-        stored: Iterable[str],
-    ) -> None:
-        self.embed, self.vectors, self.threshold = embed, vectors, threshold
-        self.stored = set(stored)
-
-    def join(self, entities: list[Entity], clusters: _UnionFind, order: dict[str, int]) -> None:
-        by_type: dict[EntityType, dict[str, Entity]] = {}
-        for e in sorted(entities, key=lambda e: order[e.id]):
-            if e.type not in IDENTIFIER_TYPES:
-                by_type.setdefault(e.type, {}).setdefault(clusters.find(e.id), e)
-        pairs: list[tuple[float, int, int, Entity, Entity]] = []
-        for representatives in by_type.values():
-            reps = list(representatives.values())
-            if len(reps) > 1 and any(e.id not in self.stored for e in reps):
-                pairs += self._pairs(reps, order)
-        has_stored = {clusters.find(i) for i in self.stored if i in clusters}
-        for _, _, _, a, b in sorted(pairs, key=lambda p: (-p[0], p[1], p[2])):
-            ra, rb = clusters.find(a.id), clusters.find(b.id)
-            if ra == rb or (ra in has_stored and rb in has_stored):
-                continue
-            clusters.union(ra, rb)
-            if ra in has_stored or rb in has_stored:
-                has_stored.add(clusters.find(ra))
-
-    def _pairs(
-        self, reps: list[Entity], order: dict[str, int]
-    ) -> list[tuple[float, int, int, Entity, Entity]]:
-        reps, matrix = self._vectors(reps)
-        new = np.asarray([i for i, e in enumerate(reps) if e.id not in self.stored], dtype=np.intp)
-        out = []
-        for start in range(0, new.size, _BLOCK):
-            rows = new[start : start + _BLOCK]
-            scores = matrix[rows] @ matrix.T
-            for r, j in np.argwhere(scores >= self.threshold).tolist():
-                i = int(rows[r])
-                a, b = reps[i], reps[j]
-                if i == j or (b.id not in self.stored and j < i):
-                    continue  # self, or a new-new pair already seen from the other side
-                if names_linked(a, b):
-                    out.append((float(scores[r, j]), order[a.id], order[b.id], a, b))
-        return out
-
-    def _vectors(self, reps: list[Entity]) -> tuple[list[Entity], np.ndarray]:
-        missing = [e for e in reps if e.id not in self.vectors]
-        found: dict[str, np.ndarray] = {
-            e.id: self.vectors[e.id] for e in reps if e.id in self.vectors
-        }
-        if missing and self.embed is not None:
-            rows = np.asarray(self.embed([e.embedding_text() for e in missing]), dtype=np.float32)
-            if rows.ndim != 2 or rows.shape[0] != len(missing):
-                raise ValueError(f"embed returned shape {rows.shape} for {len(missing)} texts")
-            found.update({e.id: row for e, row in zip(missing, rows, strict=True)})
-        kept = [e for e in reps if e.id in found]
-        if not kept:
-            return [], np.zeros((0, 0), dtype=np.float32)
-        return kept, np.vstack([found[e.id] for e in kept]).astype(np.float32)
-
-
-def names_linked(a: Entity, b: Entity) -> bool:
-    """Whether two names may be one entity if their embeddings agree: the same
-    numbers, and a shared token; for anything but a person, also one name a
-    prefix of the other ("Midwest", "Midwestern") or its initials ("NYC")."""
-    ka, kb = a.normalized_name, b.normalized_name
-    if set(_DIGITS.findall(ka)) != set(_DIGITS.findall(kb)):
-        return False
-    ta, tb = ka.split(), kb.split()
-    if set(ta) & set(tb):
-        return True
-    if a.type is EntityType.PERSON or b.type is EntityType.PERSON:
-        return False
-    ca, cb = "".join(ta), "".join(tb)
-    short, long_ = (ca, tb) if len(ca) <= len(cb) else (cb, ta)
-    initials = "".join(t[0] for t in long_ if t not in SPAN_CONNECTORS)
-    return (ca.startswith(cb) or cb.startswith(ca)) or (len(long_) > 1 and short == initials)
 
 
 def _merge_cluster(group: list[Entity], stored: dict[str, Entity], order: dict[str, int]) -> Entity:

@@ -276,6 +276,7 @@ class GraphPlan:
             chunk_data=dict(chunk_data),
             vector_rows=rows,
             entity_refresh=refresh if refresh.rows else None,
+            new_entity_ids=frozenset(self.resolution.created_ids),
         )
 
 

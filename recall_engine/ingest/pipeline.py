@@ -48,6 +48,8 @@ from recall_engine.storage.tenant import TenantStore
 logger = logging.getLogger(__name__)
 
 PROGRESS_MIN_CHUNKS = 512
+WINDOW_BATCHES = 16
+"""Batches embedded per call to the embedder (see ``embed_all``)."""
 
 
 @dataclass
@@ -108,16 +110,18 @@ def prepare(
 def embed_all(
     embedder: Embedder, texts: Sequence[str], *, batch_size: int, show_progress: bool | None
 ) -> np.ndarray:
-    """Embed in batches, with a progress bar on long ingests at a terminal."""
+    """Embed in windows of ``WINDOW_BATCHES`` batches, with a progress bar on long
+    ingests at a terminal. A window at a time keeps the model's tokenised inputs
+    for one window in memory, not for every chunk of a 10 MB document."""
     if show_progress is None:
         show_progress = sys.stderr.isatty() and len(texts) >= PROGRESS_MIN_CHUNKS
-    if not show_progress or len(texts) <= batch_size:
+    step = batch_size * WINDOW_BATCHES
+    if len(texts) <= step:
         return embedder.embed(texts, batch_size=batch_size)
     from tqdm import tqdm
 
-    step = batch_size * 4
     parts = []
-    with tqdm(total=len(texts), unit="chunk", desc="embedding") as bar:
+    with tqdm(total=len(texts), unit="chunk", desc="embedding", disable=not show_progress) as bar:
         for start in range(0, len(texts), step):
             batch = texts[start : start + step]
             parts.append(embedder.embed(batch, batch_size=batch_size))
@@ -291,7 +295,7 @@ def _embed_and_extract(
         except Exception as exc:  # the extractor's boundary: the chunks are still worth storing
             logger.warning("graph extraction failed, items stored without a graph: %s", exc)
             reason = f"{type(exc).__name__}: {exc}"[:500]
-            tail = embedder.embed(texts[full:], batch_size=batch)
+            tail = embed_all(embedder, texts[full:], batch_size=batch, show_progress=False)
             timings["embed_s"] = embed_s + time.perf_counter() - t1
             vectors = np.concatenate([head.reshape(-1, tail.shape[1]), tail])
             return vectors, None, None, {p.data_id: reason for p in fresh}
@@ -305,7 +309,7 @@ def _embed_and_extract(
     )
     timings["resolve_s"] = time.perf_counter() - t1
     t1 = time.perf_counter()
-    tail = embedder.embed(texts[full:] + draft.texts, batch_size=batch)
+    tail = embed_all(embedder, texts[full:] + draft.texts, batch_size=batch, show_progress=False)
     embed_s += time.perf_counter() - t1
     n_tail = len(texts) - full
     t1 = time.perf_counter()
@@ -323,7 +327,7 @@ def _embed_and_extract(
     timings["extract_s"] = extract_s + timings["resolve_s"]
     t1 = time.perf_counter()
     rest = (
-        embedder.embed(plan.texts, batch_size=batch)
+        embed_all(embedder, plan.texts, batch_size=batch, show_progress=False)
         if plan.texts
         else np.zeros((0, tail.shape[1]), dtype=np.float32)
     )

@@ -25,6 +25,7 @@ from recall_engine.core.errors import (
     UnsupportedFileTypeError,
 )
 from recall_engine.core.inputs import MAX_JSON_DEPTH, json_depth, system_folder
+from recall_engine.core.limits import check_item_size
 from recall_engine.core.models import Conversation, Document, Message, When
 from recall_engine.ingest.validation import check_metadata, check_text
 
@@ -47,19 +48,32 @@ class SourceItem:
     created_at: datetime | None = None
     source_id: str | None = None
 
+    @property
+    def chars(self) -> int:
+        """Characters of text: a document's, or all of a conversation's messages."""
+        if self.messages is not None:
+            return sum(len(m.text) for m in self.messages)
+        return len(self.text or "")
+
 
 def collect_items(
-    data: object, metadata: dict[str, Any] | None = None, *, skip: Sequence[Path] = ()
+    data: object,
+    metadata: dict[str, Any] | None = None,
+    *,
+    skip: Sequence[Path] = (),
+    max_chars: int | None = None,
 ) -> list[SourceItem]:
     """Validate ``data`` and return its items; ``metadata`` is merged into each.
 
     Blocking (it reads files): async callers run it in a worker thread. Only
     regular files are read, each at most ``MAX_FILE_BYTES``; a folder walk
-    leaves out the folders in ``skip`` (the engine's own data dir).
+    leaves out the folders in ``skip`` (the engine's own data dir). An item of
+    more than ``max_chars`` characters (``SourceItem.chars``) is refused.
 
     Raises:
         InvalidInputError: empty text, unreadable, oversized or non-regular file
             (FIFO, socket, device), malformed file, bad conversation.
+        InputTooLargeError: an item over ``max_chars``.
         UnsupportedFileTypeError: a file with an extension remember() cannot read.
     """
     base = check_metadata(metadata)
@@ -67,7 +81,10 @@ def collect_items(
     items = list(_collect(data, depth=0, skip=skipped))
     if not items:
         raise InvalidInputError("remember() got no data: pass text, a file, a folder or a list.")
-    for item in items:
+    for number, item in enumerate(items):
+        if max_chars is not None:
+            label = f"remember() item {number} ({item.kind} {_first_words(item.name, 6)!r})"
+            check_item_size(item.chars, limit=max_chars, what=label)
         item.metadata = {**base, **item.metadata}
     return items
 

@@ -57,6 +57,7 @@ ENGINE_ERRORS: list[tuple[type[BaseException], int, str]] = [
     (tenant_errors.SourceNotFoundError, 404, "SOURCE_NOT_FOUND"),
     (tenant_errors.TenantAlreadyExistsError, 409, "TENANT_ALREADY_EXISTS"),
     (core.DatasetNotFoundError, 404, "DATASET_NOT_FOUND"),
+    (core.InputTooLargeError, 413, "PAYLOAD_TOO_LARGE"),
     (core.RecallPreconditionError, 422, "PRECONDITION_FAILED"),
     (core.SearchTypeNotImplementedError, 501, "NOT_IMPLEMENTED"),
     (core.StoreError, 503, "SERVICE_UNAVAILABLE"),

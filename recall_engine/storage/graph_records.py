@@ -69,6 +69,8 @@ class GraphWrite:
     """Rows of new elements, written before the Kuzu commit (undone if it fails)."""
     entity_refresh: VectorRows | None = None
     """New rows for stored entities whose text changed, swapped in after the commit."""
+    new_entity_ids: frozenset[str] = frozenset()
+    """The ``entities`` that are not stored yet (inserted in bulk); the rest are updated."""
 
     @property
     def is_empty(self) -> bool:

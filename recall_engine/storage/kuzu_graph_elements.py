@@ -6,10 +6,11 @@ connection-like object with ``execute(query, params)`` and never import kuzu.
 Deletion follows support: relations, events and mentions belong to a chunk,
 summaries to a data item; an entity lives while at least one chunk mentions it.
 
-Row lists go to Kuzu in slices of ``ROW_SLICE`` (``execute_rows``) inside the
-caller's transaction: Kuzu binds and plans a query while holding the GIL, for a
-time that grows with its parameter list (8,000 mention rows held it ~150 ms and
-stalled the event loop), and small slices are also faster to run.
+New rows go in with ``COPY`` (``kuzu_bulk``), whose cost follows the rows
+written; updates and deletions go as parameterised queries in slices of
+``ROW_SLICE`` (``execute_rows``), all inside the caller's transaction: Kuzu binds
+and plans a query while holding the GIL, for a time that grows with its
+parameter list (8,000 mention rows held it ~150 ms and stalled the event loop).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from recall_engine.core.graph import Entity, EntityType, Relation, lookup_keys
+from recall_engine.storage import kuzu_bulk as bulk
 from recall_engine.storage.graph_records import GraphWrite
 
 GRAPH_SCHEMA = [
@@ -65,14 +67,27 @@ class Connection(Protocol):
     def execute(self, query: str, params: dict[str, Any] | None = None) -> Any: ...
 
 
+ID_SLICE = 2048
+"""Most ids one ``UNWIND $ids AS i MATCH (x {id: i})`` call carries: Kuzu answers
+it with one scan of the table joined to the ids by hash, so fewer, larger calls
+scan less (``WHERE x.id IN $ids`` instead compares every row with every id)."""
+
+
 def execute_rows(
-    conn: Connection, query: str, rows: Sequence[Any], *, key: str = "rows"
+    conn: Connection,
+    query: str,
+    rows: Sequence[Any],
+    *,
+    key: str = "rows",
+    size: int | None = None,
 ) -> list[list[Any]]:
-    """Run ``query`` once per slice of ``rows`` (bound as ``$<key>``), in the
-    caller's transaction; return the rows every call returned, in order."""
+    """Run ``query`` once per slice of ``rows`` (bound as ``$<key>``; ``ROW_SLICE``
+    rows unless ``size``), in the caller's transaction; return the rows every call
+    returned, in order."""
     out: list[list[Any]] = []
-    for start in range(0, len(rows), ROW_SLICE):
-        result = conn.execute(query, {key: list(rows[start : start + ROW_SLICE])})
+    step = size or ROW_SLICE
+    for start in range(0, len(rows), step):
+        result = conn.execute(query, {key: list(rows[start : start + step])})
         if result is not None:
             out.extend(list(r) for r in result.get_all())
     return out
@@ -120,27 +135,32 @@ def relation_from_row(row: Sequence[Any]) -> Relation:
     )
 
 
+def _entity_row(e: Entity, dataset_id: str) -> dict[str, Any]:
+    return {
+        "id": e.id,
+        "name": e.name,
+        "normalized_name": e.normalized_name,
+        "type": e.type.value,
+        "namespace": e.namespace,
+        "identifier": e.identifier,
+        "description": e.description,
+        "aliases": list(e.aliases),
+        "keys": sorted(lookup_keys(e)),
+        "first_seen": _iso(e.first_seen),
+        "last_seen": _iso(e.last_seen),
+        "dataset_id": dataset_id,
+    }
+
+
 def write_graph(conn: Connection, graph: GraphWrite) -> None:
-    """Upsert entities and create everything else; the chunks already exist."""
+    """Insert new entities, update changed stored ones, and create everything
+    else (``kuzu_bulk``: cost by rows written, not by store size); the chunks
+    already exist."""
     ds = graph.dataset_id
-    entity_rows = [
-        {
-            "id": e.id,
-            "name": e.name,
-            "normalized_name": e.normalized_name,
-            "type": e.type.value,
-            "namespace": e.namespace,
-            "identifier": e.identifier,
-            "description": e.description,
-            "aliases": list(e.aliases),
-            "keys": sorted(lookup_keys(e)),
-            "first_seen": _iso(e.first_seen),
-            "last_seen": _iso(e.last_seen),
-            "dataset_id": ds,
-        }
-        for e in graph.entities
-    ]
-    if entity_rows:
+    entity_rows = [_entity_row(e, ds) for e in graph.entities]
+    new = [r for r in entity_rows if r["id"] in graph.new_entity_ids]
+    changed = [r for r in entity_rows if r["id"] not in graph.new_entity_ids]
+    if changed:
         execute_rows(
             conn,
             "UNWIND $rows AS r MERGE (e:Entity {id: r.id}) SET e.name = r.name, "
@@ -148,23 +168,26 @@ def write_graph(conn: Connection, graph: GraphWrite) -> None:
             "e.identifier = r.identifier, e.description = r.description, e.aliases = r.aliases, "
             "e.keys = r.keys, e.first_seen = r.first_seen, e.last_seen = r.last_seen, "
             "e.dataset_id = r.dataset_id",
-            entity_rows,
+            changed,
         )
         # The type of a stored entity can change (CONCEPT -> PLACE): redraw its IS_A edge.
-        ids = [r["id"] for r in entity_rows]
+        ids = [r["id"] for r in changed]
         execute_rows(
-            conn, "MATCH (e:Entity)-[a:IS_A]->() WHERE e.id IN $ids DELETE a", ids, key="ids"
+            conn,
+            "UNWIND $ids AS i MATCH (e:Entity {id: i})-[a:IS_A]->() DELETE a",
+            ids,
+            key="ids",
+            size=ID_SLICE,
         )
+    if entity_rows:
         conn.execute(
             "UNWIND $types AS t MERGE (:EntityType {id: t})",
             {"types": sorted({r["type"] for r in entity_rows})},
         )
-        execute_rows(
-            conn,
-            "UNWIND $rows AS r MATCH (e:Entity {id: r.id}), (t:EntityType {id: r.type}) "
-            "CREATE (e)-[:IS_A]->(t)",
-            entity_rows,
-        )
+    bulk.copy_rows(conn, "Entity", bulk.ENTITY, new)
+    bulk.copy_rows(
+        conn, "IS_A", bulk.EDGE, [{"from": r["id"], "to": r["type"]} for r in entity_rows]
+    )
     _create_mentions(conn, graph)
     _create_relations(conn, graph)
     _create_events(conn, graph)
@@ -179,51 +202,36 @@ def write_graph(conn: Connection, graph: GraphWrite) -> None:
         }
         for s in graph.summaries
     ]
-    if summary_rows:
-        execute_rows(
-            conn,
-            "UNWIND $rows AS r CREATE (:Summary {id: r.id, data_id: r.data_id, "
-            "dataset_id: r.dataset_id, namespace: r.namespace, text: r.text, method: r.method})",
-            summary_rows,
-        )
-        execute_rows(
-            conn,
-            "UNWIND $rows AS r MATCH (s:Summary {id: r.id}), (d:Document {id: r.data_id}) "
-            "CREATE (s)-[:MADE_FROM]->(d)",
-            summary_rows,
-        )
+    bulk.copy_rows(conn, "Summary", bulk.SUMMARY, summary_rows)
+    bulk.copy_rows(
+        conn,
+        "MADE_FROM",
+        bulk.EDGE,
+        [{"from": r["id"], "to": r["data_id"]} for r in summary_rows],
+    )
 
 
 def _create_mentions(conn: Connection, graph: GraphWrite) -> None:
     rows = [
         {
-            "chunk": m.chunk_id,
-            "entity": m.entity_id,
+            "from": m.chunk_id,
+            "to": m.entity_id,
             "surface": m.surface,
-            "first": m.start,
-            "last": m.end,
-            "n": m.count,
+            "start_offset": m.start,
+            "end_offset": m.end,
+            "count": m.count,
         }
         for m in graph.mentions
     ]
-    if rows:
-        execute_rows(
-            conn,
-            "UNWIND $rows AS r MATCH (c:Chunk {id: r.chunk}), (e:Entity {id: r.entity}) "
-            # CAST: when every offset of a batch is null (only implied speakers), Kuzu
-            # would type the column STRING and refuse it for INT64.
-            "CREATE (c)-[:MENTIONS {surface: r.surface, start_offset: CAST(r.first AS INT64), "
-            "end_offset: CAST(r.last AS INT64), count: r.n}]->(e)",
-            rows,
-        )
+    bulk.copy_rows(conn, "MENTIONS", bulk.MENTION, rows)
 
 
 def _create_relations(conn: Connection, graph: GraphWrite) -> None:
     rows = [
         {
+            "from": r.source_id,
+            "to": r.target_id,
             "id": r.id,
-            "source": r.source_id,
-            "target": r.target_id,
             "predicate": r.predicate,
             "raw_predicate": r.raw_predicate,
             "context": r.context,
@@ -237,16 +245,7 @@ def _create_relations(conn: Connection, graph: GraphWrite) -> None:
         }
         for r in graph.relations
     ]
-    if rows:
-        execute_rows(
-            conn,
-            "UNWIND $rows AS r MATCH (a:Entity {id: r.source}), (b:Entity {id: r.target}) "
-            "CREATE (a)-[:RELATES {id: r.id, predicate: r.predicate, "
-            "raw_predicate: r.raw_predicate, context: r.context, confidence: r.confidence, "
-            "time_text: r.time_text, timestamp: r.timestamp, granularity: r.granularity, "
-            "chunk_id: r.chunk_id, data_id: r.data_id, dataset_id: r.dataset_id}]->(b)",
-            rows,
-        )
+    bulk.copy_rows(conn, "RELATES", bulk.RELATES, rows)
 
 
 def _create_events(conn: Connection, graph: GraphWrite) -> None:
@@ -264,29 +263,12 @@ def _create_events(conn: Connection, graph: GraphWrite) -> None:
         }
         for e in graph.events
     ]
-    if not rows:
-        return
-    execute_rows(
-        conn,
-        "UNWIND $rows AS r CREATE (:Event {id: r.id, text: r.text, time: r.time, "
-        "time_text: r.time_text, granularity: r.granularity, chunk_id: r.chunk_id, "
-        "data_id: r.data_id, dataset_id: r.dataset_id, namespace: r.namespace})",
-        rows,
+    bulk.copy_rows(conn, "Event", bulk.EVENT, rows)
+    bulk.copy_rows(
+        conn, "EVENT_IN", bulk.EDGE, [{"from": r["id"], "to": r["chunk_id"]} for r in rows]
     )
-    execute_rows(
-        conn,
-        "UNWIND $rows AS r MATCH (v:Event {id: r.id}), (c:Chunk {id: r.chunk_id}) "
-        "CREATE (v)-[:EVENT_IN]->(c)",
-        rows,
-    )
-    links = [{"event": e.id, "entity": eid} for e in graph.events for eid in e.entity_ids]
-    if links:
-        execute_rows(
-            conn,
-            "UNWIND $rows AS r MATCH (v:Event {id: r.event}), (e:Entity {id: r.entity}) "
-            "CREATE (v)-[:EVENT_OF]->(e)",
-            links,
-        )
+    links = [{"from": e.id, "to": eid} for e in graph.events for eid in e.entity_ids]
+    bulk.copy_rows(conn, "EVENT_OF", bulk.EDGE, links)
 
 
 def delete_data_graph(conn: Connection, data_ids: list[str]) -> list[str]:
@@ -311,9 +293,10 @@ def delete_orphan_entities(conn: Connection, entity_ids: Iterable[str]) -> list[
         return []
     rows = execute_rows(
         conn,
-        "MATCH (e:Entity) WHERE e.id IN $ids AND NOT EXISTS { MATCH (:Chunk)-[:MENTIONS]->(e) } "
-        "DETACH DELETE e RETURN e.id",
+        "UNWIND $ids AS i MATCH (e:Entity {id: i}) "
+        "WHERE NOT EXISTS { MATCH (:Chunk)-[:MENTIONS]->(e) } DETACH DELETE e RETURN e.id",
         ids,
         key="ids",
+        size=ID_SLICE,
     )
     return [row[0] for row in rows]

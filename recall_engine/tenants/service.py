@@ -19,6 +19,7 @@ import numpy as np
 
 from recall_engine.config import RecallConfig
 from recall_engine.core.errors import InvalidInputError
+from recall_engine.core.limits import check_query_size
 from recall_engine.core.models import RememberResult
 from recall_engine.embedding import Embedder
 from recall_engine.ingest.validation import dataset_id_for
@@ -287,6 +288,9 @@ class TenantAPI:
 
     # recall
 
+    def _check_query(self, text: str, what: str) -> None:
+        check_query_size(text, limit=self.engine.config.max_query_chars, what=what)
+
     async def _embed(self, text: str) -> np.ndarray:
         return await self._batcher.embed(text)
 
@@ -308,6 +312,9 @@ class TenantAPI:
         return await self._recall(_request(request, fields), MEMORIES)
 
     async def _recall(self, request: RecallSearchRequest, collection: str) -> RetrievalResult:
+        self._check_query(request.query, "query")
+        if request.additional_context:
+            self._check_query(request.additional_context, "additional_context")
         record = self._record(request.tenant_id)
         where = hybrid.parse_filters(request.metadata_filters, record.filterable)
         where = where.model_copy(update={"alive_at": time.time()})
@@ -394,6 +401,7 @@ class TenantAPI:
             sub_tenant_id=sub_tenant_id,
             max_results=max_results,
         )
+        self._check_query(request.query, "query")
         collection = MEMORIES if request.search_mode == "memories" else KNOWLEDGE
         reader = await self._reader(tenant_id, collection, request.sub_tenant_id)
         hits = await reader.boolean_chunks(

@@ -3,17 +3,20 @@
 Kuzu binds and plans a query with the GIL held for a time that grows with its
 parameter list; one call with thousands of rows stalled the event loop for
 hundreds of milliseconds (bench.loop_stall), so every row list goes in slices of
-``ROW_SLICE``. A failure in a later slice must still roll back the earlier ones.
+``ROW_SLICE`` (queries) or ``COPY_SLICE`` (bulk inserts, an Arrow table each). A
+failure in a later slice must still roll back the earlier ones.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 from recall_engine import Document, RecallEngine
 from recall_engine.core.errors import StoreError
+from recall_engine.storage import kuzu_bulk as bulk
 from recall_engine.storage import kuzu_graph_elements as ge
 from recall_engine.testing import DeterministicEmbedder
 
@@ -42,16 +45,18 @@ COUNTS = {
 
 
 class SpyConnection:
-    """Delegates to a Kuzu connection, records the size of every list parameter,
-    and fails the ``fail_at``-th call whose query contains ``fail_on``."""
+    """Delegates to a Kuzu connection, records the size of every list or Arrow
+    table parameter, and fails the ``fail_at``-th call whose query contains ``fail_on``."""
 
     def __init__(self, conn: Any, *, fail_on: str | None = None, fail_at: int = 2) -> None:
         self._conn = conn
         self.sizes: list[int] = []
+        self.copies: list[str] = []
         self._fail_on, self._fail_at, self._hits = fail_on, fail_at, 0
 
     def execute(self, query: str, params: dict[str, Any] | None = None) -> Any:
-        self.sizes += [len(v) for v in (params or {}).values() if isinstance(v, list)]
+        self.sizes += [len(v) for v in (params or {}).values() if isinstance(v, list | pa.Table)]
+        self.copies += [q for q in [query] if q.startswith("COPY ")]
         if self._fail_on is not None and self._fail_on in query:
             self._hits += 1
             if self._hits == self._fail_at:
@@ -82,6 +87,8 @@ async def test_every_call_carries_at_most_a_slice_and_writes_everything(
 ) -> None:
     assert reference["mentions"] > 3 * SLICE and reference["relations"] > SLICE
     monkeypatch.setattr(ge, "ROW_SLICE", SLICE)
+    monkeypatch.setattr(bulk, "COPY_SLICE", SLICE)
+    monkeypatch.setattr(ge, "ID_SLICE", SLICE)
     eng = RecallEngine(tmp_path / "data", embedder=DeterministicEmbedder())
     try:
         await eng.remember(Document(text="Ada Lovelace lived in London."), dataset_name="people")
@@ -90,6 +97,7 @@ async def test_every_call_carries_at_most_a_slice_and_writes_everything(
         monkeypatch.setattr(store.graph, "_conn", spy)
         await eng.remember(DOCS, dataset_name="people")
         assert spy.sizes and max(spy.sizes) <= SLICE
+        assert spy.copies.count("COPY MENTIONS FROM $rows") >= reference["mentions"] // SLICE
         assert counts(store)["mentions"] >= reference["mentions"]
         assert counts(store)["documents"] == reference["documents"] + 1
     finally:
@@ -100,6 +108,8 @@ async def test_a_failure_in_a_later_slice_rolls_back_the_earlier_ones(
     tmp_path, monkeypatch, reference
 ) -> None:
     monkeypatch.setattr(ge, "ROW_SLICE", SLICE)
+    monkeypatch.setattr(bulk, "COPY_SLICE", SLICE)
+    monkeypatch.setattr(ge, "ID_SLICE", SLICE)
     eng = RecallEngine(tmp_path / "data", embedder=DeterministicEmbedder())
     try:
         await eng.remember(Document(text="it was a quiet day."), dataset_name="people")
@@ -108,7 +118,7 @@ async def test_a_failure_in_a_later_slice_rolls_back_the_earlier_ones(
         real = store.graph._conn
         # The third slice of mentions: chunks, entities and two slices of mentions are in.
         monkeypatch.setattr(
-            store.graph, "_conn", SpyConnection(real, fail_on=":MENTIONS {", fail_at=3)
+            store.graph, "_conn", SpyConnection(real, fail_on="COPY MENTIONS", fail_at=3)
         )
         with pytest.raises(StoreError, match="disk full"):
             await eng.remember(DOCS, dataset_name="people")
