@@ -42,16 +42,45 @@ _IRREGULAR = {
 _SUFFIXES = {"n't": "not", "'re": "are", "'ve": "have", "'ll": "will", "'m": "am"}
 # 's after these is "is"; after anything else it is a possessive and goes.
 _IS_HOSTS = frozenset(
-    "what where when who how why which that it there here he she this".split()
+    [
+        "what",
+        "where",
+        "when",
+        "who",
+        "how",
+        "why",
+        "which",
+        "that",
+        "it",
+        "there",
+        "here",
+        "he",
+        "she",
+        "this",
+    ]
 )
 # 'd after a question word is "did" ("What'd she say?"), else "would".
-_DID_HOSTS = frozenset("what where when who how why".split())
+_DID_HOSTS = frozenset(["what", "where", "when", "who", "how", "why"])
 _ARTICLES = frozenset({"a", "an", "the"})
 _POLITE = frozenset({"please", "pls", "kindly"})
 _NUMBERS = {
     word: str(value)
     for value, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve".split()
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+        ]
     )
 }
 # Framing that may open a question without changing it; longest first.
@@ -87,6 +116,8 @@ _LEADS: tuple[tuple[str, ...], ...] = tuple(
         reverse=True,
     )
 )
+MAX_MOVE_WORDS = 40
+"""Longer questions match only word for word (the block check is cubic)."""
 _TAILS: tuple[tuple[str, ...], ...] = (("thank", "you"), ("thanks",), ("thx",))
 
 
@@ -147,18 +178,22 @@ def question_key(question: str) -> tuple[str, ...]:
 
 
 def _one_block_moved(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Whether ``b`` is ``a`` with one contiguous run of words moved elsewhere."""
-    if len(a) != len(b) or sorted(a) != sorted(b):
+    """Whether ``b`` is ``a`` with one contiguous run of words moved elsewhere:
+    some window of ``a`` around every difference reads, in ``b``, rotated (XY -> YX)."""
+    if len(a) != len(b) or len(a) > MAX_MOVE_WORDS or sorted(a) != sorted(b):
         return False
-    start = 0
-    while a[start] == b[start]:
-        start += 1
-    end = len(a)
-    while a[end - 1] == b[end - 1]:
-        end -= 1
-    # Inside the differing window, b must be a rotation of a: a = XY, b = YX.
-    x, y = a[start:end], b[start:end]
-    return any(x[cut:] + x[:cut] == y for cut in range(1, len(x)))
+    diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+    if not diff:
+        return True
+    # A shared word at the window's edge may belong to the moved block, so try
+    # every window that covers the differences, not only the tightest one.
+    for start in range(diff[0] + 1):
+        for end in range(diff[-1] + 1, len(a) + 1):
+            x, y = a[start:end], b[start:end]
+            cuts = (cut for cut in range(1, len(x)) if x[cut] == y[0])
+            if any(x[cut:] + x[:cut] == y for cut in cuts):
+                return True
+    return False
 
 
 def same_question(a: str, b: str) -> bool:

@@ -86,3 +86,13 @@ async def test_follow_ups_in_one_session_do_not_get_the_first_answer(engine):
     for again in (first, "where does grace live", "Can you tell me where does Grace live?"):
         hits = await engine.recall(again, session_id="s")
         assert [h.question for h in hits if isinstance(h, ResponseQAEntry)] == [first]
+
+
+def test_a_moved_clause_may_start_with_a_word_the_question_also_starts_with():
+    question = "In what ways is Caroline participating in the LGBTQ community?"
+    assert same_question(
+        question, "In the LGBTQ community, in what ways is Caroline participating?"
+    )
+    assert not same_question(
+        question, "In what ways is the LGBTQ community participating in Caroline?"
+    )
