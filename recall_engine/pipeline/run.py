@@ -307,12 +307,15 @@ class RecallPipeline:
         await add_evidence(entry, list(output.hits), StoreReader(state.store, state.dataset_ids))
 
     async def tag(self, state: RecallState) -> None:
-        """Report the route decision (and, verbose, details and timings) on every result."""
+        """Report the route decision, what the retriever reports on every result (its
+        ``metadata``) and, verbose, details and timings on every result."""
         route = state.decision.model_dump(mode="json") if state.decision is not None else None
         output = state.output
         for entry in state.results:
             if not isinstance(entry, ResponseGraphEntry):
                 continue
+            if output is not None:
+                entry.metadata.update(output.metadata)
             if route is not None:
                 entry.metadata["route"] = route
             if state.request.verbose:
