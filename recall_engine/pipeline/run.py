@@ -357,6 +357,13 @@ def _retriever_config(retriever: type[Retriever], request: RecallRequest) -> Ret
     try:
         return retriever.config_model(**values)
     except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, error['loc'])) or 'config'}={error.get('input')!r}: "
+            f"{error['msg']}"
+            for error in exc.errors(include_url=False)
+        )
         raise InvalidInputError(
-            f"retriever_specific_config does not fit {retriever.search_type.value}: {exc}"
+            f"retriever_specific_config does not fit {retriever.search_type.value}: "
+            f"{problems}. Fix the value or leave it out; the options are "
+            f"{', '.join(sorted(fields))}."
         ) from exc
