@@ -6,7 +6,7 @@ RECALL_ENGINE_DATA_DIR). Without an LLM the answers are extractive.
 
 import asyncio
 
-from recall_engine import RecallEngine, SearchType
+from recall_engine import RecallEngine, ResponseQAEntry, SearchType
 
 NOTES = [
     "The Difference Engine build was blocked by an outage of the connection pool.",
@@ -25,9 +25,15 @@ async def main() -> None:
         (answer,) = await engine.recall(question, SearchType.RAG_COMPLETION, session_id="chat-1")
         print(f"graph answer ({answer.metadata['answer_mode']}): {answer.text}")
 
-        # Without datasets and query_type, the session cache is searched first.
-        for hit in await engine.recall("what blocked the engine build", session_id="chat-1"):
+        # Without datasets and query_type, the session cache answers the same
+        # question, even reworded; a different question goes to the graph.
+        again = "Can you tell me what blocked the Difference Engine build, please?"
+        for hit in await engine.recall(again, session_id="chat-1"):
             print(f"[{hit.source}] {hit.question} -> {hit.answer}")
+        # (answered from the graph, then cached: a second run finds it in the session)
+        for hit in await engine.recall("Who reviews the engine notes?", session_id="chat-1"):
+            text = hit.answer if isinstance(hit, ResponseQAEntry) else hit.text
+            print(f"[{hit.source}] a different question: {text}")
 
         # Rate the answer; feedback_influence ranks what it used higher next time.
         await engine.add_feedback("chat-1", answer.metadata["qa_id"], score=5, text="spot on")

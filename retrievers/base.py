@@ -124,6 +124,11 @@ class RetrieverOutput(BaseModel):
 
     hits: list[Hit] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Keys added to every result's metadata, verbose or not (TEMPORAL's "
+        "'temporal': the interval it used or its fallback).",
+    )
     context: str | None = None
     search_type: SearchType | None = Field(
         default=None, description="The type that actually ran, when it differs (FEELING_LUCKY)."

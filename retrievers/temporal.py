@@ -1,7 +1,13 @@
 """TEMPORAL: passages fused with what the store dates, for questions about time.
 
+The reference time that relative phrases ("last March", "in the last 12 months",
+"two weeks ago") resolve against is ``reference_time`` when the config gives
+one; else now, or the latest message time of the conversations in scope when
+that is earlier (a conversation's "last month" is the month before its latest
+message, not before today).
+
 1. The query names a time (``recall_engine.read.time_query``: years, ranges, months,
-   dates, "last week" against the reference time): the chunks dated inside the
+   dates, relative phrases against the reference time): the chunks dated inside the
    interval and the chunks stating events resolved inside it, each ranked by
    the query vector, are fused with the passage lane (dense + BM25). When the
    store dates nothing in the interval the result is the passage lane alone, so
@@ -12,6 +18,10 @@
 3. Otherwise: GRAPH_COMPLETION runs instead; ``details["fallback"]`` and the
    results' ``search_type`` say so.
 
+Every result carries ``metadata["temporal"]``: the interval used (or ``"none"``),
+the phrase it came from, the reference time and where it came from, and what ran
+(``"TEMPORAL"``, or the fallback and why).
+
 Hits are the chunks, best first, then the events they rest on (in the interval
 or nearest the query), scored by position like HYBRID_COMPLETION's.
 """
@@ -20,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from pydantic import Field
@@ -47,6 +58,11 @@ class TemporalConfig(PassageConfig):
         default=0.5, ge=0.0, description="Weight of the nearest events for 'when' questions."
     )
     events_k: int = Field(default=5, ge=0, description="Events listed, at most a quarter of top_k.")
+    reference_time: datetime | None = Field(
+        default=None,
+        description="What relative phrases resolve against (naive UTC); None: now, or the "
+        "latest message time of the conversations in scope when that is earlier.",
+    )
 
 
 class TemporalRetriever:
@@ -61,9 +77,16 @@ class TemporalRetriever:
 
     async def retrieve(self, query: str, ctx: RetrievalContext[TemporalConfig]) -> RetrieverOutput:
         options = config_of(ctx, TemporalConfig)
-        interval = query_interval(query, ctx.reference_time)
+        reference, source = await _reference_time(ctx, options)
+        interval = query_interval(query, reference)
+        about = {
+            "interval": interval.label() if interval else "none",
+            "phrase": interval.phrase if interval else None,
+            "reference_time": reference.isoformat(),
+            "reference": source,
+        }
         if interval is None and not asks_for_time(query):
-            return await _fall_back(query, ctx)
+            return await _fall_back(query, ctx, about)
         read, vector, timings = ctx.read, ctx.query_vector, ctx.timings
         depth = max(options.depth, ctx.top_k)
         if interval is not None:
@@ -105,9 +128,11 @@ class TemporalRetriever:
         chunks = [hits[c] for c in best]
         listed = _unique_events(events)[:n_events]
         ordered: list[AnyHit] = [*chunks, *listed]
+        ran = "interval" if interval else "nearest events (the query asks for a time, names none)"
         return RetrieverOutput(
             hits=[h.with_score(1.0 / (i + 1)) for i, h in enumerate(ordered)],
             context=_context(chunks, listed, interval),
+            metadata={"temporal": {**about, "ran": SearchType.TEMPORAL.value, "mode": ran}},
             details={
                 "interval": interval.label() if interval else None,
                 "time_phrase": interval.phrase if interval else None,
@@ -142,17 +167,37 @@ def _unique_events(events: list[EventHit]) -> list[EventHit]:
     return out
 
 
-async def _fall_back(query: str, ctx: RetrievalContext[Any]) -> RetrieverOutput:
+async def _reference_time(
+    ctx: RetrievalContext[Any], options: TemporalConfig
+) -> tuple[datetime, str]:
+    """The time relative phrases resolve against, and where it came from."""
+    if options.reference_time is not None:
+        given = options.reference_time
+        if given.tzinfo is not None:
+            given = given.astimezone(UTC).replace(tzinfo=None)
+        return given, "given"
+    latest = await ctx.read.latest_message_time()
+    if latest is not None and latest < ctx.reference_time:
+        return latest, "latest message"
+    return ctx.reference_time, "now"
+
+
+async def _fall_back(
+    query: str, ctx: RetrievalContext[Any], about: dict[str, Any]
+) -> RetrieverOutput:
     """No time in the query: graph completion runs instead, and says so."""
     target = GraphCompletionRetriever.search_type
     inner = dataclasses.replace(ctx, config=GraphCompletionRetriever.config_model())
     output = await GraphCompletionRetriever().retrieve(query, inner)
-    details = {
-        **output.details,
-        "fallback": f"no time found in the query; ran {target.value} instead",
-    }
+    reason = f"no time found in the query; ran {target.value} instead"
+    details = {**output.details, "fallback": reason}
+    temporal = {**about, "ran": target.value, "mode": "fallback", "fallback": reason}
     return output.model_copy(
-        update={"details": details, "search_type": output.search_type or target}
+        update={
+            "details": details,
+            "metadata": {**output.metadata, "temporal": temporal},
+            "search_type": output.search_type or target,
+        }
     )
 
 

@@ -342,13 +342,16 @@ class RecallPipeline:
         await add_evidence(entry, list(output.hits), StoreReader(state.store, state.dataset_ids))
 
     async def tag(self, state: RecallState) -> None:
-        """Report the route decision (and, verbose, details and timings) on every result."""
+        """Report the route decision, what the retriever reports on every result (its
+        ``metadata``) and, verbose, details and timings on every result."""
         route = state.decision.model_dump(mode="json") if state.decision is not None else None
         output = state.output
         coverage = state.coverage.metadata() if state.coverage is not None else None
         for entry in state.results:
             if not isinstance(entry, ResponseGraphEntry):
                 continue
+            if output is not None:
+                entry.metadata.update(output.metadata)
             if route is not None:
                 entry.metadata["route"] = route
             if coverage is not None:
@@ -392,6 +395,13 @@ def _retriever_config(retriever: type[Retriever], request: RecallRequest) -> Ret
     try:
         return retriever.config_model(**values)
     except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, error['loc'])) or 'config'}={error.get('input')!r}: "
+            f"{error['msg']}"
+            for error in exc.errors(include_url=False)
+        )
         raise InvalidInputError(
-            f"retriever_specific_config does not fit {retriever.search_type.value}: {exc}"
+            f"retriever_specific_config does not fit {retriever.search_type.value}: "
+            f"{problems}. Fix the value or leave it out; the options are "
+            f"{', '.join(sorted(fields))}."
         ) from exc

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from recall_engine.core.hits import AnyHit, ChunkHit, RowHit
 from recall_engine.core.models import ResponseGraphEntry, ResponseQAEntry
-from recall_engine.sessions import QARecord, SessionStore, format_history, search_entries
+from recall_engine.sessions import QARecord, SessionStore, format_history, matching_entries
 
 HISTORY_TURNS = 5
 ANSWER_MODES = ("llm", "extractive")
@@ -49,8 +49,9 @@ def load_session(
 
 
 def cache_hits(session: SessionHistory, query: str, *, top_k: int) -> list[ResponseQAEntry]:
-    """Session entries that answer ``query`` by keywords, best first."""
-    return [record.entry() for record, _ in search_entries(query, session.entries, top_k=top_k)]
+    """Session entries that answered this same question (or a light rewording of it),
+    newest first; see ``recall_engine.sessions.matching``."""
+    return [record.entry() for record in matching_entries(query, session.entries, top_k=top_k)]
 
 
 def element_ids(hits: Iterable[AnyHit]) -> list[str]:

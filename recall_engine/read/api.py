@@ -110,6 +110,11 @@ class ReadAPI(Protocol):
         given, else in time order."""
         ...
 
+    async def latest_message_time(self) -> datetime | None:
+        """The latest timestamp of a conversation chunk in scope (naive UTC), or None
+        when the scope holds no dated conversation."""
+        ...
+
     async def titled_chunks(self, text: str, k: int) -> list[ChunkHit]:
         """Chunks (at most ``k``) of the data items whose title ``text`` names as a
         phrase (``recall_engine.read.titles``), longest titles first, in chunk order."""

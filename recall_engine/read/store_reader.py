@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -168,6 +168,10 @@ class StoreReader:
         index = self._store.index.vectors
         found = _in_time(index, self._scope, start, end, vector, k)
         return [self._chunk_hit(r, s) for r, s in found]
+
+    async def latest_message_time(self) -> datetime | None:
+        index = self._store.index.vectors
+        return await asyncio.to_thread(_latest_message_time, index, self._scope)
 
     async def titled_chunks(self, text: str, k: int) -> list[ChunkHit]:
         # Built once per store change; a thread hop only when it must be (re)built.
@@ -522,6 +526,18 @@ class StoreReader:
             return "\n".join(lines)
 
         return await asyncio.to_thread(build)
+
+
+def _latest_message_time(index: VectorIndex[Any], scope: Sequence[str]) -> datetime | None:
+    """Newest first over the dated rows in scope: the time of the first that covers
+    conversation messages."""
+    with index.lock:
+        times = index.times(np.arange(index.size))
+        dated = np.flatnonzero(index.scope_mask(scope) & ~np.isnan(times))
+        for at in dated[np.argsort(-times[dated], kind="stable")]:
+            if index.row(int(at)).message_ids:
+                return datetime.fromtimestamp(float(times[at]), UTC).replace(tzinfo=None)
+    return None
 
 
 def _in_time(

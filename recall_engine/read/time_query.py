@@ -1,13 +1,18 @@
 """What time a query is about, found deterministically.
 
 ``query_interval`` returns the half-open interval [start, end) a query names:
-a range ("between 1990 and 2000", "from May 2021 to June 2021"), an open end
-("before 2020", "since March 2023", "after 2019"), or one period (a year, a
-month, a date, "last week", "yesterday", "three days ago"). Single phrases are
-found and resolved by ``recall_engine.graph.dates`` (the same code that dates
-events at ingest), relative ones against the caller's reference time; a bare
-year is read as that year. ``asks_for_time`` tells a question that wants a time
-as its answer ("When did ...?", "What year ...?"), which names none.
+a range ("between 1990 and 2000", "from March to May"), an open end ("before
+2020", "since January", "after last summer"), a rolling window ("in the last
+12 months", "over the past two weeks"), or one period (a year, a month, a date,
+"last week", "last March", "this year", "two weeks ago", "yesterday").
+Relative phrases are resolved against the caller's reference time as calendar
+periods by ``recall_engine.read.relative_time``; absolute dates by
+``recall_engine.graph.dates`` (the dateparser code that dates events at
+ingest); a bare year is read as that year and a bare month name ("since
+January") as its latest occurrence up to the reference month. Open ends and
+rolling windows run to the end of the reference day, so data dated at the
+reference time itself is inside. ``asks_for_time`` tells a question that wants
+a time as its answer ("When did ...?", "What year ...?"), which names none.
 """
 
 from __future__ import annotations
@@ -17,6 +22,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from recall_engine.graph.dates import ResolvedTime, find_date_phrases, resolve_date
+from recall_engine.read.relative_time import (
+    Period,
+    add_months,
+    day_end,
+    relative_period,
+    rolling_window,
+)
 
 _YEAR = re.compile(r"\b(1[6-9]\d\d|20\d\d)s?\b")
 _RANGE = re.compile(
@@ -52,22 +64,43 @@ def _period_end(time: ResolvedTime) -> datetime:
     if time.granularity == "year":
         return value.replace(year=value.year + 1)
     if time.granularity == "month":
-        return (value.replace(day=1) + timedelta(days=32)).replace(day=1)
+        return add_months(value.replace(day=1), 1)
     if time.granularity == "week":
         return value + timedelta(days=7)
     return value.replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=1)
 
 
-def _resolve(text: str, now: datetime) -> ResolvedTime | None:
-    """One time expression: a date phrase dates.py knows, else a bare year (or decade)."""
+_BARE_MONTH = re.compile(
+    r"\b(?:Jan(?:uary)?|Feb(?:ruary)?|March|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b"
+)
+# "the previous month" is the calendar month before, like "last month".
+_PREVIOUS = re.compile(r"\b(?:the\s+)?(?:previous|preceding)\s+(?=week|month|year)", re.I)
+
+
+def _resolve(text: str, now: datetime) -> Period | None:
+    """One time expression as a period: a relative phrase, a date phrase dates.py
+    knows, a bare month name (capitalised: "May" the month, not "may"), or a year."""
+    relative = relative_period(text, now)
+    if relative is not None:
+        return relative
     for _, _, phrase in find_date_phrases(text):
         resolved = resolve_date(phrase, now)
         if resolved is not None:
-            return resolved
+            return _period(resolved, phrase)
+    month = _BARE_MONTH.search(text)
+    if month is not None:
+        resolved = resolve_date(month.group(0), now)
+        if resolved is not None:
+            return _period(resolved, month.group(0))
     match = _YEAR.search(text)
     if match is None:
         return None
-    return ResolvedTime(datetime(int(match.group(1)), 1, 1), "year")
+    return _period(ResolvedTime(datetime(int(match.group(1)), 1, 1), "year"), match.group(0))
+
+
+def _period(time: ResolvedTime, phrase: str) -> Period:
+    return Period(time.value, _period_end(time), phrase)
 
 
 def _decade(text: str) -> Interval | None:
@@ -80,22 +113,30 @@ def _decade(text: str) -> Interval | None:
 
 def query_interval(query: str, now: datetime) -> Interval | None:
     """The interval ``query`` names, relative phrases resolved against ``now``; None if none."""
+    query = _PREVIOUS.sub("last ", query)
     for match in _RANGE.finditer(query):
         first, last = _resolve(match.group("a"), now), _resolve(match.group("b"), now)
         if first is not None and last is not None:
-            start, end = min(first.value, last.value), max(_period_end(first), _period_end(last))
+            start, end = min(first.start, last.start), max(first.end, last.end)
             return Interval(start, end, match.group(0))
+    window = rolling_window(query, now)
+    if window is not None:
+        return Interval(window.start, window.end, window.phrase)
     for match in _OPEN.finditer(query):
         point = _resolve(match.group("x"), now)
         if point is None:
             continue
-        if match.group("op").lower() in ("after", "since", "from"):
-            start = point.value if match.group("op").lower() != "after" else _period_end(point)
-            return Interval(start, max(now, start + timedelta(days=1)), match.group(0))
-        return Interval(EARLIEST, point.value, match.group(0))
+        op = match.group("op").lower()
+        if op in ("after", "since", "from"):
+            start = point.end if op == "after" else point.start
+            return Interval(start, max(day_end(now), start + timedelta(days=1)), match.group(0))
+        return Interval(EARLIEST, point.start, match.group(0))
     decade = _decade(query)
     if decade is not None:
         return decade
+    relative = relative_period(query, now)
+    if relative is not None:
+        return Interval(relative.start, relative.end, relative.phrase)
     for _, _, phrase in find_date_phrases(query):
         resolved = resolve_date(phrase, now)
         if resolved is not None:

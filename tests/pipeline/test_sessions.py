@@ -7,7 +7,7 @@ from pydantic import SecretStr
 
 from recall_engine import Document, RecallConfig, RecallEngine, ResponseQAEntry, SearchType
 from recall_engine.core.errors import InvalidInputError
-from recall_engine.sessions import QARecord, SessionStore, search_entries
+from recall_engine.sessions import QARecord, SessionStore, matching_entries
 from recall_engine.testing import FakeLLMServer
 
 RAG = SearchType.RAG_COMPLETION
@@ -30,21 +30,26 @@ def _record(question: str, answer: str = "", context: str = "", at: float = 0.0)
     )
 
 
-def test_keyword_match_needs_more_than_one_common_word():
+def test_only_the_same_question_matches_an_entry():
     entries = [
-        _record("Where was Einstein born?", "Einstein was born in Ulm."),
-        _record("What did Einstein work on?", "Einstein worked at the patent office."),
-        _record("Where is the cafeteria?", "Einstein building, ground floor."),
+        _record("Where was Einstein born?", "Einstein was born in Ulm.", at=1),
+        _record("What did Einstein work on?", "Einstein worked at the patent office.", at=2),
+        _record("Where is the cafeteria?", "Einstein building, ground floor.", at=3),
     ]
-    best = search_entries("where was einstein born", entries, top_k=5)
-    assert [e.qa_id for e, _ in best][:1] == ["Where was Einstein born?"]
-    # "einstein" is in every entry: alone with a rare word it is not a hit
-    assert search_entries("einstein telescope", entries, top_k=5) == []
-    assert search_entries("the of and", entries, top_k=5) == []  # stopwords only
-    # context counts, at half weight
+    best = matching_entries("where was einstein born", entries, top_k=5)
+    assert [e.qa_id for e in best] == ["Where was Einstein born?"]
+    # words shared with an entry's answer or context do not make it an answer
+    assert matching_entries("Was Einstein born in Ulm?", entries, top_k=5) == []
+    assert matching_entries("einstein telescope", entries, top_k=5) == []
+    assert matching_entries("the of and", entries, top_k=5) == []
     ctx = [_record("Lunch?", "Fridays.", context="The cafeteria serves vegan lunch")]
-    assert search_entries("vegan cafeteria lunch", ctx, top_k=5)
-    assert search_entries("vegan cafeteria", ctx, top_k=5) == []
+    assert matching_entries("vegan cafeteria lunch", ctx, top_k=5) == []
+    # the same question asked twice: newest first
+    twice = [*entries, _record("Where was Einstein born ?", "In Ulm.", at=4)]
+    assert [e.answer for e in matching_entries("Where was Einstein born?", twice, top_k=5)] == [
+        "In Ulm.",
+        "Einstein was born in Ulm.",
+    ]
 
 
 async def test_a_session_hit_returns_qa_entries_and_stops(engine):
@@ -106,7 +111,7 @@ async def test_history_goes_to_the_llm_and_llm_answers_are_cached(tmp_path, hash
             await engine.recall("And where did he work?", RAG, session_id="chat")
             prompt = server.last_request.message("user")
             assert "Where was Einstein born?" in prompt and "He was born in Ulm." in prompt
-            hits = await engine.recall("Where did Einstein work?", session_id="chat")
+            hits = await engine.recall("and where did he work", session_id="chat")
             assert [h.answer for h in hits if isinstance(h, ResponseQAEntry)][:1] == [
                 "He worked in Bern."
             ]

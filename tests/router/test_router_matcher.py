@@ -39,7 +39,8 @@ _WORDS = (
     "port error code # $ 3.14 . , ; not no never without lack don't isn't can't cannot awhy "
     "knot another summary summarised overview tl;dr exact verbatim word for def return "
     'import class Foo( .py function f( MATCH RETURN -- ( ) " “ ” lint refactor because '
-    "timeline era eras decade century WHY When Because x"
+    "timeline era eras decade century WHY When Because x last past month weeks ago yesterday "
+    "March may in 3rd 12"
 )
 _PHRASES = [
     "how is Ann related",
@@ -50,6 +51,11 @@ _PHRASES = [
     "between 1990 and 2000",
     "word for word",
     "step by step",
+    "last March",
+    "two weeks ago",
+    "in May",
+    "May 21",
+    "the past 12 months",
 ]
 VOCABULARY = [*_WORDS.split(), *_PHRASES]
 

@@ -169,6 +169,10 @@ def test_default_rule_table_is_golden() -> None:
         ("temporal.period", "TEMPORAL", 4.0),
         ("temporal.year", "TEMPORAL", 3.0),
         ("temporal.year_range", "TEMPORAL", 6.0),
+        ("temporal.relative", "TEMPORAL", 3.0),
+        ("temporal.ago", "TEMPORAL", 3.0),
+        ("temporal.month", "TEMPORAL", 3.0),
+        ("temporal.month_day", "TEMPORAL", 3.0),
     ]
 
 
