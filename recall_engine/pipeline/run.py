@@ -358,8 +358,7 @@ def _retriever_config(retriever: type[Retriever], request: RecallRequest) -> Ret
         return retriever.config_model(**values)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(map(str, error['loc'])) or 'config'}={error.get('input')!r}: "
-            f"{error['msg']}"
+            f"{'.'.join(map(str, error['loc'])) or 'config'}={error.get('input')!r}: {error['msg']}"
             for error in exc.errors(include_url=False)
         )
         raise InvalidInputError(
