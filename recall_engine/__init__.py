@@ -5,14 +5,18 @@ engine = RecallEngine(data_dir="./.recall_engine")
 await engine.remember("Einstein was born in Ulm.", dataset_name="physics")
 results = await engine.recall("Where was Einstein born?", query_type=SearchType.CHUNKS)
 
-The names below load on first use, so ``import recall_engine`` (and importing a
-lower layer such as ``recall_engine.core``) pulls in no engine, store or model.
+The error tree is imported at once (it imports nothing else of ours); the other
+names load on first use, so ``import recall_engine`` (and importing a lower layer
+such as ``recall_engine.core``) pulls in no engine, store or model.
 """
 
 from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
+
+from recall_engine import errors
+from recall_engine.errors import *  # noqa: F403  (the error tree: users catch these first of all)
 
 __version__ = "0.1.0"
 
@@ -32,134 +36,40 @@ _EXPORTS = {
     "get_default_engine": "recall_engine.api",
     "recall": "recall_engine.api",
     "remember": "recall_engine.api",
-    # the error tree: users catch these first of all
-    "ConfigError": "recall_engine.core.errors",
-    "DatasetNotFoundError": "recall_engine.core.errors",
-    "EmbeddingError": "recall_engine.core.errors",
-    "EmbeddingModelMismatchError": "recall_engine.core.errors",
-    "InputTooLargeError": "recall_engine.core.errors",
-    "InvalidAgenticDatasetScope": "recall_engine.core.errors",
-    "InvalidFieldError": "recall_engine.core.errors",
-    "InvalidInputError": "recall_engine.core.errors",
-    "InvalidRuleError": "recall_engine.core.errors",
-    "LLMAuthenticationError": "recall_engine.core.errors",
-    "LLMError": "recall_engine.core.errors",
-    "LLMModelNotFoundError": "recall_engine.core.errors",
-    "LLMNotConfiguredError": "recall_engine.core.errors",
-    "LLMPaymentRequiredError": "recall_engine.core.errors",
-    "LLMRateLimitError": "recall_engine.core.errors",
-    "LLMResponseError": "recall_engine.core.errors",
-    "LLMTimeoutError": "recall_engine.core.errors",
-    "PermissionDeniedError": "recall_engine.core.errors",
-    "PromptNotFoundError": "recall_engine.core.errors",
-    "PromptRenderError": "recall_engine.core.errors",
-    "QueryTimeoutError": "recall_engine.core.errors",
-    "RecallEngineError": "recall_engine.core.errors",
-    "RecallPreconditionError": "recall_engine.core.errors",
-    "RuntimeFailure": "recall_engine.core.errors",
-    "SearchTypeNotImplementedError": "recall_engine.core.errors",
-    "StoreError": "recall_engine.core.errors",
-    "StoreLockedError": "recall_engine.core.errors",
-    "UnsupportedFileTypeError": "recall_engine.core.errors",
-    "UnsupportedSearchTypeError": "recall_engine.core.errors",
-    "UsageError": "recall_engine.core.errors",
-    "UserNotFoundError": "recall_engine.core.errors",
+    # the tenant API's errors (the core error tree is imported above)
     "InvalidFilterError": "recall_engine.tenants.errors",
     "SourceNotFoundError": "recall_engine.tenants.errors",
     "TenantAlreadyExistsError": "recall_engine.tenants.errors",
     "TenantNotFoundError": "recall_engine.tenants.errors",
 }
 # submodules reachable as attributes after ``import recall_engine`` (``recall_engine.errors.X``)
-_SUBMODULES = frozenset({"config", "errors", "models", "search_types"})
+_SUBMODULES = frozenset({"config", "models", "search_types"})
 
 __all__ = [
-    "ConfigError",
     "Conversation",
-    "DatasetNotFoundError",
     "Document",
-    "EmbeddingError",
-    "EmbeddingModelMismatchError",
-    "InputTooLargeError",
-    "InvalidAgenticDatasetScope",
-    "InvalidFieldError",
     "InvalidFilterError",
-    "InvalidInputError",
-    "InvalidRuleError",
-    "LLMAuthenticationError",
-    "LLMError",
-    "LLMModelNotFoundError",
-    "LLMNotConfiguredError",
-    "LLMPaymentRequiredError",
-    "LLMRateLimitError",
-    "LLMResponseError",
-    "LLMTimeoutError",
     "Message",
-    "PermissionDeniedError",
-    "PromptNotFoundError",
-    "PromptRenderError",
-    "QueryTimeoutError",
     "RecallConfig",
     "RecallEngine",
-    "RecallEngineError",
-    "RecallPreconditionError",
     "RememberResult",
     "ResponseGraphEntry",
     "ResponseQAEntry",
-    "RuntimeFailure",
     "SearchType",
-    "SearchTypeNotImplementedError",
     "SourceNotFoundError",
     "SourceRef",
-    "StoreError",
-    "StoreLockedError",
     "TenantAlreadyExistsError",
     "TenantNotFoundError",
-    "UnsupportedFileTypeError",
-    "UnsupportedSearchTypeError",
-    "UsageError",
-    "UserNotFoundError",
     "build_context_string",
     "get_default_engine",
     "recall",
     "remember",
 ]
+__all__ += errors.__all__
 
 if TYPE_CHECKING:
     from recall_engine.api import get_default_engine, recall, remember
     from recall_engine.config import RecallConfig
-    from recall_engine.core.errors import (
-        ConfigError,
-        DatasetNotFoundError,
-        EmbeddingError,
-        EmbeddingModelMismatchError,
-        InputTooLargeError,
-        InvalidAgenticDatasetScope,
-        InvalidFieldError,
-        InvalidInputError,
-        InvalidRuleError,
-        LLMAuthenticationError,
-        LLMError,
-        LLMModelNotFoundError,
-        LLMNotConfiguredError,
-        LLMPaymentRequiredError,
-        LLMRateLimitError,
-        LLMResponseError,
-        LLMTimeoutError,
-        PermissionDeniedError,
-        PromptNotFoundError,
-        PromptRenderError,
-        QueryTimeoutError,
-        RecallEngineError,
-        RecallPreconditionError,
-        RuntimeFailure,
-        SearchTypeNotImplementedError,
-        StoreError,
-        StoreLockedError,
-        UnsupportedFileTypeError,
-        UnsupportedSearchTypeError,
-        UsageError,
-        UserNotFoundError,
-    )
     from recall_engine.core.models import (
         Conversation,
         Document,

@@ -49,21 +49,13 @@ class ReaderExpander:
 def _answer_origin(answer: Answer, hits: list[AnyHit]) -> dict[str, Any]:
     """dataset and data item of what the answer rests on: its first evidence
     sentence (extractive) or first source (LLM), else the one dataset of the hits."""
-    if answer.evidence:
-        first = answer.evidence[0]
+    origin = answer.evidence[0] if answer.evidence else next(iter(answer.sources), None)
+    if origin is not None:
         return {
-            "dataset_id": first.dataset_id,
-            "dataset_name": first.dataset_name,
-            "data_id": first.data_id,
-            "chunk_id": first.chunk_id,
-        }
-    if answer.sources:
-        ref = answer.sources[0]
-        return {
-            "dataset_id": ref.dataset_id,
-            "dataset_name": ref.dataset_name,
-            "data_id": ref.data_id,
-            "chunk_id": ref.chunk_id,
+            "dataset_id": origin.dataset_id,
+            "dataset_name": origin.dataset_name,
+            "data_id": origin.data_id,
+            "chunk_id": origin.chunk_id,
         }
     dataset_id, dataset_name = single_dataset(hits)
     return {"dataset_id": dataset_id, "dataset_name": dataset_name, "data_id": None}
