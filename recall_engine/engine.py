@@ -19,12 +19,12 @@ from recall_engine.core.errors import (
 from recall_engine.core.limits import check_query_size
 from recall_engine.core.models import RememberResult, ResponseGraphEntry, ResponseQAEntry
 from recall_engine.core.search_types import SearchType
+from recall_engine.core.validation import check_ids, check_name
 from recall_engine.embedding import Embedder, make_embedder
 from recall_engine.identity import DatasetAccess, IdentityRegistry, User
 from recall_engine.identity.service import AccessControl
 from recall_engine.ingest.node_sets import apply_node_sets, check_node_sets
 from recall_engine.ingest.sources import collect_items
-from recall_engine.ingest.validation import check_ids, check_name
 from recall_engine.pipeline.request import RecallRequest
 from recall_engine.pipeline.run import RecallPipeline
 from recall_engine.pipeline.scope import resolve_dataset_ids
@@ -221,7 +221,7 @@ class RecallEngine:
             max_chars=self.config.max_item_chars,
         )
         apply_node_sets(items, node_sets)
-        from recall_engine.ingest.pipeline import ingest
+        from recall_engine.ingest.ingestor import ingest
 
         if user is not None:  # an unknown user must not create an empty store
             await asyncio.to_thread(self._access.registry.resolve_user, tenant, user)

@@ -41,7 +41,7 @@ import numpy as np
 from pydantic import Field
 
 from recall_engine.core.hits import AnyHit, ChunkHit, EntityRef, TripletHit
-from recall_engine.core.normalize import normalize_name
+from recall_engine.core.names import normalize_name
 from recall_engine.read.api import GraphEdge, ReadAPI
 from retrievers.graph_scoring import normalised, personalized_pagerank, triplet_distance
 from retrievers.passages import PassageConfig, passages

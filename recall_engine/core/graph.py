@@ -19,7 +19,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from recall_engine.core.normalize import normalize_identifier, normalize_name
+from recall_engine.core.names import normalize_identifier, normalize_name
 
 
 class EntityType(StrEnum):

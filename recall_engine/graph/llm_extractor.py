@@ -31,7 +31,7 @@ from recall_engine.core.graph import (
     event_id,
     relation_id,
 )
-from recall_engine.core.normalize import normalize_name, to_snake_case
+from recall_engine.core.names import normalize_name, to_snake_case
 from recall_engine.graph.dates import resolve_date
 from recall_engine.graph.extractor import ChunkInput
 from recall_engine.graph.rules_relations import canonical_predicate

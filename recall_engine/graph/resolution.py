@@ -44,7 +44,7 @@ from recall_engine.core.graph import (
     merge_same,
     relation_id,
 )
-from recall_engine.core.normalize import normalize_identifier, normalize_name
+from recall_engine.core.names import normalize_identifier, normalize_name
 from recall_engine.graph.similarity import EmbedFn, SimilarityJoin, names_linked
 
 __all__ = ["DEFAULT_SIMILARITY_THRESHOLD", "Resolution", "names_linked", "resolve"]

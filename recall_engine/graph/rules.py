@@ -31,7 +31,7 @@ from recall_engine.core.graph import (
     Relation,
     relation_id,
 )
-from recall_engine.core.normalize import normalize_name
+from recall_engine.core.names import normalize_name
 from recall_engine.graph import rules_relations as rr
 from recall_engine.graph.dates import find_date_phrases, resolve_date
 from recall_engine.graph.extractor import ChunkInput

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import regex
 
 from recall_engine.core.graph import EntityType
-from recall_engine.core.normalize import normalize_name, strip_possessive
+from recall_engine.core.names import normalize_name, strip_possessive
 from recall_engine.graph import lexicon as lx
 
 T = EntityType

@@ -41,7 +41,7 @@ from recall_engine.core.graph import (
     Relation,
     lookup_keys,
 )
-from recall_engine.core.normalize import normalize_name
+from recall_engine.core.names import normalize_name
 from recall_engine.graph.extractor import ChunkInput, Extractor
 from recall_engine.graph.resolution import DEFAULT_SIMILARITY_THRESHOLD, Resolution, resolve
 from recall_engine.graph.rules import RuleBasedExtractor

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from recall_engine.core.errors import InvalidInputError, UserNotFoundError
+from recall_engine.core.validation import check_name, stable_id
 from recall_engine.identity.models import DEFAULT_USER_NAME, Access, Permission, User
 from recall_engine.identity.sqlite import SqliteFile
-from recall_engine.ingest.validation import check_name, stable_id
 
 FILE_NAME = "identity.sqlite3"
 _SCHEMA = """

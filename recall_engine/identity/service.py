@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from recall_engine.core.errors import InvalidInputError, PermissionDeniedError
+from recall_engine.core.validation import dataset_id_for, stable_id
 from recall_engine.identity.models import DatasetAccess, Permission, User
 from recall_engine.identity.policy import check_owner, check_writable, not_found, own_dataset
 from recall_engine.identity.registry import IdentityRegistry, default_user_id
-from recall_engine.ingest.validation import dataset_id_for, stable_id
 from recall_engine.storage.tenant import TenantStore
 
 PERMISSIONS = ("read", "write")

@@ -27,7 +27,7 @@ from recall_engine.core.errors import (
 from recall_engine.core.inputs import MAX_JSON_DEPTH, json_depth, system_folder
 from recall_engine.core.limits import check_item_size
 from recall_engine.core.models import Conversation, Document, Message, When
-from recall_engine.ingest.validation import check_metadata, check_text
+from recall_engine.core.validation import check_metadata, check_text
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".json", ".jsonl")
 MAX_FILE_BYTES = 256 * 1024 * 1024

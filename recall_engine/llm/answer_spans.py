@@ -13,7 +13,7 @@ import re
 from datetime import datetime
 
 from recall_engine.core.graph import EntityType
-from recall_engine.core.normalize import normalize_name
+from recall_engine.core.names import normalize_name
 from recall_engine.graph import lexicon as lx
 from recall_engine.graph.dates import find_date_phrases, resolve_date
 from recall_engine.graph.rules_entities import Claims, identifier_spans, name_spans

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from recall_engine.core.hits import AnyHit, ChunkHit, EntityHit, RowHit, TripletHit
-from recall_engine.core.normalize import normalize_name
+from recall_engine.core.names import normalize_name
 from recall_engine.graph.rules_entities import Claims, identifier_spans, name_spans
 from recall_engine.graph.rules_entities import split_sentences as sentence_offsets
 from recall_engine.llm.answer_spans import typed_span

@@ -11,8 +11,8 @@ from datetime import datetime
 
 from recall_engine.core.errors import DatasetNotFoundError, InvalidInputError
 from recall_engine.core.hits import EntityHit, TripletHit
+from recall_engine.core.validation import check_name
 from recall_engine.engine import RecallEngine
-from recall_engine.ingest.validation import check_name
 from recall_engine.mcp.models import (
     ChunkInfo,
     EntityInfo,

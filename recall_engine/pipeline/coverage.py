@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from recall_engine.core.hits import AnyHit, ChunkHit, RowHit
-from recall_engine.core.normalize import normalize_name
+from recall_engine.core.names import normalize_name
 from recall_engine.graph.rules_entities import Claims, identifier_spans, name_spans
 from recall_engine.llm.extractive import terms
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.search_types import SearchType, parse_search_type
-from recall_engine.ingest.validation import check_ids, check_names, check_query, check_text
+from recall_engine.core.validation import check_ids, check_names, check_query, check_text
 from recall_engine.prompts import PROMPTS_PACKAGE
 
 MAX_TOP_K = 1000

@@ -34,9 +34,9 @@ from recall_engine.pipeline.delegate import (
     retrieval_llm,
 )
 from recall_engine.pipeline.feedback import rerank
-from recall_engine.pipeline.normalize import context_entry, item_entries
 from recall_engine.pipeline.references import add_evidence
 from recall_engine.pipeline.request import _PARAM_DEFAULTS, MAX_TOP_K, RecallRequest
+from recall_engine.pipeline.results import context_entry, item_entries
 from recall_engine.pipeline.route import choose_search_type
 from recall_engine.pipeline.scope import resolve_readable
 from recall_engine.pipeline.session import (

@@ -18,7 +18,7 @@ import regex
 
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.hits import ChunkHit, TripletHit
-from recall_engine.ingest.validation import check_name
+from recall_engine.core.validation import check_name
 from recall_engine.tenants.models import (
     Entity,
     PathTriplet,

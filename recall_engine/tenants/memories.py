@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from recall_engine.core.models import Conversation, Document, Message
-from recall_engine.ingest.validation import check_metadata
+from recall_engine.core.validation import check_metadata
 from recall_engine.storage.expiry import EXPIRES_KEY
 from recall_engine.tenants.convert import ADDITIONAL_KEY, SOURCE_KEY, TENANT_KEY
 from recall_engine.tenants.models import KnowledgeSource, MemoryItem

@@ -21,8 +21,8 @@ from recall_engine.config import RecallConfig
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.limits import check_query_size
 from recall_engine.core.models import RememberResult
+from recall_engine.core.validation import dataset_id_for
 from recall_engine.embedding import Embedder
-from recall_engine.ingest.validation import dataset_id_for
 from recall_engine.read.tenant_reader import ChunkFilter, TenantReader
 from recall_engine.storage.expiry import forget_expired
 from recall_engine.storage.tenant import TenantStore

@@ -4,8 +4,8 @@ import pytest
 
 from recall_engine import Conversation, Document, Message
 from recall_engine.core.errors import InvalidInputError, UnsupportedFileTypeError
+from recall_engine.core.validation import check_name
 from recall_engine.ingest.sources import collect_items
-from recall_engine.ingest.validation import check_name
 
 
 def test_plain_string_is_one_text_item():

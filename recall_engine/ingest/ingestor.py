@@ -23,6 +23,7 @@ import numpy as np
 from recall_engine.config import RecallConfig
 from recall_engine.core.graph import ChunkExtraction
 from recall_engine.core.models import RememberResult
+from recall_engine.core.validation import stable_id
 from recall_engine.embedding import Embedder
 from recall_engine.embedding_common import check_vectors
 from recall_engine.graph.extractor import ChunkInput, Extractor, make_namespace
@@ -39,7 +40,6 @@ from recall_engine.graph.summaries import extractive_summary
 from recall_engine.ingest.chunking import ChunkDraft, chunk_item
 from recall_engine.ingest.gc_pause import gc_paused
 from recall_engine.ingest.sources import SourceItem
-from recall_engine.ingest.validation import stable_id
 from recall_engine.storage.graph_records import GraphWrite, SummaryRecord
 from recall_engine.storage.lexical import tokenize
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
