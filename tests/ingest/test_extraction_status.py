@@ -14,7 +14,7 @@ from recall_engine.core.graph import ChunkExtraction
 from recall_engine.graph.extractor import ChunkInput
 from recall_engine.graph.rules import RuleBasedExtractor
 from recall_engine.graph.stage import parse_time
-from recall_engine.ingest import pipeline
+from recall_engine.ingest import ingestor
 from recall_engine.testing import DeterministicEmbedder
 
 ADA = Document(text="Ada Lovelace worked with Charles Babbage in London.", title="ada")
@@ -80,7 +80,7 @@ async def test_a_failed_extraction_stores_the_chunks_records_it_and_is_retried(
     tmp_path, monkeypatch
 ) -> None:
     data = tmp_path / "data"
-    monkeypatch.setattr(pipeline, "build_extractor", lambda config: DownExtractor())
+    monkeypatch.setattr(ingestor, "build_extractor", lambda config: DownExtractor())
     eng = RecallEngine(data, embedder=DeterministicEmbedder())
     try:
         stored = await eng.remember(ADA, dataset_name="d")
@@ -111,7 +111,7 @@ async def test_a_failed_extraction_stores_the_chunks_records_it_and_is_retried(
 
 
 async def test_a_chunk_the_extractor_gave_up_on_fails_its_item_only(engine, monkeypatch) -> None:
-    monkeypatch.setattr(pipeline, "build_extractor", lambda config: GivesUpOnParis())
+    monkeypatch.setattr(ingestor, "build_extractor", lambda config: GivesUpOnParis())
     stored = await engine.remember([ADA, QUIET], dataset_name="d")
     ada, quiet = stored.data_ids
     assert stored.extraction[ada] == "ok"
