@@ -20,7 +20,8 @@ from tests.server.conftest import free_port
 ADMIN = "leak-admin-key-AAAAAAAAAAAAAAAA"
 ACME = "leak-acme-key-BBBBBBBBBBBBBBBB"
 GLOBEX = "leak-globex-key-CCCCCCCCCCCCCCC"
-SECRETS = (ADMIN, ACME, GLOBEX)
+SPARE_ADMIN = "leak-spare-admin-DDDDDDDDDDDDDDD"  # seeded from the environment, never sent
+SECRETS = (ADMIN, ACME, GLOBEX, SPARE_ADMIN)
 
 
 def _session(base: str) -> tuple[list[httpx.Response], list[str]]:
@@ -60,8 +61,11 @@ def _session(base: str) -> tuple[list[httpx.Response], list[str]]:
 @pytest.mark.parametrize(
     "seed",
     [
-        "env",
-        "flags",
+        # One server seeded through every path at once (a flag and the environment for
+        # both kinds of key) in the default run; one server per path under -m slow.
+        "mixed",
+        pytest.param("env", marks=pytest.mark.slow),
+        pytest.param("flags", marks=pytest.mark.slow),
     ],
 )
 def test_no_key_in_any_reply_log_line_or_file(tmp_path, seed):
@@ -73,6 +77,10 @@ def test_no_key_in_any_reply_log_line_or_file(tmp_path, seed):
     if seed == "flags":
         command += ["--admin-key", ADMIN, "--api-key", f"acme={ACME}", "--api-key",
                     f"globex={GLOBEX}"]  # fmt: skip
+    elif seed == "mixed":
+        command += ["--admin-key", ADMIN, "--api-key", f"acme={ACME}"]
+        env["RECALL_ENGINE_ADMIN_KEY"] = SPARE_ADMIN
+        env["RECALL_ENGINE_API_KEYS"] = f"globex={GLOBEX}"
     else:
         env["RECALL_ENGINE_ADMIN_KEY"] = ADMIN
         env["RECALL_ENGINE_API_KEYS"] = f"acme={ACME},globex={GLOBEX}"
@@ -92,6 +100,10 @@ def test_no_key_in_any_reply_log_line_or_file(tmp_path, seed):
                 assert time.monotonic() < deadline, "the server did not start"
                 time.sleep(0.2)
             responses, created = _session(base)
+            if seed == "mixed":  # the environment's admin key was seeded beside the flag's
+                spare = {"Authorization": f"Bearer {SPARE_ADMIN}"}
+                responses.append(httpx.get(base + "/metrics", headers=spare, timeout=60))
+                assert responses[-1].status_code == 200, responses[-1].text
             held = [p for p in data.rglob("*") if p.is_file()]  # holder files exist now
             server.send_signal(signal.SIGTERM)
             assert server.wait(timeout=60) == 128 + signal.SIGTERM  # a clean shutdown
