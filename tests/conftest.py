@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+import shutil
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,3 +57,46 @@ def onnx_minilm():
     embedder = OnnxEmbedder()
     embedder.warm_up()
     return embedder
+
+
+@pytest.fixture(scope="session")
+def prebuilt(tmp_path_factory) -> Callable[..., Path]:
+    """``prebuilt(fill, dest, **engine_kwargs)``: a copy at ``dest`` of a data dir that
+    ``fill(engine)`` filled once per session (on an engine with the deterministic embedder
+    unless one is given, closed before copying); the data dir ``dest`` is the test's own, as
+    if it had run ``fill`` itself, without paying for the ingest again."""
+    built: dict[str, Path] = {}
+
+    def copy(fill: Callable[[Any], Awaitable[Any]], dest: Path, **engine_kwargs: Any) -> Path:
+        key = f"{fill.__module__}.{fill.__qualname__}"
+        if key not in built:
+            source = tmp_path_factory.mktemp("prebuilt") / "data"
+            failure: list[BaseException] = []
+
+            def build() -> None:  # its own thread and loop: the test's loop may be running
+                from recall_engine import RecallEngine
+                from recall_engine.testing import DeterministicEmbedder
+
+                async def run() -> None:
+                    engine_kwargs.setdefault("embedder", DeterministicEmbedder())
+                    engine = RecallEngine(source, **engine_kwargs)
+                    try:
+                        await fill(engine)
+                    finally:
+                        engine.close()
+
+                try:
+                    asyncio.run(run())
+                except BaseException as error:  # re-raised in the test
+                    failure.append(error)
+
+            thread = threading.Thread(target=build)
+            thread.start()
+            thread.join()
+            if failure:
+                raise failure[0]
+            built[key] = source
+        shutil.copytree(built[key], dest)
+        return dest
+
+    return copy

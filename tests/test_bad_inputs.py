@@ -32,10 +32,15 @@ def _snapshot(root) -> str:
     return digest.hexdigest()
 
 
-@pytest.fixture
-async def filled(tmp_path):
-    eng = RecallEngine(tmp_path / "data", embedder=DeterministicEmbedder())
+async def _physics(eng: RecallEngine) -> None:
     await eng.remember("Einstein was born in Ulm.", dataset_name="physics")
+
+
+@pytest.fixture
+async def filled(tmp_path, prebuilt):
+    """A fresh copy per test of one remembered item (ingested once per session)."""
+    eng = RecallEngine(prebuilt(_physics, tmp_path / "data"), embedder=DeterministicEmbedder())
+    assert list(await eng.list_datasets()) == ["physics"]  # its stores open, as after remember
     yield eng
     eng.close()
 

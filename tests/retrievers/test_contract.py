@@ -37,15 +37,7 @@ def server():
         yield fake
 
 
-@pytest.fixture
-async def engine(tmp_path, hash_embedder, server):
-    eng = RecallEngine(
-        tmp_path / "data",
-        embedder=hash_embedder,
-        llm_model="openai/fake-model",
-        llm_api_base=server.base_url,
-        llm_api_key="test",
-    )
+async def _fill(eng: RecallEngine) -> None:
     await eng.remember(
         [
             Document(text="The billing service moved to Postgres in March.", title="billing"),
@@ -59,6 +51,14 @@ async def engine(tmp_path, hash_embedder, server):
         dataset_name="docs",
         node_set=["coding_agent_rules"],
     )
+
+
+@pytest.fixture
+async def engine(tmp_path, hash_embedder, server, prebuilt):
+    """A fresh copy of the filled store per test (filled once per session)."""
+    llm = {"llm_model": "openai/fake-model", "llm_api_base": server.base_url, "llm_api_key": "test"}
+    data = prebuilt(_fill, tmp_path / "data", **llm)
+    eng = RecallEngine(data, embedder=hash_embedder, **llm)
     yield eng
     eng.close()
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from recall_engine import Document, SearchType
+from recall_engine import Document, RecallEngine, SearchType
 from recall_engine.config import RecallConfig
 from recall_engine.errors import (
     InvalidInputError,
@@ -53,8 +53,7 @@ async def _graph_counts(engine) -> tuple[int, int, int]:
     return nodes, edges, names
 
 
-@pytest.fixture
-async def corpus(engine):
+async def _people(engine: RecallEngine) -> None:
     await engine.remember(
         [
             Document(text="Ada Lovelace worked with Charles Babbage in London.", title="ada"),
@@ -62,7 +61,14 @@ async def corpus(engine):
         ],
         dataset_name="people",
     )
-    return engine
+
+
+@pytest.fixture
+async def corpus(tmp_path, hash_embedder, prebuilt):
+    """A fresh copy per test of the people corpus (ingested once per session)."""
+    engine = RecallEngine(prebuilt(_people, tmp_path / "data"), embedder=hash_embedder)
+    yield engine
+    engine.close()
 
 
 async def test_rows_come_back_in_order_capped_by_top_k(corpus):

@@ -4,7 +4,7 @@ from datetime import datetime
 
 import pytest
 
-from recall_engine import Conversation, Document, Message, SearchType
+from recall_engine import Conversation, Document, Message, RecallEngine, SearchType
 from recall_engine.core.hits import AnyHit
 from recall_engine.read.store_reader import StoreReader
 from retrievers import RETRIEVERS, Identity, RetrievalContext, RetrieverOutput
@@ -66,8 +66,7 @@ def test_registry_matches_the_golden_table():
         assert cls.config_model.model_config.get("extra") == "forbid"
 
 
-@pytest.fixture
-async def ctx_factory(engine):
+async def _docs_and_chat(engine: RecallEngine) -> None:
     await engine.remember(
         [
             Document(text="The billing service moved to Postgres in March.", title="billing"),
@@ -79,6 +78,18 @@ async def ctx_factory(engine):
         Conversation(messages=[Message(id="m1", speaker="Ann", text="Billing is on Postgres now")]),
         dataset_name="chat",
     )
+
+
+@pytest.fixture
+async def engine(tmp_path, hash_embedder, prebuilt):
+    """A fresh copy per test of the docs and chat datasets (ingested once per session)."""
+    eng = RecallEngine(prebuilt(_docs_and_chat, tmp_path / "data"), embedder=hash_embedder)
+    yield eng
+    eng.close()
+
+
+@pytest.fixture
+async def ctx_factory(engine):
     store = engine.store()
     ids = await engine.list_datasets()
 
