@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from recall_engine.core.models import RememberResult, ResponseGraphEntry, ResponseQAEntry
+from recall_engine.core.models import RecallResult, RememberResult, ResponseQAEntry
 from recall_engine.core.search_types import SearchType
 from recall_engine.engine import RecallEngine
 from recall_engine.identity import User
@@ -66,7 +66,8 @@ async def recall(
     include_references: bool = False,
     user: Any = None,
     tenant_id: str | None = None,
-) -> list[ResponseGraphEntry | ResponseQAEntry]:
+    scope: Sequence[str] | None = None,
+) -> list[RecallResult]:
     """``RecallEngine.recall`` on the default engine (same arguments, same errors;
     an unknown keyword raises ``TypeError``)."""
     return await get_default_engine().recall(
@@ -91,6 +92,7 @@ async def recall(
         include_references=include_references,
         user=user,
         tenant_id=tenant_id,
+        scope=scope,
     )
 
 

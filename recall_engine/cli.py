@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 
 from recall_engine.core.errors import RecallEngineError
-from recall_engine.core.models import ResponseGraphEntry, ResponseQAEntry
+from recall_engine.core.models import RecallResult, ResponseGraphEntry, ResponseQAEntry
 
 
 def _version() -> str:
@@ -166,7 +166,9 @@ def _owner(tenant_id: str) -> str:
     return "admin (every tenant)" if tenant_id == "*" else f"tenant {tenant_id!r}"
 
 
-def _line(result: ResponseGraphEntry | ResponseQAEntry) -> str:
+def _line(result: RecallResult) -> str:
+    if not isinstance(result, ResponseGraphEntry | ResponseQAEntry):
+        return f"{result.source}  {result.text}"
     if isinstance(result, ResponseQAEntry):
         return f"session  Q: {result.question} A: {result.answer}"
     score = f"{result.score:.3f}" if result.score is not None else "-"

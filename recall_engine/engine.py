@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from recall_engine.config import RecallConfig
 from recall_engine.core.errors import (
@@ -17,7 +17,7 @@ from recall_engine.core.errors import (
     RecallPreconditionError,
 )
 from recall_engine.core.limits import check_query_size
-from recall_engine.core.models import RememberResult, ResponseGraphEntry, ResponseQAEntry
+from recall_engine.core.models import RecallResult, RememberResult, ResponseQAEntry
 from recall_engine.core.search_types import SearchType
 from recall_engine.core.validation import check_ids, check_name
 from recall_engine.embedding import Embedder, make_embedder
@@ -25,16 +25,22 @@ from recall_engine.identity import DatasetAccess, IdentityRegistry, User
 from recall_engine.identity.service import AccessControl
 from recall_engine.ingest.node_sets import apply_node_sets, check_node_sets
 from recall_engine.ingest.sources import collect_items
-from recall_engine.pipeline.request import RecallRequest
+from recall_engine.pipeline.request import RecallRequest, check_session_id
 from recall_engine.pipeline.run import RecallPipeline
 from recall_engine.pipeline.scope import resolve_dataset_ids
 from recall_engine.sessions import SessionStore
+from recall_engine.sessions.redact import Redactor
+from recall_engine.sessions.traces import TraceStore
+from recall_engine.sessions.tracing import TraceTarget, traced
 from recall_engine.storage.store_lock import hold_data_dir
 from recall_engine.storage.tenant import TenantStore
 from router import DEFAULT_RULES, Router, default_router, load_rules
 
 if TYPE_CHECKING:
     from recall_engine.tenants import TenantAPI
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def _build_router(config: RecallConfig) -> Router:
@@ -102,6 +108,7 @@ class RecallEngine:
         try:
             self.identity = IdentityRegistry(config.data_dir)
             self.sessions = SessionStore(config.data_dir, ttl_s=config.session_ttl_days * 86400)
+            self.traces = TraceStore(config.data_dir, ttl_s=config.session_ttl_days * 86400)
             self._access = AccessControl(self.identity)
             self._pipeline = RecallPipeline(self)
         except BaseException:
@@ -123,6 +130,7 @@ class RecallEngine:
                 self._stores.clear()
                 self.identity.close()
                 self.sessions.close()
+                self.traces.close()
             finally:
                 self._closed = True
                 self._hold.release()
@@ -275,7 +283,8 @@ class RecallEngine:
         include_references: bool = False,
         user: Any = None,
         tenant_id: str | None = None,
-    ) -> list[ResponseGraphEntry | ResponseQAEntry]:
+        scope: Sequence[str] | None = None,
+    ) -> list[RecallResult]:
         """Ask memory a question and get ranked, source-tagged results, best first.
 
         Without ``query_type`` the rule-based router picks the search type (and
@@ -311,9 +320,48 @@ class RecallEngine:
             include_references=include_references,
             user=user,
             tenant_id=tenant_id,
+            scope=scope,
         )
         check_query_size(request.query_text, limit=self.config.max_query_chars)
         return await self._pipeline.run(request)
+
+    def trace(
+        self,
+        session_id: str,
+        *,
+        name: str | None = None,
+        user: User | str | None = None,
+        tenant_id: str | None = None,
+    ) -> Callable[[Callable[P, R]], Callable[P, R]]:
+        """A decorator that records each call of a function (sync or async) in a
+        session: its name, arguments, return value or error, duration and time.
+        ``recall(..., scope=["trace"], session_id=...)`` then searches them.
+
+        Arguments and values are stored as JSON of at most
+        ``config.trace_max_chars`` characters, with the values of secret-named
+        arguments and keys (``config.trace_redact``) and credential-shaped strings
+        replaced by ``"[redacted]"``. Recording never changes what the function
+        returns or raises.
+
+        Raises:
+            InvalidInputError: a bad session_id or name.
+            UserNotFoundError: an unknown ``user``.
+        """
+        session = check_session_id(session_id)
+        if session is None:
+            raise InvalidInputError("trace() needs a session_id: the session the calls belong to.")
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise InvalidInputError(f"name must be a non-empty string or None, got {name!r}.")
+        tenant = self._tenant(tenant_id)
+        owner = self.identity.resolve_user(tenant, user).id
+        key = self.config.llm_api_key
+        redactor = Redactor(
+            self.config.trace_redact,
+            max_chars=self.config.trace_max_chars,
+            secret_values=[key.get_secret_value()] if key is not None else [],
+        )
+        target = TraceTarget(self.traces, redactor, tenant, session, owner)
+        return traced(target, name.strip() if name else None)
 
     def _scope(
         self, store: TenantStore, names: tuple[str, ...] | None, ids: tuple[str, ...] | None

@@ -207,6 +207,40 @@ class ResponseQAEntry(BaseModel):
     source: Literal["session"] = "session"
 
 
+class ResponseTraceEntry(BaseModel):
+    """One recorded call of a traced function (``RecallEngine.trace``)."""
+
+    time: datetime
+    trace_id: str
+    session_id: str
+    name: str
+    status: Literal["ok", "error"]
+    text: str = Field(description="The call in one line, as it is searched.")
+    arguments: Any = None
+    result: Any = None
+    error: str | None = None
+    duration_ms: float = 0.0
+    score: float | None = None
+    source: Literal["trace"] = "trace"
+
+
+class ResponseSessionContextEntry(BaseModel):
+    """The block of session history and traces that was given to the LLM with the
+    retrieved context: what of the session fed the answer."""
+
+    text: str
+    session_id: str
+    qa_ids: list[str] = Field(default_factory=list)
+    trace_ids: list[str] = Field(default_factory=list)
+    source: Literal["session_context"] = "session_context"
+
+
+RecallResult = (
+    ResponseGraphEntry | ResponseQAEntry | ResponseTraceEntry | ResponseSessionContextEntry
+)
+"""One element of what recall() returns; ``source`` tells which it is."""
+
+
 class RememberResult(BaseModel):
     """What remember() stored."""
 

@@ -7,7 +7,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from recall_engine.core.models import ResponseGraphEntry, ResponseQAEntry, SourceRef
+from recall_engine.core.models import (
+    RecallResult,
+    ResponseQAEntry,
+    ResponseSessionContextEntry,
+    ResponseTraceEntry,
+    SourceRef,
+)
 
 
 class RecallItem(BaseModel):
@@ -16,7 +22,9 @@ class RecallItem(BaseModel):
     text: str
     kind: str = Field(description="chunk, graph_completion, triplet, ... or session_answer.")
     score: float | None = None
-    source: Literal["graph", "session"] = Field(description="Where the result came from.")
+    source: Literal["graph", "session", "trace", "session_context"] = Field(
+        description="Where the result came from."
+    )
     search_type: str | None = None
     dataset_name: str | None = None
     sources: list[SourceRef] = Field(
@@ -29,7 +37,11 @@ class RecallItem(BaseModel):
     references: list[dict[str, Any]] | None = None
 
     @classmethod
-    def of(cls, entry: ResponseGraphEntry | ResponseQAEntry) -> RecallItem:
+    def of(cls, entry: RecallResult) -> RecallItem:
+        if isinstance(entry, ResponseTraceEntry):
+            return cls(text=entry.text, kind=entry.status, score=entry.score, source="trace")
+        if isinstance(entry, ResponseSessionContextEntry):
+            return cls(text=entry.text, kind="session_context", source="session_context")
         if isinstance(entry, ResponseQAEntry):
             return cls(
                 text=entry.answer or entry.context,

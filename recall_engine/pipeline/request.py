@@ -39,6 +39,9 @@ _PARAM_DEFAULTS: dict[str, Any] = {
 # never accepted and ignored. Each entry goes when its stage lands.
 NOT_SUPPORTED_YET: dict[str, Any] = {}
 MAX_SESSION_ID = 200
+SOURCES = ("graph", "session", "trace")
+"""What ``scope`` can name: the permanent memory, the session's cached answers and
+its recorded tool calls (``RecallEngine.trace``)."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,8 @@ class RecallRequest:
     feedback_influence: float
     user: Any
     tenant_id: str | None
+    scope: tuple[str, ...] | None = None
+    """The sources to search (``SOURCES``); None is the default path."""
 
     @classmethod
     def build(cls, **kw: Any) -> RecallRequest:
@@ -99,6 +104,7 @@ class RecallRequest:
 
         response_model = resolve_response_model(kw["response_model"], specific)
         params = _retriever_params(kw)
+        session_id = check_session_id(kw["session_id"])
         return cls(
             query_text=query,
             query_type=query_type,
@@ -106,7 +112,7 @@ class RecallRequest:
             dataset_ids=_ids(kw["dataset_ids"]),
             top_k=top_k,
             auto_route=_flag(kw["auto_route"], "auto_route"),
-            session_id=_session_id(kw["session_id"]),
+            session_id=session_id,
             only_context=_flag(kw["only_context"], "only_context"),
             system_prompt=_system_prompt(kw["system_prompt"]),
             system_prompt_path=_prompt_path(kw["system_prompt_path"]),
@@ -118,6 +124,7 @@ class RecallRequest:
             feedback_influence=_influence(kw["feedback_influence"]),
             user=_user(kw["user"]),
             tenant_id=kw["tenant_id"],
+            scope=check_scope(kw.get("scope"), session_id),
         )
 
 
@@ -159,7 +166,7 @@ def _prompt_path(value: Any) -> str | Path | None:
     )
 
 
-def _session_id(value: Any) -> str | None:
+def check_session_id(value: Any) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_SESSION_ID:
@@ -168,6 +175,35 @@ def _session_id(value: Any) -> str | None:
             f"got {value!r}."
         )
     return check_text(value, what="session_id").strip()
+
+
+def check_scope(value: Any, session_id: str | None) -> tuple[str, ...] | None:
+    """The sources a recall searches, in the order given (None: the default path).
+
+    Raises:
+        InvalidInputError: not a list of known sources, or a session source
+            without a ``session_id``.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list | tuple) or not value:
+        raise InvalidInputError(
+            f"scope must be a non-empty list of sources from {list(SOURCES)}, got {value!r}."
+        )
+    unknown = [v for v in value if v not in SOURCES]
+    if unknown:
+        raise InvalidInputError(
+            f"scope has unknown source(s) {unknown!r}; pick from {list(SOURCES)}."
+        )
+    scope = tuple(dict.fromkeys(value))
+    if session_id is None and any(s != "graph" for s in scope):
+        raise InvalidInputError(
+            f"scope {list(scope)} reads a session: pass session_id= as well (the session's "
+            "cached answers and traces are searched), or use scope=['graph']."
+        )
+    return scope
 
 
 def _influence(value: Any) -> float:

@@ -19,8 +19,17 @@ import numpy as np
 from pydantic import ValidationError
 
 from recall_engine.config import RecallConfig
-from recall_engine.core.errors import InvalidInputError, SearchTypeNotImplementedError
-from recall_engine.core.models import ResponseGraphEntry, ResponseQAEntry
+from recall_engine.core.errors import (
+    InvalidInputError,
+    RecallPreconditionError,
+    SearchTypeNotImplementedError,
+)
+from recall_engine.core.models import (
+    RecallResult,
+    ResponseGraphEntry,
+    ResponseSessionContextEntry,
+    ResponseTraceEntry,
+)
 from recall_engine.core.search_types import SearchType
 from recall_engine.embedding import Embedder, embed_query
 from recall_engine.identity import IdentityRegistry, User
@@ -40,6 +49,7 @@ from recall_engine.pipeline.results import context_entry, item_entries
 from recall_engine.pipeline.route import choose_search_type
 from recall_engine.pipeline.scope import resolve_readable
 from recall_engine.pipeline.session import (
+    HISTORY_TURNS,
     SessionHistory,
     answered,
     cache_hits,
@@ -47,8 +57,10 @@ from recall_engine.pipeline.session import (
     hit_datasets,
     load_session,
 )
+from recall_engine.pipeline.traces import PROMPT_TRACES, TraceVectors, prompt_block, rank_traces
 from recall_engine.read.store_reader import StoreReader
 from recall_engine.sessions import SessionStore
+from recall_engine.sessions.traces import TraceStore
 from recall_engine.storage.expiry import forget_expired
 from recall_engine.storage.tenant import TenantStore
 from retrievers import RETRIEVERS, Identity, RetrievalContext, Retriever, RetrieverOutput
@@ -66,6 +78,7 @@ class EngineServices(Protocol):
     router: Router
     identity: IdentityRegistry
     sessions: SessionStore
+    traces: TraceStore
 
     def store(self, tenant_id: str | None = None, *, create: bool = False) -> TenantStore: ...
 
@@ -92,7 +105,12 @@ class RecallState:
     coverage: Coverage | None = None
     llm_retrieval: bool = False
     """An LLM took part in retrieval (it may bridge words the query does not share)."""
-    results: list[ResponseGraphEntry | ResponseQAEntry] = field(default_factory=list)
+    results: list[RecallResult] = field(default_factory=list)
+    side: list[RecallResult] = field(default_factory=list)
+    """What ``scope`` found besides the graph: session entries, then traces."""
+    traces: list[ResponseTraceEntry] = field(default_factory=list)
+    session_context: ResponseSessionContextEntry | None = None
+    """The session history and traces the LLM was given, when they fed the answer."""
     timings: dict[str, float] = field(default_factory=dict)
     done: bool = False
 
@@ -114,8 +132,9 @@ class RecallPipeline:
 
     def __init__(self, services: EngineServices) -> None:
         self.services = services
+        self.trace_vectors = TraceVectors(services.embedder)
 
-    async def run(self, request: RecallRequest) -> list[ResponseGraphEntry | ResponseQAEntry]:
+    async def run(self, request: RecallRequest) -> list[RecallResult]:
         state = RecallState(request=request)
         for name, stage in (
             ("scope", self.resolve_scope),
@@ -133,7 +152,8 @@ class RecallPipeline:
                 await stage(state)
             if state.done:
                 break
-        return state.results
+        extra = [state.session_context] if state.session_context is not None else []
+        return [*state.side, *state.results, *extra]
 
     # stages
 
@@ -145,14 +165,21 @@ class RecallPipeline:
     def _resolve_scope(self, state: RecallState) -> None:
         request, services = state.request, self.services
         state.tenant_id = services.tenant_name(request.tenant_id)
-        store = services.store(state.tenant_id)
-        forget_expired(store)  # memories past their time to live, for every search type
-        state.store = store
-        known = store.datasets()
+        try:
+            store = services.store(state.tenant_id)
+        except RecallPreconditionError:
+            if request.scope is None or "graph" in request.scope:
+                raise
+            store = None  # a session-only recall needs no permanent memory
+        known: dict[str, str] = {}
+        if store is not None:
+            forget_expired(store)  # memories past their time to live, for every search type
+            state.store = store
+            known = store.datasets()
         state.user = services.identity.resolve_user(state.tenant_id, request.user)
         state.access = services.identity.access(state.tenant_id, state.user, known)
         state.dataset_ids = resolve_readable(
-            store.tenant_id, known, state.access, request.datasets, request.dataset_ids
+            state.tenant_id, known, state.access, request.datasets, request.dataset_ids
         )
 
     async def session_cache(self, state: RecallState) -> None:
@@ -170,11 +197,44 @@ class RecallPipeline:
             request.session_id,
             state.access,
         )
+        if request.scope is not None:
+            await self._scoped_sources(state)
+            return
         if request.datasets is None and request.dataset_ids is None and request.query_type is None:
             hits = cache_hits(state.session, request.query_text, top_k=request.top_k)
             if hits:
                 state.results = list(hits)
                 state.done = True
+
+    async def _scoped_sources(self, state: RecallState) -> None:
+        """An explicit ``scope``: the session's matching entries and its traces, in
+        the order asked; without "graph" in it, nothing else runs."""
+        request, session = state.request, state.session
+        assert request.scope is not None and request.session_id is not None
+        assert state.user is not None and session is not None
+        for source in request.scope:
+            if source == "session":
+                state.side.extend(cache_hits(session, request.query_text, top_k=request.top_k))
+            elif source == "trace":
+                records = await asyncio.to_thread(
+                    self.services.traces.entries,
+                    state.tenant_id,
+                    state.user.id,
+                    request.session_id,
+                )
+                if records:
+                    vector = await self.embed_query(request.query_text)
+                    state.traces = await asyncio.to_thread(
+                        rank_traces,
+                        request.query_text,
+                        vector,
+                        records,
+                        self.trace_vectors,
+                        top_k=request.top_k,
+                    )
+                    state.side.extend(state.traces)
+        if "graph" not in request.scope:
+            state.done = True
 
     async def route(self, state: RecallState) -> None:
         request = state.request
@@ -293,19 +353,40 @@ class RecallPipeline:
                 )
             ]
         else:
-            state.results = [
-                await answer_entry(
-                    request,
-                    output,
-                    search_type=search_type,
-                    kind=retriever.kind,
-                    prompt=retriever.prompt,
-                    config=self.services.config,
-                    session_history=state.session.prompt_history() if state.session else None,
-                    coverage=state.coverage,
-                    read=StoreReader(state.store, state.dataset_ids) if state.store else None,
-                )
-            ]
+            block = self._session_block(state)
+            entry = await answer_entry(
+                request,
+                output,
+                search_type=search_type,
+                kind=retriever.kind,
+                prompt=retriever.prompt,
+                config=self.services.config,
+                session_history=block.text if block is not None else None,
+                coverage=state.coverage,
+                read=StoreReader(state.store, state.dataset_ids) if state.store else None,
+            )
+            state.results = [entry]
+            if block is not None and entry.metadata.get("answer_mode") == "llm":
+                state.session_context = block
+
+    @staticmethod
+    def _session_block(state: RecallState) -> ResponseSessionContextEntry | None:
+        """The session history and the best traces, as the answer's prompt gets them."""
+        session = state.session
+        if session is None:
+            return None
+        history = session.prompt_history()
+        traces = prompt_block(state.traces)
+        text = "\n\n".join(part for part in (history, traces) if part)
+        if not text:
+            return None
+        used = session.entries[-HISTORY_TURNS:] if history else ()
+        return ResponseSessionContextEntry(
+            text=text,
+            session_id=session.session_id,
+            qa_ids=[e.qa_id for e in used],
+            trace_ids=[t.trace_id for t in state.traces[:PROMPT_TRACES]],
+        )
 
     async def session_write(self, state: RecallState) -> None:
         """After a generated (LLM or extractive) answer, append the QA entry to the

@@ -126,6 +126,9 @@ class RecallBody(BaseModel):
     include_references: bool = False
     user: str | dict[str, Any] | None = None
     tenant_id: str | None = None
+    scope: list[str] | None = Field(
+        default=None, description='Sources to search: "graph", "session", "trace".'
+    )
 
 
 class RememberBody(BaseModel):

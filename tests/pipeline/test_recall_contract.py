@@ -37,6 +37,7 @@ SIGNATURE = [
     ("include_references", False),
     ("user", None),
     ("tenant_id", None),
+    ("scope", None),
 ]
 
 

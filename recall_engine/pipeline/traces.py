@@ -1,0 +1,89 @@
+"""The trace source of recall(): a session's traced calls ranked against the query.
+
+Offline and with an LLM alike, a trace is searched like a session entry: by the
+query's content words (stemmed, as in the extractive answers) and by meaning
+(the engine's embedder on the call's one-line text). The two scores are averaged
+with equal weight, so a call that shares no word with "what failed?" is still
+found by meaning, and ties go to the newer call. Vectors are kept per trace id
+in a bounded cache, so each call is embedded once per process.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+
+from recall_engine.core.models import ResponseTraceEntry
+from recall_engine.embedding import Embedder
+from recall_engine.embedding_common import check_vectors
+from recall_engine.llm.extractive import terms
+from recall_engine.sessions.traces import TraceRecord
+
+SEARCHED = 500
+"""The newest traces of a session a search reads (each session keeps more)."""
+PROMPT_TRACES = 5
+"""Traces shown to the LLM with the session history."""
+_CACHE_SIZE = 20_000
+
+
+class TraceVectors:
+    """trace id -> unit vector of its text, least recently used out first."""
+
+    def __init__(self, embedder: Embedder, size: int = _CACHE_SIZE) -> None:
+        self.embedder, self.size = embedder, size
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def of(self, records: Sequence[TraceRecord]) -> np.ndarray:
+        with self._lock:
+            missing = [r for r in records if r.trace_id not in self._vectors]
+        if missing:
+            vectors = check_vectors(
+                self.embedder.embed([r.text() for r in missing]),
+                rows=len(missing),
+                dimension=self.embedder.dimension,
+                model_id=self.embedder.model_id,
+            )
+            with self._lock:
+                for record, vector in zip(missing, vectors, strict=True):
+                    self._vectors[record.trace_id] = vector
+                while len(self._vectors) > self.size:
+                    self._vectors.popitem(last=False)
+        with self._lock:
+            rows = [self._vectors.get(r.trace_id) for r in records]
+        if any(row is None for row in rows):  # evicted meanwhile by a concurrent search
+            return self.embedder.embed([r.text() for r in records])
+        return np.stack([row for row in rows if row is not None])
+
+
+def rank_traces(
+    query: str,
+    query_vector: np.ndarray,
+    records: Sequence[TraceRecord],
+    vectors: TraceVectors,
+    *,
+    top_k: int,
+) -> list[ResponseTraceEntry]:
+    """The session's traces best first, at most ``top_k``, each with its score."""
+    recent = list(records)[-SEARCHED:]
+    if not recent:
+        return []
+    wanted = set(terms(query))
+    dense = vectors.of(recent) @ np.asarray(query_vector, dtype=np.float32)
+    scored = []
+    for order, (record, similarity) in enumerate(zip(recent, dense, strict=True)):
+        words = set(terms(record.text()))
+        lexical = len(wanted & words) / len(wanted) if wanted else 0.0
+        score = 0.5 * lexical + 0.5 * max(0.0, float(similarity))
+        scored.append((score, order, record))
+    scored.sort(key=lambda t: (-t[0], -t[1]))
+    return [record.entry(round(score, 4)) for score, _, record in scored[:top_k]]
+
+
+def prompt_block(entries: Sequence[ResponseTraceEntry]) -> str:
+    """Traces as the completion prompt shows them, beside the session history."""
+    lines = [f"- {e.time:%Y-%m-%d %H:%M:%S} {e.text}" for e in entries[:PROMPT_TRACES]]
+    return "Recorded tool calls of this session:\n" + "\n".join(lines) if lines else ""
