@@ -3,7 +3,7 @@
 Graph retrievers walk many edges per query (projection around dozens of seed
 entities, personalised PageRank over entities and the chunks that mention
 them). One Kuzu round trip per hop costs milliseconds each, so the structure
-(relations from the relation vector mirror, mentions from Kuzu once) is kept
+(relations from the relation vector mirror, mentions from the graph store once) is kept
 here as plain Python and numpy, rebuilt lazily when the store changes.
 
 A snapshot is keyed on the sizes of the tenant's in-memory indexes: every
@@ -17,7 +17,6 @@ import threading
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from recall_engine.storage.tenant import TenantStore
 
@@ -75,14 +74,10 @@ def _build(store: TenantStore) -> Adjacency:
         if edge.target_id != edge.source_id:
             adj.edges_of_entity.setdefault(edge.target_id, []).append(edge.id)
         adj.edges_of_chunk.setdefault(edge.chunk_id, []).append(edge.id)
-    rows: list[list[Any]] = store.graph.read(
-        "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) "
-        "RETURN DISTINCT c.id, e.id, e.dataset_id ORDER BY c.id, e.id"
-    )
-    for chunk_id, entity_id, dataset_id in rows:
-        adj.chunks_of_entity.setdefault(entity_id, []).append(chunk_id)
-        adj.entities_of_chunk.setdefault(chunk_id, []).append(entity_id)
-        adj.entity_dataset[entity_id] = dataset_id
+    for link in store.graph.mention_links():
+        adj.chunks_of_entity.setdefault(link.entity_id, []).append(link.chunk_id)
+        adj.entities_of_chunk.setdefault(link.chunk_id, []).append(link.entity_id)
+        adj.entity_dataset[link.entity_id] = link.dataset_id
     for row in store.entity_index.rows(None):
         adj.entity_dataset.setdefault(row["id"], row["dataset_id"])
     return adj

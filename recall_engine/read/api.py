@@ -6,6 +6,11 @@ scope: every method answers from those datasets only. All methods are async
 and read-only; blocking work runs off the event loop. A second implementation
 (e.g. over the maintained Kuzu fork) implements this Protocol without any
 retriever changing.
+
+``ReadAPI`` is composed of small Protocols, one per kind of read:
+``ChunkReads`` (chunks), ``GraphReads`` (graph elements with text, walks),
+``StructureReads`` (bulk structure without text) and ``CypherReads`` (the
+CYPHER search type's query and the schema), each on ``ScopedReads``.
 """
 
 from __future__ import annotations
@@ -70,8 +75,8 @@ class CypherResult(BaseModel):
         return [dict(zip(self.columns, row, strict=False)) for row in self.rows]
 
 
-class ReadAPI(Protocol):
-    """A read-only view of one tenant, bound to a dataset scope."""
+class ScopedReads(Protocol):
+    """What every part of the read API is bound to: one tenant, one dataset scope."""
 
     @property
     def tenant_id(self) -> str: ...
@@ -81,19 +86,16 @@ class ReadAPI(Protocol):
         """The scope: every method answers from these datasets only."""
         ...
 
-    # chunks
+
+class ChunkReads(ScopedReads, Protocol):
+    """Chunks by meaning, by terms, by id, by time, by title and by node set."""
+
     async def dense_chunks(self, vector: np.ndarray, k: int) -> list[ChunkHit]:
         """The ``k`` chunks nearest to ``vector`` (cosine similarity as score)."""
         ...
 
     async def lexical_chunks(self, query: str, k: int) -> list[ChunkHit]:
         """The ``k`` best chunks by BM25 (chunks sharing no term are left out)."""
-        ...
-
-    async def fused_chunks(
-        self, vector: np.ndarray, query: str, k: int, *, depth: int = 50, rrf_k: int = 60
-    ) -> list[ChunkHit]:
-        """Dense and BM25 lists (``depth`` each) fused by reciprocal rank; score = RRF sum."""
         ...
 
     async def chunks_by_id(
@@ -120,7 +122,25 @@ class ReadAPI(Protocol):
         phrase (``recall_engine.read.titles``), longest titles first, in chunk order."""
         ...
 
-    # graph elements by meaning or by name
+    async def chunks_in_node_sets(
+        self,
+        node_sets: Sequence[str],
+        *,
+        vector: np.ndarray | None = None,
+        k: int = 100,
+        match_all: bool = False,
+    ) -> list[ChunkHit]:
+        """Chunks of data items remembered with ``node_set=`` naming any (or, with
+        ``match_all``, every) one of ``node_sets``; the ``k`` nearest to ``vector``
+        when given, else the first ``k`` in insertion order (score 1). A chunk's
+        node sets are in ``metadata["node_set"]``."""
+        ...
+
+
+class GraphReads(ScopedReads, Protocol):
+    """Graph elements (with text and provenance) by meaning, by name or by time,
+    and walks over the stored graph."""
+
     async def nearest_entities(self, vector: np.ndarray, k: int) -> list[EntityHit]: ...
 
     async def nearest_triplets(self, vector: np.ndarray, k: int) -> list[TripletHit]:
@@ -135,7 +155,13 @@ class ReadAPI(Protocol):
         """Entities whose name, alias or (people) surname matches, normalised."""
         ...
 
-    # structure
+    async def events_between(
+        self, start: datetime, end: datetime, *, vector: np.ndarray | None = None, k: int = 100
+    ) -> list[EventHit]:
+        """Events whose resolved time falls in [start, end); ranked by ``vector``
+        when given, else in time order."""
+        ...
+
     async def neighbourhood(
         self, entity_ids: Sequence[str], *, depth: int = 1, limit: int = 500
     ) -> list[TripletHit]:
@@ -149,14 +175,16 @@ class ReadAPI(Protocol):
         """Shortest paths (up to ``max_length`` edges) from any source to any target."""
         ...
 
-    async def events_between(
-        self, start: datetime, end: datetime, *, vector: np.ndarray | None = None, k: int = 100
-    ) -> list[EventHit]:
-        """Events whose resolved time falls in [start, end); ranked by ``vector``
-        when given, else in time order."""
+    async def triplets_by_id(self, relation_ids: Sequence[str]) -> list[TripletHit]:
+        """These relations as full triplets (context, time, sources), in the order asked;
+        score 0 (callers set their own)."""
         ...
 
-    # structure in bulk (in memory; for graph scoring over many edges at once)
+
+class StructureReads(ScopedReads, Protocol):
+    """Graph structure in bulk, without text (in memory; for graph scoring over
+    many edges at once)."""
+
     async def nearest_edges(self, vector: np.ndarray, k: int) -> list[tuple[GraphEdge, float]]:
         """The ``k`` relations whose text is nearest to ``vector``, with cosine similarity."""
         ...
@@ -187,27 +215,10 @@ class ReadAPI(Protocol):
         """Chunk id -> ids of the entities it mentions."""
         ...
 
-    async def triplets_by_id(self, relation_ids: Sequence[str]) -> list[TripletHit]:
-        """These relations as full triplets (context, time, sources), in the order asked;
-        score 0 (callers set their own)."""
-        ...
 
-    # node sets
-    async def chunks_in_node_sets(
-        self,
-        node_sets: Sequence[str],
-        *,
-        vector: np.ndarray | None = None,
-        k: int = 100,
-        match_all: bool = False,
-    ) -> list[ChunkHit]:
-        """Chunks of data items remembered with ``node_set=`` naming any (or, with
-        ``match_all``, every) one of ``node_sets``; the ``k`` nearest to ``vector``
-        when given, else the first ``k`` in insertion order (score 1). A chunk's
-        node sets are in ``metadata["node_set"]``."""
-        ...
+class CypherReads(ScopedReads, Protocol):
+    """The caller's read-only Cypher over the tenant graph, and its schema."""
 
-    # queries
     async def cypher(
         self,
         query: str,
@@ -236,3 +247,8 @@ class ReadAPI(Protocol):
         """The graph's node and relationship tables with their properties, one per
         line (what a text-to-Cypher prompt needs)."""
         ...
+
+
+class ReadAPI(ChunkReads, GraphReads, StructureReads, CypherReads, Protocol):
+    """A read-only view of one tenant, bound to a dataset scope: every part of
+    the read API. A retriever that needs one part may ask for that Protocol only."""

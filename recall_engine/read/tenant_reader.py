@@ -18,8 +18,8 @@ import numpy as np
 import regex
 from pydantic import BaseModel, ConfigDict, Field
 
-from recall_engine.core.hits import ChunkHit, TripletHit
-from recall_engine.read.store_reader import _EDGE_RETURN, StoreReader
+from recall_engine.core.hits import ChunkHit
+from recall_engine.read.store_reader import StoreReader
 from recall_engine.storage.expiry import expiry_of
 from recall_engine.storage.lexical import tokenize
 
@@ -164,22 +164,6 @@ class TenantReader(StoreReader):
                 if len(out) >= k:
                     break
             return out
-
-    async def chunk_relations(self, chunk_ids: Sequence[str]) -> dict[str, list[TripletHit]]:
-        """Chunk id -> the relations extracted from that chunk (in scope), by id."""
-        if not chunk_ids:
-            return {}
-        rows = await asyncio.to_thread(
-            self._store.graph.read,
-            "MATCH (a:Entity)-[r:RELATES]->(b:Entity) "
-            "WHERE r.chunk_id IN $ids AND r.dataset_id IN $ds "
-            f"RETURN {_EDGE_RETURN} ORDER BY r.id",
-            {"ids": list(dict.fromkeys(chunk_ids)), "ds": list(self._scope)},
-        )
-        out: dict[str, list[TripletHit]] = {}
-        for row in rows:
-            out.setdefault(row[13], []).append(self._edge(row, float(row[10] or 1.0)))
-        return out
 
     async def chunks_of_data(self, data_ids: Sequence[str]) -> list[ChunkHit]:
         """The live chunks of these data items (those in scope), item by item in

@@ -25,6 +25,7 @@ from recall_engine.storage import kuzu_bulk as bulk
 from recall_engine.storage import kuzu_graph_elements as ge
 from recall_engine.storage.graph_records import GraphRemoval, GraphWrite
 from recall_engine.storage.kuzu_readonly import ReadOnlyHandle
+from recall_engine.storage.kuzu_reads import KuzuReads
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
 from recall_engine.storage.store_lock import open_error
 
@@ -48,8 +49,13 @@ SCHEMA = [
 ]
 
 
-class KuzuGraphStore:
-    """A tenant's graph in an embedded Kuzu database."""
+class KuzuGraphStore(KuzuReads):
+    """A tenant's graph in an embedded Kuzu database.
+
+    ``execute`` (writer connection) and ``read`` (read connection) take Kuzu Cypher
+    and are this adapter's own: they are not part of ``GraphStore``, whose typed
+    reads (``kuzu_reads``) are what the read API uses.
+    """
 
     def __init__(self, path: Path) -> None:
         import kuzu

@@ -13,21 +13,64 @@ from typing import Any, Protocol
 import numpy as np
 
 from recall_engine.core.graph import Entity, Relation
+from recall_engine.storage.graph_reads import EdgeRecord, EntityRecord, MentionLink, TableSchema
 from recall_engine.storage.graph_records import GraphRemoval, GraphWrite, VectorRows
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
 
 
 class GraphStore(Protocol):
-    def execute(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]: ...
+    """A tenant's graph: writes of whole ingests, and typed reads.
 
-    def read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
-        """The store's own read queries, on a connection that never waits for a writer."""
-        ...
+    No method takes query text except ``read_only_query``, which runs the
+    caller's own Cypher (the CYPHER search type) on a handle that refuses writes.
+    Reads that take ``dataset_ids`` answer from those datasets only (none: nothing).
+    """
 
     def read_only_query(
         self, query: str, params: dict[str, Any] | None = None, *, timeout_ms: int = 5000
     ) -> tuple[list[str], list[list[Any]]]:
-        """Caller-written Cypher on a handle that refuses writes itself."""
+        """Caller-written Cypher on a handle that refuses writes itself: column
+        names and rows.
+
+        Raises:
+            InvalidInputError: the query writes, reaches outside the graph, or is not valid.
+            QueryTimeoutError: it ran past ``timeout_ms``.
+            StoreError: it failed otherwise.
+        """
+        ...
+
+    # typed reads for the read API (never wait for an open write)
+
+    def edges_by_id(
+        self, relation_ids: Sequence[str], dataset_ids: Sequence[str]
+    ) -> list[EdgeRecord]:
+        """These relations, ordered by id."""
+        ...
+
+    def edges_touching(
+        self, entity_ids: Sequence[str], dataset_ids: Sequence[str]
+    ) -> list[EdgeRecord]:
+        """Relations with either end in ``entity_ids``, ordered by id."""
+        ...
+
+    def edges_in_chunks(
+        self, chunk_ids: Sequence[str], dataset_ids: Sequence[str]
+    ) -> list[EdgeRecord]:
+        """Relations extracted from these chunks, ordered by id."""
+        ...
+
+    def entities_by_keys(
+        self, keys: Sequence[str], dataset_ids: Sequence[str]
+    ) -> list[EntityRecord]:
+        """Entities with one of these lookup keys (``core.graph.lookup_keys``), by id."""
+        ...
+
+    def mention_links(self) -> list[MentionLink]:
+        """Every (chunk, entity) mention, each once, ordered by chunk then entity."""
+        ...
+
+    def graph_schema(self) -> list[TableSchema]:
+        """The graph's tables and their properties (what ``read_only_query`` can read)."""
         ...
 
     def datasets(self) -> dict[str, str]: ...

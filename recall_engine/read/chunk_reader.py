@@ -1,0 +1,101 @@
+"""``ChunkReader``: the ``ChunkReads`` of ``StoreReader``, on the tenant's
+in-memory chunk index (dense, BM25, by id with neighbours, by time, by title,
+by node set)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import datetime
+
+import numpy as np
+
+from recall_engine.core.hits import ChunkHit
+from recall_engine.ingest.node_sets import NODE_SET_KEY
+from recall_engine.read.scoped import ScopedReader, in_time, latest_message_time
+from recall_engine.read.titles import current_title_index, named_in, title_index
+from recall_engine.storage.lexical import tokenize
+from recall_engine.storage.records import ChunkRecord
+
+
+class ChunkReader(ScopedReader):
+    """Chunk searches within the scope (see ``read.api.ChunkReads``)."""
+
+    async def dense_chunks(self, vector: np.ndarray, k: int) -> list[ChunkHit]:
+        hits = self._store.index.search_dense(vector, k, self._scope)
+        return [self._chunk_hit(r, s) for r, s in hits]
+
+    async def lexical_chunks(self, query: str, k: int) -> list[ChunkHit]:
+        hits = self._store.index.search_lexical(tokenize(query), k, self._scope)
+        return [self._chunk_hit(r, s) for r, s in hits]
+
+    async def chunks_by_id(
+        self, chunk_ids: Sequence[str], *, neighbours: int = 0
+    ) -> list[ChunkHit]:
+        index = self._store.index
+        out: dict[str, ChunkHit] = {}
+        # One sorted sibling list (and position map) per data item, not per chunk.
+        items: dict[str, tuple[list[ChunkRecord], dict[str, int]]] = {}
+        for record in index.by_id(dict.fromkeys(chunk_ids), self._scope):
+            out.setdefault(record.id, self._chunk_hit(record, 1.0))
+            if neighbours <= 0:
+                continue
+            if record.data_id not in items:
+                ordered = index.of_data(record.data_id)
+                items[record.data_id] = (ordered, {r.id: i for i, r in enumerate(ordered)})
+            siblings, position = items[record.data_id]
+            at = position[record.id]
+            for other in siblings[max(0, at - neighbours) : at + neighbours + 1]:
+                distance = abs(other.chunk_index - record.chunk_index)
+                out.setdefault(other.id, self._chunk_hit(other, 1.0 / (1 + distance)))
+        return list(out.values())
+
+    async def chunks_between(
+        self, start: datetime, end: datetime, *, vector: np.ndarray | None = None, k: int = 100
+    ) -> list[ChunkHit]:
+        index = self._store.index.vectors
+        found = in_time(index, self._scope, start, end, vector, k)
+        return [self._chunk_hit(r, s) for r, s in found]
+
+    async def latest_message_time(self) -> datetime | None:
+        index = self._store.index.vectors
+        return await asyncio.to_thread(latest_message_time, index, self._scope)
+
+    async def titled_chunks(self, text: str, k: int) -> list[ChunkHit]:
+        # Built once per store change; a thread hop only when it must be (re)built.
+        titles = current_title_index(self._store)
+        if titles is None:
+            titles = await asyncio.to_thread(title_index, self._store)
+        scope = set(self._scope)
+        out: list[ChunkHit] = []
+        for _, data_ids in named_in(text, titles):
+            for data_id in data_ids:
+                for record in self._store.index.of_data(data_id):
+                    if record.dataset_id in scope:
+                        out.append(self._chunk_hit(record, 1.0))
+                    if len(out) >= k:
+                        return out
+        return out
+
+    async def chunks_in_node_sets(
+        self,
+        node_sets: Sequence[str],
+        *,
+        vector: np.ndarray | None = None,
+        k: int = 100,
+        match_all: bool = False,
+    ) -> list[ChunkHit]:
+        wanted = {name for name in node_sets if name}
+        if not wanted or k <= 0:
+            return []
+        index = self._store.index.vectors
+        with index.lock:
+            where = np.zeros(index.size, dtype=bool)
+            for at in np.flatnonzero(index.scope_mask(self._scope)):
+                sets = set(index.row(int(at)).metadata.get(NODE_SET_KEY) or ())
+                where[at] = wanted <= sets if match_all else bool(wanted & sets)
+            if vector is not None:
+                found = index.search(vector, k, self._scope, where=where)
+            else:
+                found = [(index.row(int(at)), 1.0) for at in np.flatnonzero(where)[:k]]
+        return [self._chunk_hit(r, float(score)) for r, score in found]

@@ -1,0 +1,46 @@
+"""``CypherReader``: the caller's read-only Cypher and the schema it is written
+against (``read.api.CypherReads``). The query text is the CYPHER search type's
+own; it reaches the graph only through ``GraphStore.read_only_query``."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from recall_engine.core.errors import InvalidInputError
+from recall_engine.read.api import CypherResult
+from recall_engine.read.scoped import ScopedReader
+from recall_engine.storage.kuzu_readonly import MAX_ROWS
+
+
+class CypherReader(ScopedReader):
+    """Cypher over the whole tenant graph, allowed when the scope is the whole tenant."""
+
+    def _check_whole_tenant(self) -> None:
+        outside = set(self._names) - set(self._scope)
+        if outside:
+            raise InvalidInputError(
+                "Cypher search reads the whole tenant graph, and this call may read "
+                f"{len(self._scope)} of the tenant's {len(self._names)} datasets. Leave "
+                "datasets= unset (or name every dataset you may read), or keep data that "
+                "must stay apart in separate tenants."
+            )
+
+    async def cypher(
+        self,
+        query: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout_s: float = 5.0,
+        max_rows: int = 1000,
+    ) -> CypherResult:
+        self._check_whole_tenant()
+        max_rows = max(1, min(int(max_rows), MAX_ROWS))
+        columns, rows = await asyncio.to_thread(
+            self._store.graph.read_only_query, query, params, timeout_ms=int(timeout_s * 1000)
+        )
+        return CypherResult(columns=columns, rows=rows[:max_rows], truncated=len(rows) > max_rows)
+
+    async def graph_schema(self) -> str:
+        tables = await asyncio.to_thread(self._store.graph.graph_schema)
+        return "\n".join(table.describe() for table in tables)

@@ -1,0 +1,199 @@
+"""``GraphReader``: graph elements by meaning or by name, and walks over the
+stored graph (``read.api.GraphReads``), through the typed reads of ``GraphStore``
+and the tenant's graph vector indexes."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from recall_engine.core.graph import normalize_name
+from recall_engine.core.hits import EntityHit, EventHit, SummaryHit, TripletHit
+from recall_engine.read.api import GraphPath
+from recall_engine.read.scoped import MAX_ENTITY_SOURCES, ScopedReader, in_time
+from recall_engine.storage.graph_reads import EdgeRecord
+
+
+class GraphReader(ScopedReader):
+    """Entities, relations, summaries and events within the scope."""
+
+    async def nearest_entities(self, vector: np.ndarray, k: int) -> list[EntityHit]:
+        hits = self._store.entity_index.search(vector, k, self._scope)
+        if not hits:
+            return []
+        ids = [row["id"] for row, _ in hits]
+        mentions = await asyncio.to_thread(self._store.graph.mention_chunks, ids)
+        return [
+            EntityHit(
+                score=score,
+                sources=self._mention_refs(mentions, row["id"]),
+                dataset_id=row["dataset_id"],
+                dataset_name=self._names.get(row["dataset_id"]),
+                id=row["id"],
+                name=row["name"],
+                type=row["type"],
+            )
+            for row, score in hits
+        ]
+
+    async def nearest_triplets(self, vector: np.ndarray, k: int) -> list[TripletHit]:
+        hits = self._store.relation_index.search(vector, k, self._scope)
+        if not hits:
+            return []
+        score_of = {row["id"]: score for row, score in hits}
+        found = await asyncio.to_thread(self._store.graph.edges_by_id, list(score_of), self._scope)
+        edges = [self._triplet(edge, score_of[edge.id]) for edge in found]
+        return sorted(edges, key=lambda e: (-e.score, e.id))
+
+    async def nearest_summaries(self, vector: np.ndarray, k: int) -> list[SummaryHit]:
+        out = []
+        for row, score in self._store.summary_index.search(vector, k, self._scope):
+            chunks = self._store.index.of_data(row["data_id"])
+            out.append(
+                SummaryHit(
+                    score=score,
+                    sources=tuple(c.source_ref() for c in chunks[:MAX_ENTITY_SOURCES]),
+                    dataset_id=row["dataset_id"],
+                    dataset_name=self._names.get(row["dataset_id"]),
+                    id=row["id"],
+                    data_id=row["data_id"],
+                    text=row["text"],
+                    method=row.get("method") or "",
+                )
+            )
+        return out
+
+    def _event_hit(self, row: dict[str, Any], score: float) -> EventHit:
+        return EventHit(
+            score=score,
+            sources=self._refs([row["chunk_id"]]),
+            dataset_id=row["dataset_id"],
+            dataset_name=self._names.get(row["dataset_id"]),
+            id=row["id"],
+            text=row["text"],
+            time=row.get("time"),
+            chunk_id=row["chunk_id"],
+            data_id=row.get("data_id"),
+        )
+
+    async def nearest_events(self, vector: np.ndarray, k: int) -> list[EventHit]:
+        hits = self._store.event_index.search(vector, k, self._scope)
+        return [self._event_hit(row, score) for row, score in hits]
+
+    async def events_between(
+        self, start: datetime, end: datetime, *, vector: np.ndarray | None = None, k: int = 100
+    ) -> list[EventHit]:
+        found = in_time(self._store.event_index, self._scope, start, end, vector, k)
+        return [self._event_hit(r, s) for r, s in found]
+
+    async def entities_by_name(self, names: Sequence[str]) -> list[EntityHit]:
+        keys = sorted({normalize_name(n) for n in names if n and n.strip()} - {""})
+        if not keys:
+            return []
+        graph = self._store.graph
+        found = await asyncio.to_thread(graph.entities_by_keys, keys, self._scope)
+        mentions = await asyncio.to_thread(graph.mention_chunks, [e.id for e in found])
+        return [
+            EntityHit(
+                score=1.0,
+                sources=self._mention_refs(mentions, e.id),
+                dataset_id=e.dataset_id,
+                dataset_name=self._names.get(e.dataset_id),
+                id=e.id,
+                name=e.name,
+                type=e.type,
+                description=e.description,
+                aliases=e.aliases,
+            )
+            for e in found
+        ]
+
+    # walks over the stored graph
+
+    async def _edges_touching(self, entity_ids: Sequence[str]) -> list[EdgeRecord]:
+        graph = self._store.graph
+        return await asyncio.to_thread(graph.edges_touching, list(entity_ids), self._scope)
+
+    async def neighbourhood(
+        self, entity_ids: Sequence[str], *, depth: int = 1, limit: int = 500
+    ) -> list[TripletHit]:
+        seen_edges: dict[str, TripletHit] = {}
+        frontier = list(dict.fromkeys(entity_ids))
+        visited = set(frontier)
+        for hop in range(1, max(1, depth) + 1):
+            if not frontier or len(seen_edges) >= limit:
+                break
+            next_frontier: list[str] = []
+            for edge in await self._edges_touching(frontier):
+                if edge.id in seen_edges:
+                    continue
+                seen_edges[edge.id] = self._triplet(edge, 1.0 / hop)
+                for end in (edge.source_id, edge.target_id):
+                    if end not in visited:
+                        visited.add(end)
+                        next_frontier.append(end)
+                if len(seen_edges) >= limit:
+                    break
+            frontier = next_frontier
+        return list(seen_edges.values())
+
+    async def paths(
+        self, sources: Sequence[str], targets: Sequence[str], *, max_length: int = 3
+    ) -> list[GraphPath]:
+        goal = set(targets)
+        parents: dict[str, tuple[str, TripletHit] | None] = {s: None for s in sources}
+        frontier = list(dict.fromkeys(sources))
+        found: list[str] = [s for s in frontier if s in goal]
+        for _ in range(max_length):
+            if found or not frontier:
+                break
+            reached: list[str] = []
+            frontier_set = set(frontier)
+            for record in await self._edges_touching(frontier):
+                edge = self._triplet(record, 1.0)
+                ends = (record.source_id, record.target_id)
+                for here, there in (ends, ends[::-1]):
+                    if here in frontier_set and there not in parents:
+                        parents[there] = (here, edge)
+                        reached.append(there)
+            found = [n for n in reached if n in goal]
+            frontier = reached
+        out = []
+        for end in found:
+            edges: list[TripletHit] = []
+            walk = [end]
+            step = parents[end]
+            while step is not None:
+                previous, edge = step
+                edges.append(edge)
+                walk.append(previous)
+                step = parents[previous]
+            out.append(GraphPath(edges=tuple(reversed(edges)), entity_ids=tuple(reversed(walk))))
+        return out
+
+    async def triplets_by_id(self, relation_ids: Sequence[str]) -> list[TripletHit]:
+        ids = list(dict.fromkeys(relation_ids))
+        if not ids:
+            return []
+        edges = await asyncio.to_thread(self._store.graph.edges_by_id, ids, self._scope)
+        found = {edge.id: self._triplet(edge, 0.0) for edge in edges}
+        return [found[i] for i in ids if i in found]
+
+    async def chunk_relations(self, chunk_ids: Sequence[str]) -> dict[str, list[TripletHit]]:
+        """Chunk id -> the relations extracted from that chunk (in scope), by id;
+        score = the relation's confidence (1 when it has none)."""
+        if not chunk_ids:
+            return {}
+        graph = self._store.graph
+        edges = await asyncio.to_thread(
+            graph.edges_in_chunks, list(dict.fromkeys(chunk_ids)), self._scope
+        )
+        out: dict[str, list[TripletHit]] = {}
+        for edge in edges:
+            score = float(edge.confidence or 1.0)
+            out.setdefault(edge.chunk_id or "", []).append(self._triplet(edge, score))
+        return out

@@ -1,0 +1,115 @@
+"""``ScopedReader``: one tenant store and a dataset scope, and the conversions
+from stored records to hits that every part of ``StoreReader`` shares.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from recall_engine.core.hits import ChunkHit, EntityRef, TripletHit
+from recall_engine.core.models import SourceRef
+from recall_engine.storage.graph_reads import EdgeRecord
+from recall_engine.storage.records import ChunkRecord
+from recall_engine.storage.tenant import TenantStore
+from recall_engine.storage.time_filter import to_epoch
+from recall_engine.storage.vector_index import VectorIndex
+
+MAX_ENTITY_SOURCES = 8  # chunks cited per entity: its earliest mentions
+
+
+class ScopedReader:
+    """The tenant store, the scope (dataset ids, in the order given) and their names."""
+
+    def __init__(self, store: TenantStore, dataset_ids: Sequence[str]) -> None:
+        self._store = store
+        self._scope = tuple(dict.fromkeys(dataset_ids))
+        self._names = store.datasets()
+
+    @property
+    def tenant_id(self) -> str:
+        return self._store.tenant_id
+
+    @property
+    def dataset_ids(self) -> tuple[str, ...]:
+        return self._scope
+
+    def _chunk_hit(self, record: ChunkRecord, score: float) -> ChunkHit:
+        return ChunkHit(
+            score=score,
+            sources=(record.source_ref(),),
+            dataset_id=record.dataset_id,
+            dataset_name=record.dataset_name,
+            chunk_id=record.id,
+            data_id=record.data_id,
+            chunk_index=record.chunk_index,
+            text=record.text,
+            document_name=record.document_name,
+            metadata=dict(record.metadata),
+            message_ids=record.message_ids,
+            speaker=record.speaker,
+            timestamp=record.timestamp,
+        )
+
+    def _refs(self, chunk_ids: Sequence[str]) -> tuple[SourceRef, ...]:
+        records = self._store.index.by_id(dict.fromkeys(chunk_ids), self._scope)
+        return tuple(r.source_ref() for r in records)
+
+    def _mention_refs(
+        self, mentions: dict[str, list[tuple[str, str]]], entity_id: str
+    ) -> tuple[SourceRef, ...]:
+        return self._refs([c for c, _ in mentions.get(entity_id, [])][:MAX_ENTITY_SOURCES])
+
+    def _triplet(self, edge: EdgeRecord, score: float) -> TripletHit:
+        return TripletHit(
+            score=score,
+            sources=self._refs([edge.chunk_id] if edge.chunk_id else []),
+            dataset_id=edge.dataset_id,
+            dataset_name=self._names.get(edge.dataset_id),
+            id=edge.id,
+            source=EntityRef(id=edge.source_id, name=edge.source_name, type=edge.source_type),
+            predicate=edge.predicate,
+            target=EntityRef(id=edge.target_id, name=edge.target_name, type=edge.target_type),
+            raw_predicate=edge.raw_predicate,
+            context=edge.context,
+            confidence=edge.confidence,
+            time_text=edge.time_text,
+            timestamp=edge.timestamp,
+            chunk_id=edge.chunk_id,
+            data_id=edge.data_id,
+        )
+
+
+def latest_message_time(index: VectorIndex[Any], scope: Sequence[str]) -> datetime | None:
+    """Newest first over the dated rows in scope: the time of the first that covers
+    conversation messages."""
+    with index.lock:
+        times = index.times(np.arange(index.size))
+        dated = np.flatnonzero(index.scope_mask(scope) & ~np.isnan(times))
+        for at in dated[np.argsort(-times[dated], kind="stable")]:
+            if index.row(int(at)).message_ids:
+                return datetime.fromtimestamp(float(times[at]), UTC).replace(tzinfo=None)
+    return None
+
+
+def in_time(
+    index: VectorIndex[Any],
+    scope: Sequence[str],
+    start: datetime,
+    end: datetime,
+    vector: np.ndarray | None,
+    k: int,
+) -> list[tuple[Any, float]]:
+    """Rows of ``index`` in scope whose time is in [start, end): the ``k`` nearest
+    to ``vector`` when given, else the first ``k`` in time order (score 1)."""
+    with index.lock:
+        where = index.time_mask(to_epoch(start), to_epoch(end))
+        if vector is not None:
+            return index.search(vector, k, scope, where=where)
+        rows = np.flatnonzero(where & index.scope_mask(scope))
+        return [
+            (index.row(at), 1.0) for at in rows[np.argsort(index.times(rows), kind="stable")][:k]
+        ]

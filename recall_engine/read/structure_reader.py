@@ -1,0 +1,98 @@
+"""``StructureReader``: graph structure in bulk from the in-memory snapshot
+(``read.adjacency``), for graph scoring over many edges at once
+(``read.api.StructureReads``)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+import numpy as np
+
+from recall_engine.core.hits import EntityRef
+from recall_engine.read.adjacency import Adjacency, Edge, adjacency
+from recall_engine.read.api import GraphEdge
+from recall_engine.read.scoped import ScopedReader
+
+
+def _graph_edge(edge: Edge) -> GraphEdge:
+    return GraphEdge(
+        id=edge.id,
+        source_id=edge.source_id,
+        target_id=edge.target_id,
+        predicate=edge.predicate,
+        chunk_id=edge.chunk_id,
+        data_id=edge.data_id,
+        dataset_id=edge.dataset_id,
+    )
+
+
+class StructureReader(ScopedReader):
+    """Edges, entity refs and mentions within the scope, without text."""
+
+    async def _adjacency(self) -> Adjacency:
+        return await asyncio.to_thread(adjacency, self._store)
+
+    async def nearest_edges(self, vector: np.ndarray, k: int) -> list[tuple[GraphEdge, float]]:
+        hits = self._store.relation_index.search(vector, k, self._scope)
+        if not hits:
+            return []
+        adj = await self._adjacency()
+        out = []
+        for row, score in hits:
+            edge = adj.edges.get(row["id"])
+            if edge is not None:
+                out.append((_graph_edge(edge), float(score)))
+        return out
+
+    async def nearest_entity_refs(
+        self, vector: np.ndarray, k: int
+    ) -> list[tuple[EntityRef, float]]:
+        hits = self._store.entity_index.search(vector, k, self._scope)
+        return [
+            (EntityRef(id=row["id"], name=row["name"], type=row["type"]), float(score))
+            for row, score in hits
+        ]
+
+    async def entity_refs(self, entity_ids: Sequence[str]) -> dict[str, EntityRef]:
+        rows = self._store.entity_index.get(dict.fromkeys(entity_ids), self._scope)
+        return {r["id"]: EntityRef(id=r["id"], name=r["name"], type=r["type"]) for r in rows}
+
+    async def edges_of(self, entity_ids: Sequence[str]) -> list[GraphEdge]:
+        adj = await self._adjacency()
+        scope = set(self._scope)
+        seen: dict[str, GraphEdge] = {}
+        for entity_id in dict.fromkeys(entity_ids):
+            for edge_id in adj.edges_of_entity.get(entity_id, ()):
+                edge = adj.edges[edge_id]
+                if edge_id not in seen and edge.dataset_id in scope:
+                    seen[edge_id] = _graph_edge(edge)
+        return list(seen.values())
+
+    async def edges_in_chunks(self, chunk_ids: Sequence[str]) -> list[GraphEdge]:
+        adj = await self._adjacency()
+        scope = set(self._scope)
+        out: dict[str, GraphEdge] = {}
+        for chunk_id in dict.fromkeys(chunk_ids):
+            for edge_id in adj.edges_of_chunk.get(chunk_id, ()):
+                edge = adj.edges[edge_id]
+                if edge.dataset_id in scope:
+                    out.setdefault(edge_id, _graph_edge(edge))
+        return list(out.values())
+
+    async def mentions(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
+        adj = await self._adjacency()
+        scope = set(self._scope)
+        return {
+            e: list(adj.chunks_of_entity.get(e, ()))
+            for e in dict.fromkeys(entity_ids)
+            if adj.entity_dataset.get(e) in scope
+        }
+
+    async def mentioned_in(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
+        adj = await self._adjacency()
+        scope = set(self._scope)
+        return {
+            c: [e for e in adj.entities_of_chunk.get(c, ()) if adj.entity_dataset.get(e) in scope]
+            for c in dict.fromkeys(chunk_ids)
+        }

@@ -1,0 +1,129 @@
+"""Kuzu's Cypher for the typed reads of ``GraphStore`` (``graph_reads`` records).
+
+A mixin of ``KuzuGraphStore``: every query runs through its ``read`` (the read
+connection, which never waits for an ingest's open transaction) and its rows
+become records here, so no positional row leaves the storage package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from recall_engine.storage.graph_reads import EdgeRecord, EntityRecord, MentionLink, TableSchema
+
+_EDGE_MATCH = "MATCH (a:Entity)-[r:RELATES]->(b:Entity) "
+_EDGE_RETURN = (
+    "RETURN r.id, a.id, a.name, a.type, b.id, b.name, b.type, r.predicate, r.raw_predicate, "
+    "r.context, r.confidence, r.time_text, r.timestamp, r.chunk_id, r.data_id, r.dataset_id "
+    "ORDER BY r.id"
+)
+
+
+def _edge(row: Sequence[Any]) -> EdgeRecord:
+    (rid, aid, aname, atype, bid, bname, btype, pred, raw, context, conf, time_text,
+     stamp, chunk_id, data_id, dataset_id) = row  # fmt: skip
+    return EdgeRecord(
+        id=rid,
+        source_id=aid,
+        source_name=aname,
+        source_type=atype,
+        target_id=bid,
+        target_name=bname,
+        target_type=btype,
+        predicate=pred,
+        raw_predicate=raw,
+        context=context or "",
+        confidence=conf,
+        time_text=time_text,
+        timestamp=stamp,
+        chunk_id=chunk_id,
+        data_id=data_id,
+        dataset_id=dataset_id,
+    )
+
+
+class KuzuReads:
+    """Typed graph reads over ``read`` (implemented by ``KuzuGraphStore``)."""
+
+    def read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+        raise NotImplementedError  # pragma: no cover - KuzuGraphStore.read
+
+    def _edges(
+        self, where: str, ids: Sequence[str], dataset_ids: Sequence[str]
+    ) -> list[EdgeRecord]:
+        ids, scope = list(dict.fromkeys(ids)), list(dict.fromkeys(dataset_ids))
+        if not ids or not scope:
+            return []
+        rows = self.read(
+            f"{_EDGE_MATCH}WHERE ({where}) AND r.dataset_id IN $ds {_EDGE_RETURN}",
+            {"ids": ids, "ds": scope},
+        )
+        return [_edge(row) for row in rows]
+
+    def edges_by_id(
+        self, relation_ids: Sequence[str], dataset_ids: Sequence[str]
+    ) -> list[EdgeRecord]:
+        """These relations (those of ``dataset_ids``), ordered by id."""
+        return self._edges("r.id IN $ids", relation_ids, dataset_ids)
+
+    def edges_touching(
+        self, entity_ids: Sequence[str], dataset_ids: Sequence[str]
+    ) -> list[EdgeRecord]:
+        """Relations of ``dataset_ids`` with either end in ``entity_ids``, ordered by id."""
+        return self._edges("a.id IN $ids OR b.id IN $ids", entity_ids, dataset_ids)
+
+    def edges_in_chunks(
+        self, chunk_ids: Sequence[str], dataset_ids: Sequence[str]
+    ) -> list[EdgeRecord]:
+        """Relations of ``dataset_ids`` extracted from these chunks, ordered by id."""
+        return self._edges("r.chunk_id IN $ids", chunk_ids, dataset_ids)
+
+    def entities_by_keys(
+        self, keys: Sequence[str], dataset_ids: Sequence[str]
+    ) -> list[EntityRecord]:
+        """Entities of ``dataset_ids`` with one of these lookup keys (normalised name,
+        alias or surname), each once, ordered by id."""
+        keys, scope = sorted(set(keys)), list(dict.fromkeys(dataset_ids))
+        if not keys or not scope:
+            return []
+        rows = self.read(
+            "MATCH (e:Entity) WHERE e.dataset_id IN $ds UNWIND e.keys AS key "
+            "WITH e, key WHERE key IN $keys "
+            "RETURN DISTINCT e.id, e.name, e.type, e.description, e.aliases, e.dataset_id "
+            "ORDER BY e.id",
+            {"ds": scope, "keys": keys},
+        )
+        return [
+            EntityRecord(
+                id=r[0],
+                name=r[1],
+                type=r[2],
+                description=r[3] or "",
+                aliases=tuple(r[4] or ()),
+                dataset_id=r[5],
+            )
+            for r in rows
+        ]
+
+    def mention_links(self) -> list[MentionLink]:
+        """Every (chunk, entity) mention of the tenant, each once, by chunk then entity."""
+        rows = self.read(
+            "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) "
+            "RETURN DISTINCT c.id, e.id, e.dataset_id ORDER BY c.id, e.id"
+        )
+        return [MentionLink(chunk_id=c, entity_id=e, dataset_id=d) for c, e, d in rows]
+
+    def graph_schema(self) -> list[TableSchema]:
+        """The node and relationship tables, by name, with their properties."""
+        out = []
+        for name, kind in self.read("CALL show_tables() RETURN name, type ORDER BY name"):
+            props = tuple(
+                (p[0], p[1]) for p in self.read(f"CALL table_info('{name}') RETURN name, type")
+            )
+            if kind == "REL":
+                ends = self.read(f"CALL show_connection('{name}') RETURN *")
+                out.append(TableSchema(name, "REL", props, tuple((e[0], e[1]) for e in ends)))
+            else:
+                out.append(TableSchema(name, "NODE", props))
+        return out

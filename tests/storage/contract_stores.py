@@ -1,0 +1,38 @@
+"""The store implementations the ``GraphStore`` / ``VectorStore`` contract suites run on.
+
+A new backend (a graph server, object storage) joins by adding a factory to
+``GRAPH_STORES`` or ``VECTOR_STORES``: every contract test then runs on it too.
+Each factory opens a fresh, empty store under a tmp dir.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from recall_engine.storage.kuzu_graph import KuzuGraphStore
+from recall_engine.storage.lance_vectors import LanceVectorStore
+
+DIMENSION = 4
+
+GRAPH_STORES: dict[str, Callable[[Path], Any]] = {
+    "kuzu": lambda root: KuzuGraphStore(root / "graph.kuzu"),
+}
+VECTOR_STORES: dict[str, Callable[[Path], Any]] = {
+    "lancedb": lambda root: LanceVectorStore(root / "vectors", DIMENSION),
+}
+
+
+@pytest.fixture(params=sorted(GRAPH_STORES))
+def graph_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    store = GRAPH_STORES[request.param](tmp_path)
+    yield store
+    store.close()
+
+
+@pytest.fixture(params=sorted(VECTOR_STORES))
+def vector_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    yield VECTOR_STORES[request.param](tmp_path)
