@@ -69,3 +69,19 @@ def serve(engine: RecallEngine, *, auth: bool = True) -> Served:
             raise RuntimeError("the test server did not start")
         time.sleep(0.02)
     return Served(engine, f"http://127.0.0.1:{port}", server, thread)
+
+
+async def engine_in_mode(mode: str, path: Any, embedder: Any) -> Any:
+    """An async generator body for an engine fixture: embedded, or the same engine
+    served on 127.0.0.1 and reached through ``RecallEngine.connect``."""
+    embedded = RecallEngine(path, embedder=embedder)
+    if mode == "embedded":
+        yield embedded
+        embedded.close()
+        return
+    served = serve(embedded)
+    remote = served.connect()
+    yield remote
+    await remote.aclose()
+    served.stop()
+    embedded.close()
