@@ -32,6 +32,8 @@ _EXPORTS = {
     "SearchType": "recall_engine.core.search_types",
     "RecallConfig": "recall_engine.config",
     "RecallEngine": "recall_engine.engine",
+    "RemoteRecallEngine": "recall_engine.remote",
+    "RemoteUnavailableError": "recall_engine.remote",
     "build_context_string": "recall_engine.tenants.context_string",
     "get_default_engine": "recall_engine.api",
     "recall": "recall_engine.api",
@@ -53,6 +55,8 @@ __all__ = [
     "RecallConfig",
     "RecallEngine",
     "RememberResult",
+    "RemoteRecallEngine",
+    "RemoteUnavailableError",
     "ResponseGraphEntry",
     "ResponseQAEntry",
     "SearchType",
@@ -81,6 +85,7 @@ if TYPE_CHECKING:
     )
     from recall_engine.core.search_types import SearchType
     from recall_engine.engine import RecallEngine
+    from recall_engine.remote import RemoteRecallEngine, RemoteUnavailableError
     from recall_engine.tenants.context_string import build_context_string
     from recall_engine.tenants.errors import (
         InvalidFilterError,

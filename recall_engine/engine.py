@@ -37,6 +37,7 @@ from recall_engine.storage.tenant import TenantStore
 from router import DEFAULT_RULES, Router, default_router, load_rules
 
 if TYPE_CHECKING:
+    from recall_engine.remote import RemoteRecallEngine
     from recall_engine.tenants import TenantAPI
 
 P = ParamSpec("P")
@@ -114,6 +115,13 @@ class RecallEngine:
         except BaseException:
             self._hold.release()
             raise
+
+    @staticmethod
+    def connect(url: str, *, api_key: str | None = None, **options: Any) -> RemoteRecallEngine:
+        """This API over a running ``recall-engine serve`` (see ``RemoteRecallEngine``)."""
+        from recall_engine.remote import RemoteRecallEngine
+
+        return RemoteRecallEngine(url, api_key=api_key, **options)
 
     async def __aenter__(self) -> RecallEngine:
         return self

@@ -17,7 +17,7 @@ from pydantic.alias_generators import to_camel
 
 from recall_engine.core.inputs import MAX_JSON_DEPTH, json_depth
 from recall_engine.core.models import Conversation, Document
-from recall_engine.server import errors
+from recall_engine.server import engine_calls, errors
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import (
     ERROR_RESPONSES,
@@ -215,4 +215,5 @@ def create_app(engine: Any, settings: ServerSettings | None = None) -> FastAPI:
         return dict(result.model_dump(mode="json"))
 
     app.include_router(hydra_router(engine, auth))
+    engine_calls.install(app, engine, auth, _store_of, _item)  # for RecallEngine.connect
     return app

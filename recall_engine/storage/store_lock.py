@@ -35,8 +35,9 @@ from recall_engine.core.errors import ConfigError, StoreError, StoreLockedError
 
 HOLDER_FILE = "holder.json"
 REMEDY = (
-    "One process at a time may open a data dir: stop that process, or go through its "
-    "HTTP API (run `recall-engine serve` as the one process)."
+    "One process at a time may open a data dir: stop that process, or run "
+    "`recall-engine serve` as the one process and reach it with the same Python API "
+    "through `RecallEngine.connect(url, api_key=...)`."
 )
 
 

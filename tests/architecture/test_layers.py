@@ -32,6 +32,7 @@ LAYERS = [
             "recall_engine.cli",
             "recall_engine.server",
             "recall_engine.mcp",
+            "recall_engine.remote",
         ),
     ),
 ]

@@ -14,6 +14,15 @@ from recall_engine.core.errors import (
     UserNotFoundError,
 )
 from retrievers import RETRIEVERS
+from tests.remote_fixture import MODES, engine_in_mode
+
+
+@pytest.fixture(params=MODES)
+async def engine(request, tmp_path, hash_embedder):
+    """The embedded engine and the same engine through RecallEngine.connect."""
+    async for eng in engine_in_mode(request.param, tmp_path / "data", hash_embedder):
+        yield eng
+
 
 SIGNATURE = [
     ("query_text", inspect.Parameter.empty),

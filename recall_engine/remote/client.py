@@ -1,0 +1,241 @@
+"""``RemoteRecallEngine``: the embedded engine's async API over its HTTP server.
+
+Same method names, arguments, return models and exception classes as
+``RecallEngine``; ``RecallEngine.connect(url, api_key=...)`` builds one. The API
+key travels only in the ``Authorization`` header: it is kept out of ``repr``,
+logs and error messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic import BaseModel, TypeAdapter
+
+from recall_engine.core.errors import InvalidInputError
+from recall_engine.core.models import (
+    Conversation,
+    Document,
+    RememberResult,
+    ResponseGraphEntry,
+    ResponseQAEntry,
+)
+from recall_engine.identity.models import DatasetAccess, User
+from recall_engine.remote.errors import RemoteUnavailableError, error_from_reply
+from recall_engine.tenants import models as tm
+
+DEFAULT_TIMEOUT_S = 60.0
+_RESULTS = TypeAdapter(list[ResponseGraphEntry | ResponseQAEntry])
+_USERS = TypeAdapter(list[User])
+_DATASETS = TypeAdapter(list[DatasetAccess])
+
+
+def _wire(value: Any) -> Any:
+    """An argument as JSON: models by their fields, a ``User`` by its id."""
+    if isinstance(value, User):
+        return value.id
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_none=True)
+    if isinstance(value, Path):
+        raise InvalidInputError(
+            "A path cannot be sent to a remote engine: read the file and pass its text "
+            "(or a Document) instead."
+        )
+    if isinstance(value, list | tuple):
+        return [_wire(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _wire(v) for k, v in value.items()}
+    if hasattr(value, "value") and type(value).__module__.startswith("recall_engine"):
+        return value.value  # an enum such as SearchType
+    return value
+
+
+def _data(value: Any) -> Any:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Document | Conversation):
+        return _wire(value)
+    if isinstance(value, list | tuple):
+        return [_data(v) for v in value]
+    return _wire(value)
+
+
+class RemoteRecallEngine:
+    """A recall engine served by ``recall-engine serve`` at ``url``.
+
+    Args:
+        url: the server's base URL (``http://127.0.0.1:8000``).
+        api_key: a bearer key of the server (None when its auth is off).
+        timeout_s: the limit for one call, connect included.
+
+    Raises (from every method, besides the embedded engine's own errors):
+        RemoteUnavailableError: the server cannot be reached or did not answer in time.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        api_key: str | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+            raise InvalidInputError(f"url must be an http(s) URL, got {url!r}.")
+        if api_key is not None and (not isinstance(api_key, str) or not api_key):
+            raise InvalidInputError("api_key must be a non-empty string or None.")
+        if isinstance(timeout_s, bool) or not isinstance(timeout_s, int | float) or timeout_s <= 0:
+            raise InvalidInputError(f"timeout_s must be a positive number, got {timeout_s!r}.")
+        self.url = url.rstrip("/")
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.AsyncClient(
+            base_url=self.url,
+            headers=headers,
+            timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0)),
+            transport=transport,
+        )
+
+    def __repr__(self) -> str:
+        return f"RemoteRecallEngine(url={self.url!r})"
+
+    async def __aenter__(self) -> RemoteRecallEngine:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._client.aclose()
+
+    async def _send(self, method: str, path: str, **options: Any) -> Any:
+        try:
+            reply = await self._client.request(method, path, **options)
+        except httpx.TimeoutException:
+            raise RemoteUnavailableError(
+                f"The recall-engine server at {self.url} did not answer in time; "
+                "check that it is running, or pass a larger timeout_s."
+            ) from None
+        except httpx.TransportError as exc:
+            raise RemoteUnavailableError(
+                f"Cannot reach the recall-engine server at {self.url} ({type(exc).__name__}); "
+                "start it with `recall-engine serve` or check the URL."
+            ) from None
+        try:
+            body = reply.json()
+        except ValueError:
+            body = None
+        if reply.status_code >= 400:
+            raise error_from_reply(reply.status_code, body, reply.headers.get("x-recall-error"))
+        return body
+
+    async def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        payload = {"args": _wire(list(args)), "kwargs": _wire(kwargs)}
+        body = await self._send("POST", f"/api/v1/engine/{name}", json=payload)
+        return body["result"]
+
+    # the engine API
+
+    async def remember(self, data: Any, **options: Any) -> RememberResult:
+        """``RecallEngine.remember``; texts are sent as text, never read as paths."""
+        options.pop("show_progress", None)
+        result = await self._call("remember", _data(data), **options)
+        return RememberResult.model_validate(result)
+
+    async def recall(
+        self, query_text: str, query_type: Any = None, **options: Any
+    ) -> list[ResponseGraphEntry | ResponseQAEntry]:
+        """``RecallEngine.recall`` (``response_model`` and ``system_prompt_path`` stay local)."""
+        if options.get("response_model") is not None:
+            raise InvalidInputError("response_model cannot be sent to a remote engine.")
+        options.pop("response_model", None)
+        result = await self._call("recall", query_text, query_type, **options)
+        return _RESULTS.validate_python(result)
+
+    async def forget(self, **options: Any) -> int:
+        return int(await self._call("forget", **options))
+
+    async def create_user(self, name: str, **options: Any) -> User:
+        return User.model_validate(await self._call("create_user", name, **options))
+
+    async def users(self, **options: Any) -> list[User]:
+        return _USERS.validate_python(await self._call("users", **options))
+
+    async def grant(self, dataset_id: str, **options: Any) -> None:
+        await self._call("grant", dataset_id, **options)
+
+    async def revoke(self, dataset_id: str, **options: Any) -> None:
+        await self._call("revoke", dataset_id, **options)
+
+    async def datasets(self, **options: Any) -> list[DatasetAccess]:
+        return _DATASETS.validate_python(await self._call("datasets", **options))
+
+    async def add_feedback(self, session_id: str, qa_id: str, **options: Any) -> ResponseQAEntry:
+        result = await self._call("add_feedback", session_id, qa_id, **options)
+        return ResponseQAEntry.model_validate(result)
+
+    async def list_datasets(self, **options: Any) -> dict[str, str]:
+        return dict(await self._call("list_datasets", **options))
+
+    async def list_items(self, **options: Any) -> list[dict[str, Any]]:
+        return list(await self._call("list_items", **options))
+
+    # the tenant API (HydraDB's paths)
+
+    async def _post(self, path: str, model: type[BaseModel], body: Any) -> Any:
+        return model.model_validate(await self._send("POST", path, json=_wire(body)))
+
+    async def create_tenant(
+        self, tenant_id: str, metadata_schema: Sequence[Any] | None = None
+    ) -> tm.TenantCreateAcceptedResponse:
+        body = {"tenant_id": tenant_id, "tenant_metadata_schema": metadata_schema}
+        return await self._post("/tenants/create", tm.TenantCreateAcceptedResponse, body)  # type: ignore[no-any-return]
+
+    async def add_memory(
+        self,
+        tenant_id: str,
+        memories: Sequence[Any],
+        *,
+        sub_tenant_id: str | None = None,
+        upsert: bool = True,
+    ) -> tm.AddMemoryResponse:
+        body = {"tenant_id": tenant_id, "memories": list(memories), "upsert": upsert}
+        if sub_tenant_id is not None:
+            body["sub_tenant_id"] = sub_tenant_id
+        return await self._post("/memories/add_memory", tm.AddMemoryResponse, body)  # type: ignore[no-any-return]
+
+    async def upload_knowledge(
+        self,
+        tenant_id: str,
+        sources: Sequence[Any] = (),
+        *,
+        sub_tenant_id: str | None = None,
+        upsert: bool = True,
+    ) -> tm.SourceUploadResponse:
+        body = {"tenant_id": tenant_id, "app_sources": list(sources), "upsert": upsert}
+        if sub_tenant_id is not None:
+            body["sub_tenant_id"] = sub_tenant_id
+        path = "/ingestion/upload_knowledge"
+        return await self._post(path, tm.SourceUploadResponse, body)  # type: ignore[no-any-return]
+
+    async def full_recall(self, request: Any = None, **fields: Any) -> tm.RetrievalResult:
+        body = {**_wire(request or {}), **fields}
+        return await self._post("/recall/full_recall", tm.RetrievalResult, body)  # type: ignore[no-any-return]
+
+    async def recall_preferences(self, request: Any = None, **fields: Any) -> tm.RetrievalResult:
+        body = {**_wire(request or {}), **fields}
+        path = "/recall/recall_preferences"
+        return await self._post(path, tm.RetrievalResult, body)  # type: ignore[no-any-return]
+
+    async def boolean_recall(
+        self, tenant_id: str, query: str, **options: Any
+    ) -> tm.RetrievalResult:
+        body = {"tenant_id": tenant_id, "query": query, **options}
+        return await self._post("/recall/boolean_recall", tm.RetrievalResult, body)  # type: ignore[no-any-return]
+
+    async def qna(self, request: Any = None, **fields: Any) -> tm.QnASearchResponse:
+        body = {**_wire(request or {}), **fields}
+        return await self._post("/recall/qna", tm.QnASearchResponse, body)  # type: ignore[no-any-return]

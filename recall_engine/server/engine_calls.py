@@ -1,0 +1,115 @@
+"""The embedded engine's own methods over HTTP, for ``RecallEngine.connect``.
+
+``POST /api/v1/engine/{method}`` takes the method's keyword arguments as a JSON
+object (``{"args": [...], "kwargs": {...}}``) and answers its return value as
+JSON. Only the methods in ``METHODS`` are reachable; the caller's key must be
+allowed on the tenant a call names (the same check as ``/api/v1/recall``).
+Errors keep the envelope, plus an ``X-Recall-Error`` header naming the library
+class, so the remote client raises the same exception as the embedded engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from recall_engine.core import errors as core
+from recall_engine.server.auth import Authenticator, Principal
+from recall_engine.server.errors import ERROR_RESPONSES, ApiError, engine_error, envelope
+
+ERROR_HEADER = "X-Recall-Error"
+
+# The engine methods the remote client may call; each takes tenant_id=.
+METHODS = frozenset(
+    {
+        "remember",
+        "recall",
+        "forget",
+        "datasets",
+        "create_user",
+        "users",
+        "grant",
+        "revoke",
+        "add_feedback",
+        "list_datasets",
+        "list_items",
+    }
+)
+
+
+class CallBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    args: list[Any] = Field(default_factory=list, max_length=8)
+    kwargs: dict[str, Any] = Field(default_factory=dict)
+
+
+def _dump(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, list | tuple):
+        return [_dump(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _dump(v) for k, v in value.items()}
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def engine_router(
+    engine: Any,
+    auth: Authenticator,
+    store_of: Callable[[Any, str | None, Principal], str],
+    item: Callable[[Any], Any],
+) -> APIRouter:
+    """``store_of`` maps a request's tenant id to its store once the key may act on
+    it, and ``item`` turns a text or object into a Document / Conversation (a text
+    is never read as a server-side path): the app's own, so both routes agree."""
+    router = APIRouter(responses=ERROR_RESPONSES)
+
+    @router.post("/api/v1/engine/{method}", tags=["engine"])
+    async def call(method: str, body: CallBody, who: Principal = Depends(auth)) -> Any:
+        if method not in METHODS:
+            raise ApiError(404, "NOT_FOUND", f"No engine method {method!r} over HTTP.")
+        kwargs = dict(body.kwargs)
+        kwargs["tenant_id"] = store_of(engine, kwargs.get("tenant_id"), who)
+        args = list(body.args)
+        if method == "remember" and args:
+            data = args[0]
+            args[0] = [item(v) for v in data] if isinstance(data, list) else item(data)
+        if method == "recall" and "system_prompt_path" in kwargs:
+            raise ApiError(
+                400, "INVALID_PARAMETERS", "system_prompt_path is not accepted over HTTP."
+            )
+        try:
+            result = await getattr(engine, method)(*args, **kwargs)
+        except TypeError as exc:  # an unknown keyword, as the embedded engine raises it
+            response = envelope(400, "INVALID_PARAMETERS", str(exc).splitlines()[0][:1000])
+            response.headers[ERROR_HEADER] = "TypeError"
+            return response
+        return JSONResponse({"result": _dump(result)})
+
+    return router
+
+
+def install(
+    app: FastAPI,
+    engine: Any,
+    auth: Authenticator,
+    store_of: Callable[[Any, str | None, Principal], str],
+    item: Callable[[Any], Any],
+) -> None:
+    """Serve the engine calls and name the class of each library error."""
+
+    @app.exception_handler(core.RecallEngineError)
+    async def _engine(request: Request, exc: core.RecallEngineError) -> JSONResponse:
+        response = engine_error(request, exc)
+        response.headers[ERROR_HEADER] = type(exc).__name__
+        return response
+
+    app.include_router(engine_router(engine, auth, store_of, item))
