@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import ERROR_RESPONSES, ApiError
 from recall_engine.server.key_routes import key_router
+from recall_engine.server.port import EnginePort
 from recall_engine.tenants.models import (
     AddMemoryRequest,
     AddMemoryResponse,
@@ -150,7 +151,7 @@ def _flag(raw: Any, default: bool) -> bool:
     raise ApiError(400, "INVALID_PARAMETERS", f"upsert must be true or false, got {raw!r}.")
 
 
-def hydra_router(engine: Any, auth: Authenticator) -> APIRouter:
+def hydra_router(engine: EnginePort, auth: Authenticator) -> APIRouter:
     api = engine.tenants
     router = APIRouter(responses=ERROR_RESPONSES)
 
@@ -169,21 +170,21 @@ def hydra_router(engine: Any, auth: Authenticator) -> APIRouter:
         body: RecallSearchRequest, who: Principal = Depends(auth)
     ) -> RetrievalResult:
         who.check(body.tenant_id)
-        return await api.full_recall(body)  # type: ignore[no-any-return]
+        return await api.full_recall(body)
 
     @router.post("/recall/recall_preferences", tags=["recall"])
     async def recall_preferences(
         body: RecallSearchRequest, who: Principal = Depends(auth)
     ) -> RetrievalResult:
         who.check(body.tenant_id)
-        return await api.recall_preferences(body)  # type: ignore[no-any-return]
+        return await api.recall_preferences(body)
 
     @router.post("/recall/boolean_recall", tags=["recall"])
     async def boolean_recall(
         body: BooleanRecallRequest, who: Principal = Depends(auth)
     ) -> RetrievalResult:
         who.check(body.tenant_id)
-        return await api.boolean_recall(  # type: ignore[no-any-return]
+        return await api.boolean_recall(
             body.tenant_id,
             body.query,
             operator=body.operator,
@@ -195,7 +196,7 @@ def hydra_router(engine: Any, auth: Authenticator) -> APIRouter:
     @router.post("/recall/qna", tags=["recall"])
     async def qna(body: QnARequest, who: Principal = Depends(auth)) -> QnASearchResponse:
         who.check(body.tenant_id)
-        return await api.qna(body)  # type: ignore[no-any-return]
+        return await api.qna(body)
 
     # ingestion
 
@@ -204,7 +205,7 @@ def hydra_router(engine: Any, auth: Authenticator) -> APIRouter:
         body: AddMemoryRequest, who: Principal = Depends(auth)
     ) -> AddMemoryResponse:
         who.check(body.tenant_id)
-        return await api.add_memory(  # type: ignore[no-any-return]
+        return await api.add_memory(
             body.tenant_id, body.memories, sub_tenant_id=body.sub_tenant_id, upsert=body.upsert
         )
 
@@ -282,7 +283,7 @@ def hydra_router(engine: Any, auth: Authenticator) -> APIRouter:
             ) from None
         if not parsed and not files:
             raise ApiError(400, "INVALID_PARAMETERS", "Send files or app_sources to upload.")
-        return await api.upload_knowledge(  # type: ignore[no-any-return]
+        return await api.upload_knowledge(
             tenant_id,
             parsed,
             files=files,
@@ -344,9 +345,7 @@ def hydra_router(engine: Any, auth: Authenticator) -> APIRouter:
         who.check(body.tenant_id)
         if body.is_embeddings_tenant:
             not_implemented("An embeddings tenant (bring-your-own vectors)")
-        return await api.create_tenant(  # type: ignore[no-any-return]
-            body.tenant_id, body.tenant_metadata_schema
-        )
+        return await api.create_tenant(body.tenant_id, body.tenant_metadata_schema)
 
     @router.delete("/tenants/delete", tags=["tenants"])
     async def delete_tenant(
