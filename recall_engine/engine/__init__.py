@@ -20,14 +20,14 @@ from recall_engine.core.models import RememberResult, ResponseGraphEntry, Respon
 from recall_engine.core.search_types import SearchType
 from recall_engine.core.validation import check_ids, check_name
 from recall_engine.embedding import Embedder, make_embedder
-from recall_engine.engine_access import AccessMixin
-from recall_engine.engine_listing import ListingMixin
-from recall_engine.engine_tenants import TenantsMixin
+from recall_engine.engine.access import AccessMixin
+from recall_engine.engine.listing import ListingMixin
+from recall_engine.engine.tenants import TenantsMixin
 from recall_engine.identity import IdentityRegistry, User
 from recall_engine.identity.service import AccessControl
 from recall_engine.ingest.node_sets import apply_node_sets, check_node_sets
 from recall_engine.ingest.sources import collect_items
-from recall_engine.pipeline.request import RecallRequest
+from recall_engine.pipeline.request import RecallParams, RecallRequest
 from recall_engine.pipeline.run import RecallPipeline
 from recall_engine.pipeline.scope import resolve_dataset_ids
 from recall_engine.sessions import SessionStore
@@ -292,29 +292,11 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin):
             SearchTypeNotImplementedError: the search type is not available yet.
             UnsupportedSearchTypeError: a Cypher type while ALLOW_CYPHER_QUERY is false.
         """
-        request = RecallRequest.build(
-            query_text=query_text,
-            query_type=query_type,
-            datasets=datasets,
-            dataset_ids=dataset_ids,
-            top_k=top_k,
-            auto_route=auto_route,
-            session_id=session_id,
-            only_context=only_context,
-            system_prompt=system_prompt,
-            system_prompt_path=system_prompt_path,
-            node_name=node_name,
-            node_name_filter_operator=node_name_filter_operator,
-            wide_search_top_k=wide_search_top_k,
-            triplet_distance_penalty=triplet_distance_penalty,
-            feedback_influence=feedback_influence,
-            verbose=verbose,
-            retriever_specific_config=retriever_specific_config,
-            response_model=response_model,
-            include_references=include_references,
-            user=user,
-            tenant_id=tenant_id,
-        )
+        return await self.recall_with(RecallParams.of(locals()))
+
+    async def recall_with(self, params: RecallParams) -> list[ResponseGraphEntry | ResponseQAEntry]:
+        """``recall`` with its parameters in one ``RecallParams`` (same errors)."""
+        request = RecallRequest.build(params)
         check_query_size(request.query_text, limit=self.config.max_query_chars)
         return await self._pipeline.run(request)
 
