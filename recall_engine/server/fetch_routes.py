@@ -11,6 +11,18 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import ERROR_RESPONSES
+from recall_engine.server.responses import (
+    FetchContentResponse,
+    GraphRelationsResponse,
+    ListedMemory,
+    ListedSource,
+    ListMemoriesResponse,
+    ListSourcesResponse,
+    Pagination,
+    RelationGroup,
+    SourceContent,
+    SourceLinks,
+)
 from recall_engine.tenants import TenantAPI
 
 
@@ -49,18 +61,18 @@ class FetchContentRequest(BaseModel):
     expiry_seconds: int | None = Field(default=None, ge=60, le=604800)
 
 
-def _page(items: list[Any], page: int, size: int) -> tuple[list[Any], dict[str, Any]]:
+def _page(items: list[Any], page: int, size: int) -> tuple[list[Any], Pagination]:
     total = len(items)
     pages = max(1, math.ceil(total / size))
     chunk = items[(page - 1) * size : page * size]
-    meta = {
-        "page": page,
-        "page_size": size,
-        "total": total,
-        "total_pages": pages,
-        "has_next": page < pages,
-        "has_previous": page > 1,
-    }
+    meta = Pagination(
+        page=page,
+        page_size=size,
+        total=total,
+        total_pages=pages,
+        has_next=page < pages,
+        has_previous=page > 1,
+    )
     return chunk, meta
 
 
@@ -86,7 +98,9 @@ def fetch_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
     # listing and fetching
 
     @router.post("/list/data", tags=["fetch"])
-    async def list_data(body: ListDataRequest, who: Principal = Depends(auth)) -> dict[str, Any]:
+    async def list_data(
+        body: ListDataRequest, who: Principal = Depends(auth)
+    ) -> ListSourcesResponse | ListMemoriesResponse:
         who.check(body.tenant_id)
         memories = body.kind == "memories"
         sources = await api.list_sources(
@@ -98,38 +112,38 @@ def fetch_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
         sources = [s for s in sources if _matches(s, body.filters)]
         page, meta = _page(sources, body.page, body.page_size)
         if memories:
-            return {
-                "success": True,
-                "user_memories": [
-                    {"memory_id": s["id"], "memory_content": s["text"]} for s in page
+            return ListMemoriesResponse(
+                success=True,
+                user_memories=[
+                    ListedMemory(memory_id=s["id"], memory_content=s["text"]) for s in page
                 ],
-                "total": meta["total"],
-                "pagination": meta,
-            }
+                total=meta.total,
+                pagination=meta,
+            )
         sub = body.sub_tenant_id or "default"
-        return {
-            "success": True,
-            "message": f"{meta['total']} sources",
-            "sources": [
-                {
-                    "id": s["id"],
-                    "tenant_id": body.tenant_id,
-                    "sub_tenant_id": sub,
-                    "title": s["title"],
-                    "type": s["type"],
-                    "description": s["description"],
-                    "url": s["url"],
-                    "timestamp": s["timestamp"],
-                    "content": {"text": s["text"]},
-                    "tenant_metadata": s["tenant_metadata"],
-                    "document_metadata": s["document_metadata"],
-                    "relations": {"cortex_source_ids": s["relations"]},
-                }
+        return ListSourcesResponse(
+            success=True,
+            message=f"{meta.total} sources",
+            sources=[
+                ListedSource(
+                    id=s["id"],
+                    tenant_id=body.tenant_id,
+                    sub_tenant_id=sub,
+                    title=s["title"],
+                    type=s["type"],
+                    description=s["description"],
+                    url=s["url"],
+                    timestamp=s["timestamp"],
+                    content=SourceContent(text=s["text"]),
+                    tenant_metadata=s["tenant_metadata"],
+                    document_metadata=s["document_metadata"],
+                    relations=SourceLinks(cortex_source_ids=s["relations"]),
+                )
                 for s in page
             ],
-            "total": meta["total"],
-            "pagination": meta,
-        }
+            total=meta.total,
+            pagination=meta,
+        )
 
     @router.get("/list/graph_relations_by_id", tags=["fetch"])
     async def graph_relations_by_id(
@@ -139,38 +153,40 @@ def fetch_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
         sub_tenant_id: str | None = None,
         limit: int = Query(default=100, ge=1, le=1000),
         who: Principal = Depends(auth),
-    ) -> dict[str, Any]:
+    ) -> GraphRelationsResponse:
         who.check(tenant_id)
         groups = await api.source_relations(
             tenant_id, source_id, sub_tenant_id=sub_tenant_id, is_memory=is_memory, limit=limit
         )
         relations = [
-            {
-                "source": g["source"].model_dump(mode="json"),
-                "target": g["target"].model_dump(mode="json"),
-                "relations": [r.model_dump(mode="json") for r in g["relations"]],
-                "chunk_id": g["chunk_id"],
-            }
+            RelationGroup(
+                source=g["source"].model_dump(mode="json"),
+                target=g["target"].model_dump(mode="json"),
+                relations=[r.model_dump(mode="json") for r in g["relations"]],
+                chunk_id=g["chunk_id"],
+            )
             for g in groups
         ]
-        return {"relations": relations, "success": True, "message": f"{len(relations)} relations"}
+        return GraphRelationsResponse(
+            relations=relations, success=True, message=f"{len(relations)} relations"
+        )
 
     @router.post("/fetch/content", tags=["fetch"])
     async def fetch_content(
         body: FetchContentRequest, who: Principal = Depends(auth)
-    ) -> dict[str, Any]:
+    ) -> FetchContentResponse:
         who.check(body.tenant_id)
         source = await api.source(body.tenant_id, body.source_id, sub_tenant_id=body.sub_tenant_id)
         text = source["text"]
-        return {
-            "success": True,
-            "source_id": body.source_id,
-            "content": text if body.mode in ("content", "both") else None,
-            "presigned_url": None,
-            "content_type": "text/plain; charset=utf-8",
-            "size_bytes": len(text.encode("utf-8")),
-            "message": "content of the stored chunks"
+        return FetchContentResponse(
+            success=True,
+            source_id=body.source_id,
+            content=text if body.mode in ("content", "both") else None,
+            presigned_url=None,
+            content_type="text/plain; charset=utf-8",
+            size_bytes=len(text.encode("utf-8")),
+            message="content of the stored chunks"
             + ("; this server has no presigned URLs" if body.mode != "content" else ""),
-        }
+        )
 
     return router

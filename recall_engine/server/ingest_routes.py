@@ -11,6 +11,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import ERROR_RESPONSES, ApiError
+from recall_engine.server.responses import (
+    DeleteKnowledgeResponse,
+    DeleteMemoryResponse,
+    DeleteResult,
+    ProcessingStatus,
+    VerifyProcessingResponse,
+)
 from recall_engine.tenants import TenantAPI
 from recall_engine.tenants.models import KnowledgeSource, SourceUploadResponse
 
@@ -78,14 +85,14 @@ def ingestion_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
         memory_id: str = Query(min_length=1),
         sub_tenant_id: str | None = None,
         who: Principal = Depends(auth),
-    ) -> dict[str, Any]:
+    ) -> DeleteMemoryResponse:
         who.check(tenant_id)
         done = await api.delete_sources(
             tenant_id, [memory_id], sub_tenant_id=sub_tenant_id, collection="mem"
         )
         if not done[memory_id]:
             raise ApiError(404, "SOURCE_NOT_FOUND", f"no memory {memory_id!r} in this sub-tenant.")
-        return {"success": True, "user_memory_deleted": True}
+        return DeleteMemoryResponse(success=True, user_memory_deleted=True)
 
     @router.post("/ingestion/upload_knowledge", tags=["ingestion"], openapi_extra=_UPLOAD_BODY)
     async def upload_knowledge(
@@ -161,7 +168,7 @@ def ingestion_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
         file_ids: list[str] | None = Query(default=None),
         sub_tenant_id: str | None = None,
         who: Principal = Depends(auth),
-    ) -> dict[str, Any]:
+    ) -> VerifyProcessingResponse:
         who.check(tenant_id)
         wanted = list(dict.fromkeys([*(file_ids or []), *([file_id] if file_id else [])]))
         if not wanted:
@@ -173,30 +180,32 @@ def ingestion_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
                 tenant_id, sub_tenant_id=sub_tenant_id, collection="mem"
             )
         }
-        return {
-            "statuses": [
-                {
-                    "file_id": f,
-                    "indexing_status": "completed" if f in known else "errored",
-                    "success": f in known,
-                    "error_code": None if f in known else "SOURCE_NOT_FOUND",
-                    "message": "indexed and searchable" if f in known else "no such source",
-                }
+        return VerifyProcessingResponse(
+            statuses=[
+                ProcessingStatus(
+                    file_id=f,
+                    indexing_status="completed" if f in known else "errored",
+                    success=f in known,
+                    error_code=None if f in known else "SOURCE_NOT_FOUND",
+                    message="indexed and searchable" if f in known else "no such source",
+                )
                 for f in wanted
             ]
-        }
+        )
 
     @router.post("/knowledge/delete_knowledge", tags=["ingestion"])
     async def delete_knowledge(
         body: DeleteKnowledgeRequest, who: Principal = Depends(auth)
-    ) -> dict[str, Any]:
+    ) -> DeleteKnowledgeResponse:
         who.check(body.tenant_id)
         done = await api.delete_sources(body.tenant_id, body.ids, sub_tenant_id=body.sub_tenant_id)
         results = [
-            {"id": i, "deleted": ok, "error": None if ok else "not found"} for i, ok in done.items()
+            DeleteResult(id=i, deleted=ok, error=None if ok else "not found")
+            for i, ok in done.items()
         ]
         count = sum(1 for ok in done.values() if ok)
-        return {"success": True, "message": f"{count} deleted", "results": results,
-                "deleted_count": count}  # fmt: skip
+        return DeleteKnowledgeResponse(
+            success=True, message=f"{count} deleted", results=results, deleted_count=count
+        )
 
     return router

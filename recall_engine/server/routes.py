@@ -7,7 +7,6 @@ envelope; the key store's admin endpoints are in ``key_routes``.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from fastapi import APIRouter, Depends
 
@@ -17,6 +16,7 @@ from recall_engine.server.fetch_routes import fetch_router
 from recall_engine.server.ingest_routes import ingestion_router
 from recall_engine.server.key_routes import key_router
 from recall_engine.server.port import EnginePort
+from recall_engine.server.responses import AdminMetrics, TenantMetrics
 from recall_engine.server.tenant_routes import tenant_router
 from recall_engine.tenants.models import (
     AddMemoryRequest,
@@ -104,13 +104,13 @@ def hydra_router(engine: EnginePort, auth: Authenticator) -> APIRouter:
     started = time.time()
 
     @router.get("/metrics", tags=["meta"])
-    async def metrics(who: Principal = Depends(auth)) -> dict[str, Any]:
+    async def metrics(who: Principal = Depends(auth)) -> AdminMetrics | TenantMetrics:
         """Uptime and, for an admin key, the number of tenants; a tenant key sees
         only its own tenant id (nothing about other tenants, not even how many)."""
         uptime = round(time.time() - started, 3)
         if who.is_admin:
-            return {"uptime_s": uptime, "tenants": len(api.registry.tenants())}
-        return {"uptime_s": uptime, "tenant_id": who.tenant_id}
+            return AdminMetrics(uptime_s=uptime, tenants=len(api.registry.tenants()))
+        return TenantMetrics(uptime_s=uptime, tenant_id=who.tenant_id)
 
     router.include_router(key_router(api.registry, auth))
     return router

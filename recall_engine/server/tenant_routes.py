@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends, Query
 
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import ERROR_RESPONSES, not_implemented
+from recall_engine.server.responses import (
+    CollectionStats,
+    InfraFlags,
+    InfraStatusResponse,
+    MonitorResponse,
+    SubTenantIdsResponse,
+    TenantDeleteResponse,
+)
 from recall_engine.tenants import TenantAPI
 from recall_engine.tenants.models import TenantCreateAcceptedResponse, TenantCreateRequest
 
@@ -30,44 +36,42 @@ def tenant_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
     @router.delete("/tenants/delete", tags=["tenants"])
     async def delete_tenant(
         tenant_id: str = Query(min_length=1), who: Principal = Depends(auth)
-    ) -> dict[str, Any]:
+    ) -> TenantDeleteResponse:
         who.check(tenant_id)
         await api.delete_tenant(tenant_id)
-        return {"tenant_id": tenant_id, "status": "deleted", "message": "tenant deleted"}
+        return TenantDeleteResponse(tenant_id=tenant_id, status="deleted", message="tenant deleted")
 
     @router.get("/tenants/sub_tenant_ids", tags=["tenants"])
     async def sub_tenant_ids(
         tenant_id: str = Query(min_length=1), who: Principal = Depends(auth)
-    ) -> dict[str, Any]:
+    ) -> SubTenantIdsResponse:
         who.check(tenant_id)
         ids = api.sub_tenant_ids(tenant_id)
-        return {"sub_tenant_ids": ids, "message": f"{len(ids)} sub-tenants"}
+        return SubTenantIdsResponse(sub_tenant_ids=ids, message=f"{len(ids)} sub-tenants")
 
     @router.get("/tenants/infra/status", tags=["tenants"])
     async def infra_status(
         tenant_id: str = Query(min_length=1), who: Principal = Depends(auth)
-    ) -> dict[str, Any]:
+    ) -> InfraStatusResponse:
         who.check(tenant_id)
         await api.stats(tenant_id)  # opens the store: 404 / 503 when it cannot
-        return {
-            "tenant_id": tenant_id,
-            "org_id": "local",
-            "infra": {"scheduler_status": True, "graph_status": True, "vectorstore_status": [True]},
-            "message": "store open",
-        }
+        infra = InfraFlags(scheduler_status=True, graph_status=True, vectorstore_status=[True])
+        return InfraStatusResponse(
+            tenant_id=tenant_id, org_id="local", infra=infra, message="store open"
+        )
 
     @router.get("/tenants/monitor", tags=["tenants"])
     async def monitor(
         tenant_id: str = Query(min_length=1), who: Principal = Depends(auth)
-    ) -> dict[str, Any]:
+    ) -> MonitorResponse:
         who.check(tenant_id)
         counts = await api.stats(tenant_id)
         dims = api.dimension()
-        return {
-            "tenant_id": tenant_id,
-            "normal_collection": {"row_count": counts["kb"], "dimensions": dims},
-            "memory_collection": {"row_count": counts["mem"], "dimensions": dims},
-            "message": "chunk counts over all sub-tenants",
-        }
+        return MonitorResponse(
+            tenant_id=tenant_id,
+            normal_collection=CollectionStats(row_count=counts["kb"], dimensions=dims),
+            memory_collection=CollectionStats(row_count=counts["mem"], dimensions=dims),
+            message="chunk counts over all sub-tenants",
+        )
 
     return router
