@@ -15,6 +15,7 @@ from recall_engine.core.models import RecallResult, RememberResult, ResponseQAEn
 from recall_engine.core.search_types import SearchType
 from recall_engine.engine import RecallEngine
 from recall_engine.identity import User
+from recall_engine.pipeline.request import RecallParams
 
 _default: RecallEngine | None = None
 _lock = threading.Lock()
@@ -70,30 +71,7 @@ async def recall(
 ) -> list[RecallResult]:
     """``RecallEngine.recall`` on the default engine (same arguments, same errors;
     an unknown keyword raises ``TypeError``)."""
-    return await get_default_engine().recall(
-        query_text,
-        query_type,
-        datasets=datasets,
-        dataset_ids=dataset_ids,
-        top_k=top_k,
-        auto_route=auto_route,
-        session_id=session_id,
-        only_context=only_context,
-        system_prompt=system_prompt,
-        system_prompt_path=system_prompt_path,
-        node_name=node_name,
-        node_name_filter_operator=node_name_filter_operator,
-        wide_search_top_k=wide_search_top_k,
-        triplet_distance_penalty=triplet_distance_penalty,
-        feedback_influence=feedback_influence,
-        verbose=verbose,
-        retriever_specific_config=retriever_specific_config,
-        response_model=response_model,
-        include_references=include_references,
-        user=user,
-        tenant_id=tenant_id,
-        scope=scope,
-    )
+    return await get_default_engine().recall_with(RecallParams.of(locals()))
 
 
 async def create_user(name: str, **kwargs: Any) -> User:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
 
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.search_types import SearchType, parse_search_type
@@ -42,6 +42,47 @@ MAX_SESSION_ID = 200
 SOURCES = ("graph", "session", "trace")
 """What ``scope`` can name: the permanent memory, the session's cached answers and
 its recorded tool calls (``RecallEngine.trace``)."""
+MAX_WIDE_SEARCH_TOP_K = 10_000
+
+
+class RecallParams(BaseModel):
+    """The recall() parameters, declared once: names, defaults and limits.
+
+    ``RecallEngine.recall``, the module-level ``recall`` and the HTTP body take
+    these; ``RecallRequest.build`` checks a ``RecallParams`` (its own messages, so
+    the model is built unvalidated with ``RecallParams.of``) and normalises it.
+    """
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    query_text: str
+    query_type: SearchType | str | None = None
+    datasets: Sequence[str] | str | None = None
+    dataset_ids: Sequence[str] | None = None
+    top_k: int = Field(default=15, ge=1, le=MAX_TOP_K)
+    auto_route: bool = True
+    session_id: str | None = Field(default=None, max_length=MAX_SESSION_ID)
+    only_context: bool = False
+    system_prompt: str | None = None
+    system_prompt_path: str | Path | None = None
+    node_name: Sequence[str] | None = None
+    node_name_filter_operator: str = "OR"
+    wide_search_top_k: int | None = Field(default=None, ge=1, le=MAX_WIDE_SEARCH_TOP_K)
+    triplet_distance_penalty: float | None = Field(default=None, ge=0)
+    feedback_influence: float = Field(default=0.0, ge=0, le=1)
+    verbose: bool = False
+    retriever_specific_config: dict[str, Any] | None = None
+    response_model: type | None = None
+    include_references: bool = False
+    user: Any = None
+    tenant_id: str | None = None
+    scope: Sequence[str] | str | None = None
+
+    @classmethod
+    def of(cls, values: dict[str, Any]) -> RecallParams:
+        """The parameters of one call, unchecked (``RecallRequest.build`` checks
+        them): ``values`` are the caller's locals; other names are ignored."""
+        return cls.model_construct(**{k: values[k] for k in cls.model_fields if k in values})
 
 
 @dataclass(frozen=True)
@@ -71,60 +112,61 @@ class RecallRequest:
     """The sources to search (``SOURCES``); None is the default path."""
 
     @classmethod
-    def build(cls, **kw: Any) -> RecallRequest:
-        """Check every argument and normalise it.
+    def build(cls, params: RecallParams) -> RecallRequest:
+        """Check every parameter and normalise it.
 
         Raises:
             InvalidInputError: a value that recall() cannot use, with what to pass instead.
         """
         for name, default in NOT_SUPPORTED_YET.items():
-            if kw[name] != default:
+            value = getattr(params, name)
+            if value != default:
                 raise InvalidInputError(
-                    f"{name}={kw[name]!r} is not supported yet by this version of recall(); "
+                    f"{name}={value!r} is not supported yet by this version of recall(); "
                     f"leave {name} at its default ({default!r})."
                 )
-        query = check_query(kw["query_text"], what="query_text")
-        top_k = kw["top_k"]
+        query = check_query(params.query_text, what="query_text")
+        top_k = params.top_k
         if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
             raise InvalidInputError(
                 f"top_k must be an integer from 1 to {MAX_TOP_K}, got {top_k!r}."
             )
-        query_type = kw["query_type"]
+        query_type = params.query_type
         if query_type is not None:
             try:
                 query_type = parse_search_type(query_type)
             except ValueError as exc:
                 raise InvalidInputError(str(exc)) from exc
-        specific = kw["retriever_specific_config"] or {}
+        specific = params.retriever_specific_config or {}
         if not isinstance(specific, dict):
             raise InvalidInputError(
                 "retriever_specific_config must be a dict of the retriever's options."
             )
         from recall_engine.completion import resolve_response_model
 
-        response_model = resolve_response_model(kw["response_model"], specific)
-        params = _retriever_params(kw)
-        session_id = check_session_id(kw["session_id"])
+        response_model = resolve_response_model(params.response_model, specific)
+        retriever_params = _retriever_params(params)
+        session_id = check_session_id(params.session_id)
         return cls(
             query_text=query,
             query_type=query_type,
-            datasets=check_names(kw["datasets"], what="datasets"),
-            dataset_ids=_ids(kw["dataset_ids"]),
+            datasets=check_names(params.datasets, what="datasets"),
+            dataset_ids=_ids(params.dataset_ids),
             top_k=top_k,
-            auto_route=_flag(kw["auto_route"], "auto_route"),
+            auto_route=_flag(params.auto_route, "auto_route"),
             session_id=session_id,
-            only_context=_flag(kw["only_context"], "only_context"),
-            system_prompt=_system_prompt(kw["system_prompt"]),
-            system_prompt_path=_prompt_path(kw["system_prompt_path"]),
-            verbose=_flag(kw["verbose"], "verbose"),
+            only_context=_flag(params.only_context, "only_context"),
+            system_prompt=_system_prompt(params.system_prompt),
+            system_prompt_path=_prompt_path(params.system_prompt_path),
+            verbose=_flag(params.verbose, "verbose"),
             retriever_specific_config={k: v for k, v in specific.items() if k != "response_model"},
             response_model=response_model,
-            include_references=_flag(kw["include_references"], "include_references"),
-            retriever_params=params,
-            feedback_influence=_influence(kw["feedback_influence"]),
-            user=_user(kw["user"]),
-            tenant_id=kw["tenant_id"],
-            scope=check_scope(kw.get("scope"), session_id),
+            include_references=_flag(params.include_references, "include_references"),
+            retriever_params=retriever_params,
+            feedback_influence=_influence(params.feedback_influence),
+            user=_user(params.user),
+            tenant_id=params.tenant_id,
+            scope=check_scope(params.scope, session_id),
         )
 
 
@@ -246,26 +288,31 @@ def _names(value: Sequence[str] | str | None, what: str) -> tuple[str, ...] | No
     return tuple(check_text(v, what=f"{what}[{i}]").strip() for i, v in enumerate(values))
 
 
-def _retriever_params(kw: dict[str, Any]) -> dict[str, Any]:
+def _retriever_params(params: RecallParams) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    names = kw["node_name"]
+    names = params.node_name
     if names is not None:
         out["node_name"] = _names(names, "node_name")
-    operator = kw["node_name_filter_operator"]
+    operator = params.node_name_filter_operator
     if not isinstance(operator, str) or operator.upper() not in FILTER_OPERATORS:
         raise InvalidInputError(
             f"node_name_filter_operator must be 'OR' or 'AND', got {operator!r}."
         )
     if operator.upper() != "OR":
         out["node_name_filter_operator"] = operator.upper()
-    wide = kw["wide_search_top_k"]
+    wide = params.wide_search_top_k
     if wide is not None:
-        if isinstance(wide, bool) or not isinstance(wide, int) or not 1 <= wide <= 10_000:
+        if (
+            isinstance(wide, bool)
+            or not isinstance(wide, int)
+            or not 1 <= wide <= MAX_WIDE_SEARCH_TOP_K
+        ):
             raise InvalidInputError(
-                f"wide_search_top_k must be an integer from 1 to 10000, got {wide!r}."
+                f"wide_search_top_k must be an integer from 1 to {MAX_WIDE_SEARCH_TOP_K}, "
+                f"got {wide!r}."
             )
         out["wide_search_top_k"] = wide
-    penalty = kw["triplet_distance_penalty"]
+    penalty = params.triplet_distance_penalty
     if penalty is not None:
         if isinstance(penalty, bool) or not isinstance(penalty, int | float) or penalty < 0:
             raise InvalidInputError(

@@ -17,6 +17,7 @@ from pydantic.alias_generators import to_camel
 
 from recall_engine.core.inputs import MAX_JSON_DEPTH, json_depth
 from recall_engine.core.models import Conversation, Document
+from recall_engine.pipeline.request import MAX_TOP_K, MAX_WIDE_SEARCH_TOP_K, RecallParams
 from recall_engine.server import engine_calls, errors
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import (
@@ -28,6 +29,7 @@ from recall_engine.server.errors import (
     Send,
     envelope,
 )
+from recall_engine.server.port import EnginePort
 from recall_engine.server.ratelimit import TokenBuckets
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
@@ -100,6 +102,9 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
+_DEFAULTS = RecallParams.model_fields
+
+
 class RecallBody(BaseModel):
     """``POST /api/v1/recall``: the Python ``recall()`` arguments, snake_case or camelCase."""
 
@@ -111,14 +116,14 @@ class RecallBody(BaseModel):
     query_type: str | None = None
     datasets: list[str] | str | None = None
     dataset_ids: list[str] | None = None
-    top_k: int = Field(default=15, ge=1, le=1000)
+    top_k: int = Field(default=_DEFAULTS["top_k"].default, ge=1, le=MAX_TOP_K)
     auto_route: bool = True
     session_id: str | None = None
     only_context: bool = False
     system_prompt: str | None = None
     node_name: list[str] | None = None
     node_name_filter_operator: str = "OR"
-    wide_search_top_k: int | None = Field(default=None, ge=1, le=10000)
+    wide_search_top_k: int | None = Field(default=None, ge=1, le=MAX_WIDE_SEARCH_TOP_K)
     triplet_distance_penalty: float | None = None
     feedback_influence: float = 0.0
     verbose: bool = False
@@ -154,19 +159,19 @@ def _item(value: str | dict[str, Any]) -> Document | Conversation:
     return Document.model_validate(value)
 
 
-def _store_of(engine: Any, tenant_id: str | None, who: Principal) -> str:
+def _store_of(engine: EnginePort, tenant_id: str | None, who: Principal) -> str:
     """The engine store a request's tenant id names, once the key may act on it:
     the same mapping as the tenant API's, so one id never reaches another's store."""
     tenant = engine.tenant_name(None) if tenant_id is None else tenant_id
     who.check(tenant)
-    return str(engine.tenants.registry.store_name(tenant))
+    return engine.tenants.registry.store_name(tenant)
 
 
 def _accepts(function: Any, name: str) -> bool:
     return name in inspect.signature(function).parameters
 
 
-def create_app(engine: Any, settings: ServerSettings | None = None) -> FastAPI:
+def create_app(engine: EnginePort, settings: ServerSettings | None = None) -> FastAPI:
     """The app over ``engine`` (a ``RecallEngine``)."""
     from recall_engine.server.routes import hydra_router
 

@@ -16,7 +16,7 @@ import logging
 import os
 import uuid
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import Any, NoReturn
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -228,3 +228,13 @@ def redact(request: Request, message: str) -> str:
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
     return text.splitlines()[0][:1000]
+
+
+def not_implemented(what: str) -> NoReturn:
+    """Answer 501 for a HydraDB feature this server does not have (raw embeddings)."""
+    raise ApiError(
+        501,
+        "NOT_IMPLEMENTED",
+        f"{what} is not supported by this server: it embeds text itself "
+        "(send text to /memories/add_memory or /ingestion/upload_knowledge).",
+    )

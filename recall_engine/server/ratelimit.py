@@ -6,12 +6,15 @@ import math
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 
 MAX_BUCKETS = 10_000  # least recently used buckets go first beyond this
 
 
 class TokenBuckets:
-    def __init__(self, rate: float, burst: int, *, clock=time.monotonic) -> None:  # type: ignore[no-untyped-def]
+    def __init__(
+        self, rate: float, burst: int, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.rate = rate
         self.burst = max(1, burst)
         self._clock = clock

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -17,15 +16,18 @@ from recall_engine.core.errors import (
     RecallPreconditionError,
 )
 from recall_engine.core.limits import check_query_size
-from recall_engine.core.models import RecallResult, RememberResult, ResponseQAEntry
+from recall_engine.core.models import RecallResult, RememberResult
 from recall_engine.core.search_types import SearchType
 from recall_engine.core.validation import check_ids, check_name
 from recall_engine.embedding import Embedder, make_embedder
-from recall_engine.identity import DatasetAccess, IdentityRegistry, User
+from recall_engine.engine.access import AccessMixin
+from recall_engine.engine.listing import ListingMixin
+from recall_engine.engine.tenants import TenantsMixin
+from recall_engine.identity import IdentityRegistry, User
 from recall_engine.identity.service import AccessControl
 from recall_engine.ingest.node_sets import apply_node_sets, check_node_sets
 from recall_engine.ingest.sources import collect_items
-from recall_engine.pipeline.request import RecallRequest, check_session_id
+from recall_engine.pipeline.request import RecallParams, RecallRequest, check_session_id
 from recall_engine.pipeline.run import RecallPipeline
 from recall_engine.pipeline.scope import resolve_dataset_ids
 from recall_engine.sessions import SessionStore
@@ -65,7 +67,7 @@ def _build_router(config: RecallConfig) -> Router:
     return Router(load_rules(config.router_rules, base=DEFAULT_RULES))
 
 
-class RecallEngine:
+class RecallEngine(AccessMixin, ListingMixin, TenantsMixin):
     """A recall engine over one data dir; each tenant gets its own stores inside it.
 
     Args:
@@ -106,6 +108,7 @@ class RecallEngine:
         self._stores: dict[str, TenantStore] = {}
         self._open_lock = threading.Lock()
         self._closed = False
+        self._tenant_api: TenantAPI | None = None
         try:
             self.identity = IdentityRegistry(config.data_dir)
             self.sessions = SessionStore(config.data_dir, ttl_s=config.session_ttl_days * 86400)
@@ -306,30 +309,11 @@ class RecallEngine:
             SearchTypeNotImplementedError: the search type is not available yet.
             UnsupportedSearchTypeError: a Cypher type while ALLOW_CYPHER_QUERY is false.
         """
-        request = RecallRequest.build(
-            query_text=query_text,
-            query_type=query_type,
-            datasets=datasets,
-            dataset_ids=dataset_ids,
-            top_k=top_k,
-            auto_route=auto_route,
-            session_id=session_id,
-            only_context=only_context,
-            system_prompt=system_prompt,
-            system_prompt_path=system_prompt_path,
-            node_name=node_name,
-            node_name_filter_operator=node_name_filter_operator,
-            wide_search_top_k=wide_search_top_k,
-            triplet_distance_penalty=triplet_distance_penalty,
-            feedback_influence=feedback_influence,
-            verbose=verbose,
-            retriever_specific_config=retriever_specific_config,
-            response_model=response_model,
-            include_references=include_references,
-            user=user,
-            tenant_id=tenant_id,
-            scope=scope,
-        )
+        return await self.recall_with(RecallParams.of(locals()))
+
+    async def recall_with(self, params: RecallParams) -> list[RecallResult]:
+        """``recall`` with its parameters in one ``RecallParams`` (same errors)."""
+        request = RecallRequest.build(params)
         check_query_size(request.query_text, limit=self.config.max_query_chars)
         return await self._pipeline.run(request)
 
@@ -431,235 +415,15 @@ class RecallEngine:
                 )
             return store.forget(list(ids))
 
-    # users, dataset permissions and session feedback (recall_engine.identity, .sessions)
-
-    async def create_user(
-        self, name: str, *, tenant_id: str | None = None, exist_ok: bool = False
-    ) -> User:
-        """Add a user to a tenant; pass it (or its ``id``) as ``user=`` to act as it.
-
-        Raises:
-            InvalidInputError: a bad name, or one that is taken (unless ``exist_ok``).
-        """
-        if not isinstance(exist_ok, bool):
-            raise InvalidInputError(f"exist_ok must be True or False, got {exist_ok!r}.")
-        return await asyncio.to_thread(
-            self.identity.create_user, self._tenant(tenant_id), name, exist_ok=exist_ok
-        )
-
-    async def users(self, *, tenant_id: str | None = None) -> list[User]:
-        """Every user of a tenant, oldest first."""
-        return await asyncio.to_thread(self.identity.users, self._tenant(tenant_id))
-
-    async def grant(
-        self,
-        dataset_id: str,
-        *,
-        to: User | str,
-        permission: str = "read",
-        by: User | str | None = None,
-        tenant_id: str | None = None,
-    ) -> None:
-        """Share a dataset: ``to`` may then read it (``"write"``: also remember into it
-        with ``dataset_id=`` and forget its items). Only its owner ``by`` may share.
-
-        Raises:
-            DatasetNotFoundError: an unknown dataset id.
-            PermissionDeniedError: ``by`` does not own the dataset.
-            UserNotFoundError: an unknown ``to`` or ``by``.
-        """
-        store = await asyncio.to_thread(self.store, self._tenant(tenant_id))
-        await asyncio.to_thread(self._access.grant, store, dataset_id, to, permission, by)
-
-    async def revoke(
-        self,
-        dataset_id: str,
-        *,
-        to: User | str,
-        permission: str | None = None,
-        by: User | str | None = None,
-        tenant_id: str | None = None,
-    ) -> None:
-        """Take back what was granted ``to`` a user: everything (``permission=None``),
-        or only ``"write"``.
-
-        Raises:
-            DatasetNotFoundError, PermissionDeniedError, UserNotFoundError: as ``grant``.
-            InvalidInputError: ``permission`` other than None or ``"write"``.
-        """
-        store = await asyncio.to_thread(self.store, self._tenant(tenant_id))
-        await asyncio.to_thread(self._access.revoke, store, dataset_id, to, permission, by)
-
-    async def datasets(
-        self, *, user: User | str | None = None, tenant_id: str | None = None
-    ) -> list[DatasetAccess]:
-        """The datasets ``user`` can read (name, id, owner, permission), own ones first;
-        [] when nothing was remembered in the tenant."""
-        tenant = self._tenant(tenant_id)
-        try:
-            store = await asyncio.to_thread(self.store, tenant)
-        except RecallPreconditionError:
-            await asyncio.to_thread(self.identity.resolve_user, tenant, user)
-            return []
-        return await asyncio.to_thread(self._access.datasets, store, user)
-
-    async def add_feedback(
-        self,
-        session_id: str,
-        qa_id: str,
-        *,
-        score: int,
-        text: str | None = None,
-        user: User | str | None = None,
-        tenant_id: str | None = None,
-    ) -> ResponseQAEntry:
-        """Rate a session answer (``metadata["qa_id"]`` of the answer) from 1 to 5.
-        With ``feedback_influence`` > 0, recall() ranks what well-rated answers used
-        higher and what badly rated ones used lower.
-
-        Raises:
-            InvalidInputError: a score outside 1..5, or no such entry in the user's session.
-        """
-        if isinstance(score, bool) or not isinstance(score, int) or not 1 <= score <= 5:
-            raise InvalidInputError(f"score must be an integer from 1 to 5, got {score!r}.")
-        if text is not None and not isinstance(text, str):
-            raise InvalidInputError(f"text must be a string or None, got {type(text).__name__}.")
-        tenant = self._tenant(tenant_id)
-        who = await asyncio.to_thread(self.identity.resolve_user, tenant, user)
-        record = await asyncio.to_thread(
-            self.sessions.set_feedback,
-            tenant,
-            who.id,
-            str(session_id),
-            str(qa_id),
-            score=score,
-            text=text,
-        )
-        return record.entry()
-
-    async def visualize_graph(
-        self,
-        path: str | Path,
-        dataset_name: str | None = None,
-        *,
-        tenant_id: str | None = None,
-    ) -> Path:
-        """Write the tenant's knowledge graph (or one dataset's) as a self-contained
-        HTML page that works offline; return its path.
-
-        Raises:
-            InvalidInputError: ``path`` is empty, not a path, a folder, or cannot be
-                written; a bad ``dataset_name``.
-            RecallPreconditionError: nothing has been remembered in the tenant.
-            DatasetNotFoundError: ``dataset_name`` does not exist.
-        """
-        from recall_engine.graph.visualize import render_graph_html
-
-        target = _output_path(path, what="path")
-        names = (
-            (check_name(dataset_name, what="dataset_name"),) if dataset_name is not None else None
-        )
-        store = await asyncio.to_thread(self.store, self._tenant(tenant_id))
-        scope = self._scope(store, names, None)
-        entities = await asyncio.to_thread(store.graph.entities, scope)
-        relations = await asyncio.to_thread(store.graph.relations, scope)
-        title = f"recall-engine: {store.tenant_id}" + (f" / {names[0]}" if names else "")
-        page = await asyncio.to_thread(render_graph_html, entities, relations, title=title)
-        await asyncio.to_thread(_write_page, target, page)
-        return target
-
-    async def list_datasets(self, *, tenant_id: str | None = None) -> dict[str, str]:
-        """Dataset name -> id for a tenant (empty when nothing was remembered)."""
-        tenant = self._tenant(tenant_id)
-        try:
-            store = await asyncio.to_thread(self.store, tenant)
-        except RecallPreconditionError:
-            return {}
-        return {name: dataset_id for dataset_id, name in store.datasets().items()}
-
-    async def list_items(
-        self, *, dataset_name: str | None = None, tenant_id: str | None = None
-    ) -> list[dict[str, Any]]:
-        """The data items of a tenant (or of one dataset), oldest first: ``data_id``,
-        ``name``, ``dataset_name``, ``kind``, ``chunk_count``, ``created_at``.
-
-        Raises:
-            InvalidInputError: a bad ``dataset_name`` or ``tenant_id``.
-            DatasetNotFoundError: ``dataset_name`` does not exist.
-        """
-        name = check_name(dataset_name, what="dataset_name") if dataset_name is not None else None
-        tenant = self._tenant(tenant_id)
-        try:
-            store = await asyncio.to_thread(self.store, tenant)
-        except RecallPreconditionError:
-            if name is not None:
-                raise
-            return []
-        scope = self._scope(store, (name,), None) if name is not None else (None,)
-        rows: list[dict[str, Any]] = []
-        for dataset_id in scope:
-            rows += await asyncio.to_thread(store.graph.documents, dataset_id)
-        keys = ("name", "dataset_name", "kind", "chunk_count", "created_at")
-        items = [{"data_id": r["id"], **{k: r.get(k) for k in keys}} for r in rows]
-        return sorted(items, key=lambda i: (str(i["created_at"]), i["data_id"]))
-
-    # HydraDB-style tenant API (recall_engine.tenants); thin delegations.
-
     @property
     def tenants(self) -> TenantAPI:
         """The multi-tenant recall API over this engine (created on first use)."""
         with self._open_lock:
-            api = getattr(self, "_tenant_api", None)
-            if api is None:
+            if self._tenant_api is None:
                 from recall_engine.tenants import TenantAPI
 
-                api = self._tenant_api = TenantAPI(self)
-            return api
-
-    async def create_tenant(
-        self, tenant_id: str, metadata_schema: Sequence[Any] | None = None
-    ) -> Any:
-        """Create a tenant; ``metadata_schema`` declares its filterable metadata fields.
-        See ``TenantAPI.create_tenant``."""
-        return await self.tenants.create_tenant(tenant_id, metadata_schema)
-
-    async def add_memory(
-        self,
-        tenant_id: str,
-        memories: Sequence[Any],
-        *,
-        sub_tenant_id: str | None = None,
-        upsert: bool = True,
-    ) -> Any:
-        """Store memories in a sub-tenant. See ``TenantAPI.add_memory``."""
-        return await self.tenants.add_memory(
-            tenant_id, memories, sub_tenant_id=sub_tenant_id, upsert=upsert
-        )
-
-    async def upload_knowledge(
-        self,
-        tenant_id: str,
-        sources: Sequence[Any] = (),
-        *,
-        sub_tenant_id: str | None = None,
-        upsert: bool = True,
-    ) -> Any:
-        """Store documents in a sub-tenant's knowledge. See ``TenantAPI.upload_knowledge``."""
-        return await self.tenants.upload_knowledge(
-            tenant_id, sources, sub_tenant_id=sub_tenant_id, upsert=upsert
-        )
-
-    async def full_recall(self, request: Any = None, **fields: Any) -> Any:
-        """Hybrid search of knowledge; returns a ``RetrievalResult``."""
-        return await self.tenants.full_recall(request, **fields)
-
-    async def recall_preferences(self, request: Any = None, **fields: Any) -> Any:
-        """Hybrid search of memories; returns a ``RetrievalResult``."""
-        return await self.tenants.recall_preferences(request, **fields)
-
-    async def boolean_recall(self, tenant_id: str, query: str, **options: Any) -> Any:
-        """Exact lexical search (or / and / phrase). See ``TenantAPI.boolean_recall``."""
-        return await self.tenants.boolean_recall(tenant_id, query, **options)
+                self._tenant_api = TenantAPI(self)
+            return self._tenant_api
 
     async def drop_tenant(self, tenant_id: str) -> None:
         """Close a tenant's store and delete its folder (everything it holds)."""
@@ -671,31 +435,3 @@ class RecallEngine:
             if store is not None:
                 store.close()
         await asyncio.to_thread(shutil.rmtree, self.config.tenant_dir(tenant), True)
-
-
-def _output_path(path: object, *, what: str) -> Path:
-    """A file path to write to, checked before any work is done.
-
-    Raises:
-        InvalidInputError: not a str/Path, empty, or an existing folder.
-    """
-    if not isinstance(path, str | os.PathLike) or not str(path).strip():
-        raise InvalidInputError(f"{what} must be the path of an .html file to write, got {path!r}.")
-    target = Path(path).expanduser()
-    if target.is_dir():
-        raise InvalidInputError(
-            f"{what} {str(target)!r} is a folder; pass a file path such as "
-            f"{str(target / 'graph.html')!r}."
-        )
-    return target
-
-
-def _write_page(target: Path, page: str) -> None:
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(page, encoding="utf-8")
-    except OSError as exc:
-        raise InvalidInputError(
-            f"path {str(target)!r} cannot be written: {exc.strerror or exc}; pass a "
-            "writable location."
-        ) from exc

@@ -1,0 +1,134 @@
+"""The engine's users, dataset permissions and session feedback
+(``recall_engine.identity`` and ``.sessions`` behind ``RecallEngine``'s methods)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from recall_engine.core.errors import InvalidInputError, RecallPreconditionError
+from recall_engine.core.models import ResponseQAEntry
+from recall_engine.identity import DatasetAccess, IdentityRegistry, User
+from recall_engine.identity.service import AccessControl
+from recall_engine.sessions import SessionStore
+
+if TYPE_CHECKING:
+    from recall_engine.storage.tenant import TenantStore
+
+
+class AccessMixin:
+    """Users, grants and feedback of a ``RecallEngine`` (mixed into it)."""
+
+    identity: IdentityRegistry
+    sessions: SessionStore
+    _access: AccessControl
+
+    if TYPE_CHECKING:
+
+        def _tenant(self, tenant_id: str | None) -> str: ...
+
+        def store(self, tenant_id: str | None = None, *, create: bool = False) -> TenantStore: ...
+
+    async def create_user(
+        self, name: str, *, tenant_id: str | None = None, exist_ok: bool = False
+    ) -> User:
+        """Add a user to a tenant; pass it (or its ``id``) as ``user=`` to act as it.
+
+        Raises:
+            InvalidInputError: a bad name, or one that is taken (unless ``exist_ok``).
+        """
+        if not isinstance(exist_ok, bool):
+            raise InvalidInputError(f"exist_ok must be True or False, got {exist_ok!r}.")
+        return await asyncio.to_thread(
+            self.identity.create_user, self._tenant(tenant_id), name, exist_ok=exist_ok
+        )
+
+    async def users(self, *, tenant_id: str | None = None) -> list[User]:
+        """Every user of a tenant, oldest first."""
+        return await asyncio.to_thread(self.identity.users, self._tenant(tenant_id))
+
+    async def grant(
+        self,
+        dataset_id: str,
+        *,
+        to: User | str,
+        permission: str = "read",
+        by: User | str | None = None,
+        tenant_id: str | None = None,
+    ) -> None:
+        """Share a dataset: ``to`` may then read it (``"write"``: also remember into it
+        with ``dataset_id=`` and forget its items). Only its owner ``by`` may share.
+
+        Raises:
+            DatasetNotFoundError: an unknown dataset id.
+            PermissionDeniedError: ``by`` does not own the dataset.
+            UserNotFoundError: an unknown ``to`` or ``by``.
+        """
+        store = await asyncio.to_thread(self.store, self._tenant(tenant_id))
+        await asyncio.to_thread(self._access.grant, store, dataset_id, to, permission, by)
+
+    async def revoke(
+        self,
+        dataset_id: str,
+        *,
+        to: User | str,
+        permission: str | None = None,
+        by: User | str | None = None,
+        tenant_id: str | None = None,
+    ) -> None:
+        """Take back what was granted ``to`` a user: everything (``permission=None``),
+        or only ``"write"``.
+
+        Raises:
+            DatasetNotFoundError, PermissionDeniedError, UserNotFoundError: as ``grant``.
+            InvalidInputError: ``permission`` other than None or ``"write"``.
+        """
+        store = await asyncio.to_thread(self.store, self._tenant(tenant_id))
+        await asyncio.to_thread(self._access.revoke, store, dataset_id, to, permission, by)
+
+    async def datasets(
+        self, *, user: User | str | None = None, tenant_id: str | None = None
+    ) -> list[DatasetAccess]:
+        """The datasets ``user`` can read (name, id, owner, permission), own ones first;
+        [] when nothing was remembered in the tenant."""
+        tenant = self._tenant(tenant_id)
+        try:
+            store = await asyncio.to_thread(self.store, tenant)
+        except RecallPreconditionError:
+            await asyncio.to_thread(self.identity.resolve_user, tenant, user)
+            return []
+        return await asyncio.to_thread(self._access.datasets, store, user)
+
+    async def add_feedback(
+        self,
+        session_id: str,
+        qa_id: str,
+        *,
+        score: int,
+        text: str | None = None,
+        user: User | str | None = None,
+        tenant_id: str | None = None,
+    ) -> ResponseQAEntry:
+        """Rate a session answer (``metadata["qa_id"]`` of the answer) from 1 to 5.
+        With ``feedback_influence`` > 0, recall() ranks what well-rated answers used
+        higher and what badly rated ones used lower.
+
+        Raises:
+            InvalidInputError: a score outside 1..5, or no such entry in the user's session.
+        """
+        if isinstance(score, bool) or not isinstance(score, int) or not 1 <= score <= 5:
+            raise InvalidInputError(f"score must be an integer from 1 to 5, got {score!r}.")
+        if text is not None and not isinstance(text, str):
+            raise InvalidInputError(f"text must be a string or None, got {type(text).__name__}.")
+        tenant = self._tenant(tenant_id)
+        who = await asyncio.to_thread(self.identity.resolve_user, tenant, user)
+        record = await asyncio.to_thread(
+            self.sessions.set_feedback,
+            tenant,
+            who.id,
+            str(session_id),
+            str(qa_id),
+            score=score,
+            text=text,
+        )
+        return record.entry()

@@ -1,0 +1,192 @@
+"""HydraDB v1 listing and fetching endpoints: list data, graph relations of a
+source, fetch a source's content."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+from fastapi import APIRouter, Depends, Query
+from pydantic import BaseModel, ConfigDict, Field
+
+from recall_engine.server.auth import Authenticator, Principal
+from recall_engine.server.errors import ERROR_RESPONSES
+from recall_engine.server.responses import (
+    FetchContentResponse,
+    GraphRelationsResponse,
+    ListedMemory,
+    ListedSource,
+    ListMemoriesResponse,
+    ListSourcesResponse,
+    Pagination,
+    RelationGroup,
+    SourceContent,
+    SourceLinks,
+)
+from recall_engine.tenants import TenantAPI
+
+
+class ListFilters(BaseModel):
+    """Exact equalities, ANDed: per group, field name -> the value it must have."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tenant_metadata: dict[str, Any] | None = None
+    document_metadata: dict[str, Any] | None = None
+    source_fields: dict[str, Any] | None = Field(
+        default=None, description="Fields of the source itself (title, type, url, ...)."
+    )
+
+
+class ListDataRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    tenant_id: str = Field(min_length=1)
+    sub_tenant_id: str | None = None
+    kind: Literal["knowledge", "memories"] = "knowledge"
+    source_ids: list[str] | None = Field(default=None, max_length=100)
+    page: int = Field(default=1, ge=1)
+    page_size: int = Field(default=50, ge=1, le=100)
+    filters: ListFilters | None = None
+    include_fields: list[str] | None = None
+
+
+class FetchContentRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    tenant_id: str = Field(min_length=1)
+    sub_tenant_id: str | None = None
+    source_id: str = Field(min_length=1)
+    mode: Literal["content", "url", "both"] = "content"
+    expiry_seconds: int | None = Field(default=None, ge=60, le=604800)
+
+
+def _page(items: list[Any], page: int, size: int) -> tuple[list[Any], Pagination]:
+    total = len(items)
+    pages = max(1, math.ceil(total / size))
+    chunk = items[(page - 1) * size : page * size]
+    meta = Pagination(
+        page=page,
+        page_size=size,
+        total=total,
+        total_pages=pages,
+        has_next=page < pages,
+        has_previous=page > 1,
+    )
+    return chunk, meta
+
+
+def _matches(source: dict[str, Any], filters: ListFilters | None) -> bool:
+    if filters is None:
+        return True
+    groups = (
+        (filters.tenant_metadata, source["tenant_metadata"]),
+        (filters.document_metadata, source["document_metadata"]),
+        (filters.source_fields, source),
+    )
+    for wanted, values in groups:
+        for key, value in (wanted or {}).items():
+            if values.get(key) != value:
+                return False
+    return True
+
+
+def fetch_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
+    """Listing and fetching endpoints over ``api``."""
+    router = APIRouter(responses=ERROR_RESPONSES)
+
+    # listing and fetching
+
+    @router.post("/list/data", tags=["fetch"])
+    async def list_data(
+        body: ListDataRequest, who: Principal = Depends(auth)
+    ) -> ListSourcesResponse | ListMemoriesResponse:
+        who.check(body.tenant_id)
+        memories = body.kind == "memories"
+        sources = await api.list_sources(
+            body.tenant_id, sub_tenant_id=body.sub_tenant_id, collection="mem" if memories else "kb"
+        )
+        if body.source_ids:
+            wanted = set(body.source_ids)
+            sources = [s for s in sources if s["id"] in wanted]
+        sources = [s for s in sources if _matches(s, body.filters)]
+        page, meta = _page(sources, body.page, body.page_size)
+        if memories:
+            return ListMemoriesResponse(
+                success=True,
+                user_memories=[
+                    ListedMemory(memory_id=s["id"], memory_content=s["text"]) for s in page
+                ],
+                total=meta.total,
+                pagination=meta,
+            )
+        sub = body.sub_tenant_id or "default"
+        return ListSourcesResponse(
+            success=True,
+            message=f"{meta.total} sources",
+            sources=[
+                ListedSource(
+                    id=s["id"],
+                    tenant_id=body.tenant_id,
+                    sub_tenant_id=sub,
+                    title=s["title"],
+                    type=s["type"],
+                    description=s["description"],
+                    url=s["url"],
+                    timestamp=s["timestamp"],
+                    content=SourceContent(text=s["text"]),
+                    tenant_metadata=s["tenant_metadata"],
+                    document_metadata=s["document_metadata"],
+                    relations=SourceLinks(cortex_source_ids=s["relations"]),
+                )
+                for s in page
+            ],
+            total=meta.total,
+            pagination=meta,
+        )
+
+    @router.get("/list/graph_relations_by_id", tags=["fetch"])
+    async def graph_relations_by_id(
+        source_id: str = Query(min_length=1),
+        tenant_id: str = Query(min_length=1),
+        is_memory: bool = False,
+        sub_tenant_id: str | None = None,
+        limit: int = Query(default=100, ge=1, le=1000),
+        who: Principal = Depends(auth),
+    ) -> GraphRelationsResponse:
+        who.check(tenant_id)
+        groups = await api.source_relations(
+            tenant_id, source_id, sub_tenant_id=sub_tenant_id, is_memory=is_memory, limit=limit
+        )
+        relations = [
+            RelationGroup(
+                source=g["source"].model_dump(mode="json"),
+                target=g["target"].model_dump(mode="json"),
+                relations=[r.model_dump(mode="json") for r in g["relations"]],
+                chunk_id=g["chunk_id"],
+            )
+            for g in groups
+        ]
+        return GraphRelationsResponse(
+            relations=relations, success=True, message=f"{len(relations)} relations"
+        )
+
+    @router.post("/fetch/content", tags=["fetch"])
+    async def fetch_content(
+        body: FetchContentRequest, who: Principal = Depends(auth)
+    ) -> FetchContentResponse:
+        who.check(body.tenant_id)
+        source = await api.source(body.tenant_id, body.source_id, sub_tenant_id=body.sub_tenant_id)
+        text = source["text"]
+        return FetchContentResponse(
+            success=True,
+            source_id=body.source_id,
+            content=text if body.mode in ("content", "both") else None,
+            presigned_url=None,
+            content_type="text/plain; charset=utf-8",
+            size_bytes=len(text.encode("utf-8")),
+            message="content of the stored chunks"
+            + ("; this server has no presigned URLs" if body.mode != "content" else ""),
+        )
+
+    return router
