@@ -37,7 +37,7 @@ HOLDER_FILE = "holder.json"
 REMEDY = (
     "One process at a time may open a data dir: stop that process, or run "
     "`recall-engine serve` as the one process and reach it with the same Python API "
-    "through `RecallEngine.connect(url, api_key=...)`."
+    "through `RecallEngine.connect(url, api_key=...)` (or its HTTP API)."
 )
 
 
