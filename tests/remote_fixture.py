@@ -8,9 +8,7 @@ is the parameter list for an engine fixture (``"embedded"``, ``"remote"``).
 
 from __future__ import annotations
 
-import socket
 import threading
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,15 +17,10 @@ import uvicorn
 from recall_engine import RecallEngine
 from recall_engine.remote import RemoteRecallEngine
 from recall_engine.server import ServerSettings, create_app
+from tests.live_uvicorn import start_in_thread
 
 MODES = ("embedded", "remote")
 API_KEY = "remote-fixture-admin-key-0000"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass
@@ -51,23 +44,7 @@ def serve(engine: RecallEngine, *, auth: bool = True) -> Served:
         from recall_engine.tenants.registry import ADMIN
 
         engine.tenants.registry.add_key(API_KEY, ADMIN)
-    port = _free_port()
-    config = uvicorn.Config(
-        create_app(engine, ServerSettings(auth=auth, rate=0)),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        ws="none",
-        lifespan="off",
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.02)
+    port, server, thread = start_in_thread(create_app(engine, ServerSettings(auth=auth, rate=0)))
     return Served(engine, f"http://127.0.0.1:{port}", server, thread)
 
 

@@ -104,7 +104,7 @@ async def test_tenant_api_returns_the_same_models(served) -> None:
 
 
 async def test_unreachable_server_is_a_clear_error(caplog) -> None:
-    from tests.remote_fixture import _free_port
+    from tests.live_uvicorn import free_port as _free_port
 
     caplog.set_level(logging.DEBUG)
     secret = "sk-never-show-this-0000"

@@ -3,9 +3,7 @@ process so a test can reach into its engine; stopped in teardown."""
 
 from __future__ import annotations
 
-import socket
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,15 +16,10 @@ import uvicorn
 from recall_engine import RecallEngine
 from recall_engine.server import ServerSettings, create_app
 from recall_engine.tenants.registry import ADMIN
+from tests.live_uvicorn import start_in_thread
 
 ADMIN_KEY = "admin-key-000000000000"
 KEYS = {"acme": "acme-key-0000000000000", "globex": "globex-key-000000000000"}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass
@@ -51,23 +44,7 @@ def start_server(engine: RecallEngine, settings: ServerSettings) -> LiveServer:
     registry.add_key(ADMIN_KEY, ADMIN)
     for tenant, key in KEYS.items():
         registry.add_key(key, tenant)
-    port = free_port()
-    config = uvicorn.Config(
-        create_app(engine, settings),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        ws="none",
-        lifespan="off",
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.02)
+    port, server, thread = start_in_thread(create_app(engine, settings))
     return LiveServer(engine, f"http://127.0.0.1:{port}", server, thread)
 
 

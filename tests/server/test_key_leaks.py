@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.server.conftest import free_port
+from tests.live_uvicorn import free_port
 
 ADMIN = "leak-admin-key-AAAAAAAAAAAAAAAA"
 ACME = "leak-acme-key-BBBBBBBBBBBBBBBB"
