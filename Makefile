@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test lint bench clean services services-stop
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,14 @@ test: lint
 bench: install
 	$(PY) -m bench.locomo
 	$(PY) -m bench.throughput
+
+# The distributed profile's servers: reuses the machine's Postgres and Redis, starts
+# FalkorDB (built once into ~/.cache/recall-engine) and a moto S3 server; prints KEY=VALUE.
+services: install
+	@$(PY) .ci/services.py start
+
+services-stop:
+	@$(PY) .ci/services.py stop
 
 clean:
 	rm -rf .recall_engine .pytest_cache .ruff_cache .mypy_cache dist build
