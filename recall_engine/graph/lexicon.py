@@ -53,6 +53,14 @@ COMMON_SENTENCE_STARTS = _words(
     """
 )
 
+# Weekday and month abbreviations ("Wed", "Sept"): alone they are dates, not names.
+DATE_ABBREVIATIONS = _words(
+    """
+    mon tue tues wed weds thu thur thurs fri sat sun
+    jan feb mar apr jun jul aug sep sept oct nov dec
+    """
+)
+
 # Lowercase words allowed inside a capitalised span: "University of Oxford".
 SPAN_CONNECTORS = _words("of the de da di del della van von der den la le du y &")
 
