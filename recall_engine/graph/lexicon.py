@@ -1,11 +1,13 @@
 """Word lists the rule-based extractor reads: data, kept apart from the logic.
 
 Every entry is lowercase. The lists are deliberately modest (English, common
-names and places); anything they miss falls back to CONCEPT, which entity
-resolution upgrades when another mention knows better.
+places); first names come from a gazetteer package. Anything they miss falls
+back to CONCEPT, which entity resolution upgrades when another mention knows better.
 """
 
 from __future__ import annotations
+
+from recall_engine.graph.gazetteer import first_names
 
 
 def _words(text: str) -> frozenset[str]:
@@ -51,28 +53,20 @@ COMMON_SENTENCE_STARTS = _words(
     """
 )
 
+# Weekday and month abbreviations ("Wed", "Sept"): alone they are dates, not names.
+DATE_ABBREVIATIONS = _words(
+    """
+    mon tue tues wed weds thu thur thurs fri sat sun
+    jan feb mar apr jun jul aug sep sept oct nov dec
+    """
+)
+
 # Lowercase words allowed inside a capitalised span: "University of Oxford".
 SPAN_CONNECTORS = _words("of the de da di del della van von der den la le du y &")
 
-FIRST_NAMES = _words(
-    """
-    aaron adam ada adrian alan albert alex alexander alice alicia amanda amy andrea andrew
-    angela ann anna anne anthony ashley audrey barbara ben benjamin beth betty bill bob
-    brandon brian bruce carl carlos carol caroline catherine charles charlie chris
-    christina christine christopher claire daniel david deborah dennis diana donald
-    donna dorothy edward elizabeth ella emily emma eric ethan eva evan frank gary george
-    grace greg gregory hannah harry heather helen henry isaac jack jacob james jane
-    janet jason jean jeff jennifer jeremy jessica jim joan joe john jon jonathan jordan
-    jose joseph joshua joyce julia julie justin karen kate katherine kathleen kelly
-    kenneth kevin kim laura lauren leo linda lisa liam lucas lucy luis maria marie mark
-    martha mary matthew megan mel melanie melissa michael michelle mike nancy natalie
-    nathan nicholas nicole noah oliver olivia pamela patricia patrick paul peter rachel
-    raymond rebecca richard robert ruth ryan samantha samuel sandra sara sarah scott
-    sean sharon sophia sophie stephanie stephen steven susan taylor thomas tim timothy
-    tom tyler victoria walter william zoe gina jon joanna nate tim john maria james
-    audrey andrew evan sam dave deborah calvin jolene
-    """
-)
+# First names come from a maintained gazetteer (see gazetteer.py), minus the words
+# above that are never names on their own ("May", "Will", "June").
+FIRST_NAMES = first_names() - NOT_NAMES - COMMON_SENTENCE_STARTS
 
 ORGANIZATION_SUFFIXES = _words(
     """

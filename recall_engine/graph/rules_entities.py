@@ -179,6 +179,8 @@ def name_spans(
         if not key:
             continue
         single = " " not in name
+        if single and key in lx.DATE_ABBREVIATIONS and key not in known:
+            continue
         if run.at_start and single and not run.honorific and not _known(key, mid_names, known):
             if key not in lx.COMMON_SENTENCE_STARTS and len(key) > 1 and not name.isupper():
                 set_aside.append(Span(run.start, run.end, surface, name, T.CONCEPT))

@@ -73,7 +73,7 @@ PATTERNS: tuple[PredicatePattern, ...] = (
         0.85,
         T.PERSON,
         T.PLACE,
-        examples=("Melanie moved to Lyon.",),
+        examples=("Ruth moved to Lyon.",),
     ),
     P(
         "lives_in",
@@ -97,7 +97,7 @@ PATTERNS: tuple[PredicatePattern, ...] = (
         0.6,
         None,
         T.PLACE,
-        examples=("Caroline is from Sweden.",),
+        examples=("Helen is from Sweden.",),
     ),
     P(
         "visited",
@@ -105,7 +105,7 @@ PATTERNS: tuple[PredicatePattern, ...] = (
         0.7,
         T.PERSON,
         T.PLACE,
-        examples=("Caroline went to Paris.",),
+        examples=("Helen went to Paris.",),
     ),
     P(
         "founded",

@@ -179,3 +179,14 @@ def test_bad_input_never_crashes(extractor, text) -> None:
 def test_text_without_entities_yields_nothing(extractor) -> None:
     for text in ["", "nothing to see here.", "it rained all day and then stopped."]:
         assert extractor.extract_chunk(ChunkInput(chunk_id="c", text=text)).is_empty
+
+
+def test_weekday_and_month_abbreviations_are_not_entities(extractor) -> None:
+    chunk = ChunkInput(
+        chunk_id="c",
+        text="See you Wed at the Louvre with Ada. Back in Sept, Oct or Dec.",
+        speaker="Bo",
+    )
+    names = {e.name for e in GraphExtraction.from_chunks([extractor.extract_chunk(chunk)]).entities}
+    assert {"Louvre", "Ada"} <= names
+    assert not names & {"Wed", "Sept", "Oct", "Dec"}
