@@ -163,10 +163,11 @@ def test_name_grams_cover_possessives_and_multiword_names():
 
 
 async def test_query_names_link_entities_and_lift_the_chunks_mentioning_them(engine):
-    """The mention edges of the entities the query names add a bonus to their chunks."""
+    """With the flat bonus on (off by default), the mention edges of the entities the
+    query names add a bonus to their chunks."""
     await remember_docs(engine)
     query = "What did Alice Smith do?"
-    ctx = await make_ctx(engine, GraphCompletionRetriever, query, top_k=10)
+    ctx = await make_ctx(engine, GraphCompletionRetriever, query, top_k=10, entity_weight=0.4)
     out = await GraphCompletionRetriever().retrieve(query, ctx)
     assert "Alice Smith" in out.details["linked_entities"]
     chunks = [h for h in out.hits if isinstance(h, ChunkHit)]

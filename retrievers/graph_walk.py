@@ -1,0 +1,174 @@
+"""A personalised PageRank walk over passages and the entities they mention.
+
+HippoRAG 2's graph, restricted to the query's candidate subgraph so its cost is
+bounded by the candidate depth, not by the dataset:
+
+- passage nodes: the passage lane's candidates, plus the other passages that
+  mention a *specific* entity of the best candidates (one mentioned by at most
+  ``expand_degree`` passages), so a second-hop passage that shares no word with
+  the question can enter;
+- entity nodes: every entity those passages mention, joined to each passage
+  that mentions it (weight 1);
+- entity-entity edges: the relations stated in those passages, and synonymy
+  edges between entities whose normalised names are equal or one is a word
+  run of the other ("Obama" / "Barack Obama"), the cheap form of HippoRAG's
+  embedding-similar names.
+
+The walk restarts at the passages, in proportion to their passage-lane score,
+and at the query's linked entities, each weighted by its specificity
+(``1 / passages mentioning it``): a name every turn of a conversation mentions
+spreads almost nothing, so a question naming a person does not lift every
+passage merely *about* that person (the adversarial failure of a flat
+name-link bonus). The passages' visit probabilities are the walk's scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+import numpy as np
+from scipy import sparse
+
+from recall_engine.core.names import normalize_name
+from recall_engine.read.api import ReadAPI
+
+
+class WalkOptions(Protocol):
+    """The walk's knobs (``GraphSearchConfig`` carries them)."""
+
+    walk_weight: float
+    entity_seed_weight: float
+    expand_seeds: int
+    expand_degree: int
+    expand_limit: int
+    damping: float
+
+
+def synonym_pairs(names: Mapping[str, str], *, longest: int = 4) -> list[tuple[str, str]]:
+    """Pairs of entity ids whose normalised names are equal, or one is a run of
+    whole words of the other (at most ``longest`` words); one-word names of one
+    or two letters are left out (initials match too much)."""
+    by_name: dict[str, list[str]] = {}
+    for entity_id, name in names.items():
+        key = normalize_name(name)
+        if len(key) > 2:
+            by_name.setdefault(key, []).append(entity_id)
+    pairs: list[tuple[str, str]] = []
+    for key, ids in by_name.items():
+        pairs += [(a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]]
+        words = key.split()
+        if len(words) < 2:
+            continue
+        runs = {
+            " ".join(words[i : i + n])
+            for n in range(1, min(len(words), longest + 1))
+            for i in range(len(words) - n + 1)
+        }
+        for run in runs:
+            pairs += [(a, b) for a in ids for b in by_name.get(run, ())]
+    return pairs
+
+
+def walk_scores(
+    passages: Sequence[str],
+    mentioned: Mapping[str, Sequence[str]],
+    relations: Sequence[tuple[str, str]],
+    passage_seeds: Mapping[str, float],
+    entity_seeds: Mapping[str, float],
+    *,
+    damping: float = 0.5,
+    iterations: int = 40,
+    tolerance: float = 1e-7,
+) -> dict[str, float]:
+    """Visit probability of each passage in a walk over the passage-entity graph
+    that restarts (probability ``1 - damping``) at the seeds; ``relations`` are
+    undirected entity-entity edges (entities missing from the graph are dropped).
+    Dangling mass returns to the seeds. All zero when no seed has weight."""
+    index: dict[str, int] = {p: i for i, p in enumerate(passages)}
+    n_passages = len(index)
+    rows: list[int] = []
+    cols: list[int] = []
+    for passage in passages:
+        for entity in mentioned.get(passage, ()):
+            j = index.setdefault(f"e:{entity}", len(index))
+            rows.append(index[passage])
+            cols.append(j)
+    for a, b in relations:
+        ia, ib = index.get(f"e:{a}"), index.get(f"e:{b}")
+        if ia is not None and ib is not None and ia != ib:
+            rows.append(ia)
+            cols.append(ib)
+    n = len(index)
+    if n == 0:
+        return {}
+    restart = np.zeros(n)
+    for passage, weight in passage_seeds.items():
+        if passage in index:
+            restart[index[passage]] += max(weight, 0.0)
+    for entity, weight in entity_seeds.items():
+        at = index.get(f"e:{entity}")
+        if at is not None:
+            restart[at] += max(weight, 0.0)
+    total = restart.sum()
+    if total <= 0:
+        return dict.fromkeys(passages, 0.0)
+    restart /= total
+    r, c = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+    adjacency = sparse.coo_matrix(
+        (np.ones(2 * r.size), (np.concatenate([r, c]), np.concatenate([c, r]))), shape=(n, n)
+    ).tocsr()
+    adjacency.sum_duplicates()
+    adjacency.data[:] = 1.0  # a repeated mention or relation is one edge
+    out_weight = np.asarray(adjacency.sum(axis=1)).ravel()
+    dangling = out_weight == 0
+    inverse = np.divide(1.0, out_weight, out=np.zeros(n), where=~dangling)
+    transition = (sparse.diags(inverse) @ adjacency).T.tocsr()
+    rank = restart.copy()
+    for _ in range(iterations):
+        flow = transition @ rank + rank[dangling].sum() * restart
+        new = (1 - damping) * restart + damping * flow
+        done = float(np.abs(new - rank).sum()) < tolerance
+        rank = new
+        if done:
+            break
+    return {p: float(rank[i]) for p, i in index.items() if i < n_passages}
+
+
+async def walk_lane(
+    read: ReadAPI,
+    score: Mapping[str, float],
+    mentioned: Mapping[str, Sequence[str]],
+    linked: set[str],
+    options: WalkOptions,
+) -> tuple[dict[str, float], dict[str, object]]:
+    """The walk's passage scores (best = 1) over the candidates ``score`` (passage
+    lane, best = 1) and the passages its specific entities bring in."""
+    if options.walk_weight <= 0 or not score:
+        return {}, {}
+    ranked = sorted(score, key=lambda c: (-score[c], c))
+    around = {e for c in ranked[: options.expand_seeds] for e in mentioned.get(c, ())}
+    degree_of = await read.mentions(sorted(around | linked))
+    degree = {e: len(cs) for e, cs in degree_of.items()}
+    brought: list[str] = []
+    for entity in sorted(around, key=lambda e: (degree.get(e, 0), e)):
+        if degree.get(entity, 0) > options.expand_degree:
+            break
+        brought += [c for c in degree_of.get(entity, ()) if c not in score]
+    brought = list(dict.fromkeys(brought))[: options.expand_limit]
+    links = dict(mentioned)
+    if brought:
+        links.update(await read.mentioned_in(brought))
+    nodes = [*ranked, *brought]
+    edges = await read.edges_in_chunks(nodes)
+    entities = sorted({e for c in nodes for e in links.get(c, ())})
+    refs = await read.entity_refs(entities)
+    relations = [(e.source_id, e.target_id) for e in edges]
+    relations += synonym_pairs({i: r.name for i, r in refs.items()})
+    entity_seeds = {
+        e: options.entity_seed_weight / max(1, degree.get(e, 1)) for e in linked if e in refs
+    }
+    walked = walk_scores(nodes, links, relations, score, entity_seeds, damping=options.damping)
+    top = max(walked.values(), default=0.0)
+    out = {c: v / top for c, v in walked.items()} if top > 0 else {}
+    return out, {"walk_nodes": len(nodes) + len(entities), "walk_brought": len(brought)}
