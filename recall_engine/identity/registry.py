@@ -1,4 +1,5 @@
-"""Users, dataset owners and grants of every tenant in a data dir (SQLite).
+"""Users, dataset owners and grants of every tenant: a file in the data dir
+(SQLite), or tables of the shared state store (Postgres, ``state.postgres``).
 
 The datasets themselves live in each tenant's graph store; this registry only
 records who created each one and whom its owner shared it with. A dataset with
@@ -19,6 +20,7 @@ from recall_engine.core.errors import InvalidInputError, UserNotFoundError
 from recall_engine.core.validation import check_name, stable_id
 from recall_engine.identity.models import DEFAULT_USER_NAME, Access, Permission, User
 from recall_engine.identity.sqlite import SqliteFile
+from recall_engine.state.sql import SqlDatabase
 
 FILE_NAME = "identity.sqlite3"
 _SCHEMA = """
@@ -56,11 +58,17 @@ def _user(row: tuple[Any, ...]) -> User:
 class IdentityRegistry:
     """Users and dataset permissions, per tenant. Blocking: call it off the event loop."""
 
-    def __init__(self, data_dir: Path) -> None:
-        self._db = SqliteFile(data_dir / FILE_NAME, _SCHEMA)
+    def __init__(self, source: Path | SqlDatabase) -> None:
+        """``source``: the data dir (its ``identity.sqlite3``), or a state database."""
+        self._owned = isinstance(source, Path)
+        self._db: SqlDatabase = (
+            SqliteFile(source / FILE_NAME, _SCHEMA) if isinstance(source, Path) else source
+        )
 
     def close(self) -> None:
-        self._db.close()
+        """Close the file (a shared state database stays open: its owner closes it)."""
+        if self._owned:
+            self._db.close()
 
     # users
 
@@ -77,7 +85,7 @@ class IdentityRegistry:
             return _user(row)
         with self._db.write() as conn:
             conn.execute(
-                "INSERT OR IGNORE INTO users VALUES (?, ?, ?, ?, 1)",
+                "INSERT INTO users VALUES (?, ?, ?, ?, 1) ON CONFLICT DO NOTHING",
                 (tenant_id, user_id, DEFAULT_USER_NAME, datetime.now(UTC).isoformat()),
             )
             row = conn.execute(
@@ -164,7 +172,7 @@ class IdentityRegistry:
         """Record who created a dataset (the first record wins)."""
         with self._db.write() as conn:
             conn.execute(
-                "INSERT OR IGNORE INTO dataset_owners VALUES (?, ?, ?)",
+                "INSERT INTO dataset_owners VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 (tenant_id, dataset_id, owner_id),
             )
 
@@ -193,7 +201,8 @@ class IdentityRegistry:
             if row is not None and _RANK[row[0]] >= _RANK[permission]:
                 return
             conn.execute(
-                "INSERT OR REPLACE INTO grants VALUES (?, ?, ?, ?)",
+                "INSERT INTO grants VALUES (?, ?, ?, ?) ON CONFLICT (tenant_id, dataset_id, "
+                "user_id) DO UPDATE SET permission = excluded.permission",
                 (tenant_id, dataset_id, user_id, permission),
             )
 

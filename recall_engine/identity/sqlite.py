@@ -1,4 +1,5 @@
-"""One SQLite file in the data dir, shared by the threads of one engine.
+"""One SQLite file in the data dir, shared by the threads of one engine: the
+embedded driver of the state seam (``recall_engine.state.sql.SqlDatabase``).
 
 Users, grants and sessions are small, transactional and must survive a
 restart, which is what the stdlib ``sqlite3`` is for. One connection per file
@@ -6,7 +7,9 @@ is guarded by a lock (every statement is short). The file is created on the
 first write, never by a read. Files written rarely (users, grants) keep the
 rollback journal, so that a read leaves the data dir byte for byte as it was;
 files written on every answer (sessions) use WAL, where a commit costs about
-one fsync instead of several.
+one fsync instead of several. Writes take the write lock at their start
+(``BEGIN IMMEDIATE``), so two processes on one file wait for each other
+instead of failing to upgrade a read lock.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from recall_engine.core.errors import StoreError
+from recall_engine.state.sql import Dialect
 
 
 def _reason(exc: BaseException) -> str:
@@ -28,12 +32,15 @@ def _reason(exc: BaseException) -> str:
 class SqliteFile:
     """A lazily opened SQLite database with a fixed schema."""
 
+    dialect: Dialect = "sqlite"
+
     def __init__(self, path: Path, schema: str, *, wal: bool = False) -> None:
         self.path = path
         self._schema = schema
         self._wal = wal
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
+        self._depth = 0
 
     def _open(self, create: bool) -> sqlite3.Connection | None:
         if self._conn is not None:
@@ -42,7 +49,9 @@ class SqliteFile:
             return None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+            conn = sqlite3.connect(
+                self.path, timeout=30, check_same_thread=False, isolation_level=None
+            )
             if self._wal:
                 conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(self._schema)
@@ -62,15 +71,38 @@ class SqliteFile:
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """The connection inside one transaction (committed on success)."""
+        """The connection inside one transaction (committed on success); a nested
+        call joins the outer one."""
         with self._lock:
             conn = self._open(create=True)
             assert conn is not None
-            try:
-                with conn:
+            if self._depth:
+                self._depth += 1
+                try:
                     yield conn
+                finally:
+                    self._depth -= 1
+                return
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                self._depth = 1
+                try:
+                    yield conn
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
             except sqlite3.Error as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
                 raise StoreError(f"Writing {self.path.name} failed: {exc}.") from exc
+            finally:
+                self._depth = 0
+
+    def data_version(self) -> int:
+        """SQLite's count of commits by other connections (0 before the file exists)."""
+        with self.read() as conn:
+            return 0 if conn is None else int(conn.execute("PRAGMA data_version").fetchone()[0])
 
     def close(self) -> None:
         with self._lock:

@@ -1,6 +1,7 @@
 """Session caches: the question/context/answer entries of each (user, session_id).
 
-Stored in one SQLite file in the data dir, so sessions survive a restart. A
+Stored in one SQLite file in the data dir (or tables of the shared state store,
+``state.postgres``), so sessions survive a restart. A
 session expires ``ttl_s`` seconds after its last entry was written (7 days by
 default): its entries are then never returned and are deleted on the next
 write. Sessions are keyed by tenant and user, so one user can never read
@@ -25,6 +26,7 @@ from typing import Any
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.models import ResponseQAEntry
 from recall_engine.identity.sqlite import SqliteFile
+from recall_engine.state.sql import SqlDatabase
 
 FILE_NAME = "sessions.sqlite3"
 DEFAULT_TTL_S = 7 * 24 * 3600.0
@@ -102,17 +104,25 @@ class SessionStore:
 
     def __init__(
         self,
-        data_dir: Path,
+        source: Path | SqlDatabase,
         *,
         ttl_s: float = DEFAULT_TTL_S,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self._db = SqliteFile(data_dir / FILE_NAME, _SCHEMA, wal=True)
+        """``source``: the data dir (its ``sessions.sqlite3``), or a state database."""
+        self._owned = isinstance(source, Path)
+        self._db: SqlDatabase = (
+            SqliteFile(source / FILE_NAME, _SCHEMA, wal=True)
+            if isinstance(source, Path)
+            else source
+        )
         self.ttl_s = ttl_s
         self.clock = clock
 
     def close(self) -> None:
-        self._db.close()
+        """Close the file (a shared state database stays open: its owner closes it)."""
+        if self._owned:
+            self._db.close()
 
     def entries(self, tenant_id: str, user_id: str, session_id: str) -> list[QARecord]:
         """The live entries of a session, oldest first ([] when expired or unknown)."""
@@ -162,7 +172,8 @@ class SessionStore:
         with self._db.write() as conn:
             self._purge(conn, now)
             conn.execute(
-                "INSERT INTO sessions VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE "
+                "INSERT INTO sessions VALUES (?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, "
+                "session_id) DO UPDATE "
                 "SET last_active = excluded.last_active",
                 (*key, now),
             )
@@ -224,8 +235,9 @@ class SessionStore:
             for element in old.element_ids:
                 previous = old.feedback_score
                 conn.execute(
-                    "INSERT INTO element_feedback VALUES (?, ?, ?, 1) ON CONFLICT DO UPDATE "
-                    "SET score_sum = score_sum + excluded.score_sum, count = count + ?",
+                    "INSERT INTO element_feedback VALUES (?, ?, ?, 1) ON CONFLICT (tenant_id, "
+                    "element_id) DO UPDATE SET score_sum = element_feedback.score_sum "
+                    "+ excluded.score_sum, count = element_feedback.count + ?",
                     (
                         tenant_id,
                         element,

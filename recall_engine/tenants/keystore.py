@@ -1,4 +1,4 @@
-"""The API key store, part of the tenant registry's SQLite file.
+"""The API key store, part of the tenant registry (its SQLite file or Postgres tables).
 
 Keys are stored as SHA-256 digests only (keys are random and long, so a fast
 hash is enough), with a short key id, the first characters of the key (to
@@ -18,13 +18,13 @@ import contextlib
 import hashlib
 import hmac
 import secrets
-import sqlite3
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from recall_engine.core.errors import InvalidInputError
+from recall_engine.state.sql import Connection, SqlDatabase
 from recall_engine.tenants.convert import safe_name
 from recall_engine.tenants.errors import ApiKeyNotFoundError
 
@@ -74,11 +74,11 @@ class KeyRecord:
 class KeyStore:
     """The key methods of ``TenantRegistry`` (which owns the connection)."""
 
-    _db: sqlite3.Connection
+    _db: SqlDatabase
     _lock: threading.RLock
     _keys: list[tuple[str, str]]
 
-    def _tx(self) -> contextlib.AbstractContextManager[None]:
+    def _tx(self) -> contextlib.AbstractContextManager[Connection]:
         raise NotImplementedError
 
     def _reload(self) -> None:
@@ -87,9 +87,10 @@ class KeyStore:
     def _fresh(self) -> None:
         raise NotImplementedError
 
-    def _mark_seeded(self) -> None:
-        self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('keys_seeded', ?)",
-                         (_now(),))  # fmt: skip
+    @staticmethod
+    def _mark_seeded(conn: Connection) -> None:
+        conn.execute("INSERT INTO meta (key, value) VALUES ('keys_seeded', ?) "
+                     "ON CONFLICT DO NOTHING", (_now(),))  # fmt: skip
 
     def create_key(self, tenant_id: str, *, key: str | None = None) -> tuple[KeyRecord, str]:
         """A new key for ``tenant_id`` (``ADMIN``: every tenant); returns its record
@@ -108,18 +109,17 @@ class KeyStore:
                 "surrounding spaces; leave the key out to get a random one."
             )
         record = KeyRecord(new_key_id(), tenant_id, _shown(key), _now())
-        with self._tx():
-            try:
-                self._db.execute(
-                    "INSERT INTO api_keys (digest, tenant_id, created_at, key_id, prefix) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (key_digest(key), tenant_id, record.created_at, record.key_id, record.prefix),
-                )
-            except sqlite3.IntegrityError:
+        with self._tx() as conn:
+            added = conn.execute(
+                "INSERT INTO api_keys (digest, tenant_id, created_at, key_id, prefix) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (key_digest(key), tenant_id, record.created_at, record.key_id, record.prefix),
+            ).rowcount
+            if not added:
                 raise InvalidInputError(
                     "That API key is already in the key store; use another key."
-                ) from None
-            self._mark_seeded()
+                )
+            self._mark_seeded(conn)
         self._reload()
         return record, key
 
@@ -133,8 +133,9 @@ class KeyStore:
         args: tuple[str, ...] = ()
         if tenant_id is not None:
             query, args = query + " WHERE tenant_id = ?", (tenant_id,)
-        with self._lock:
-            rows = self._db.execute(query + " ORDER BY created_at, key_id", args).fetchall()
+        with self._lock, self._db.read() as conn:
+            assert conn is not None
+            rows = conn.execute(query + " ORDER BY created_at, key_id", args).fetchall()
         return [KeyRecord(r[0], r[1], r[2] or "", r[3]) for r in rows]
 
     def key(self, wanted: str) -> KeyRecord:
@@ -151,9 +152,9 @@ class KeyStore:
 
         Raises: ApiKeyNotFoundError.
         """
-        with self._tx():
+        with self._tx() as conn:
             record = self.key(key_id)
-            self._db.execute("DELETE FROM api_keys WHERE key_id = ?", (key_id,))
+            conn.execute("DELETE FROM api_keys WHERE key_id = ?", (key_id,))
         self._reload()
         return record
 
@@ -166,9 +167,9 @@ class KeyStore:
             old = self.key(key_id)
             key = new_key()
             record = KeyRecord(new_key_id(), old.tenant_id, _shown(key), _now())
-            with self._tx():
-                self._db.execute("DELETE FROM api_keys WHERE key_id = ?", (key_id,))
-                self._db.execute(
+            with self._tx() as conn:
+                conn.execute("DELETE FROM api_keys WHERE key_id = ?", (key_id,))
+                conn.execute(
                     "INSERT INTO api_keys (digest, tenant_id, created_at, key_id, prefix) "
                     "VALUES (?, ?, ?, ?, ?)",
                     (key_digest(key), old.tenant_id, record.created_at, record.key_id,
@@ -179,8 +180,9 @@ class KeyStore:
 
     def seeded(self) -> bool:
         """Whether the key store was ever given a key (seeded, or by ``create_key``)."""
-        with self._lock:
-            row = self._db.execute("SELECT 1 FROM meta WHERE key = 'keys_seeded'").fetchone()
+        with self._lock, self._db.read() as conn:
+            assert conn is not None
+            row = conn.execute("SELECT 1 FROM meta WHERE key = 'keys_seeded'").fetchone()
         return row is not None
 
     def seed(self, keys: Iterable[tuple[str, str]]) -> bool:

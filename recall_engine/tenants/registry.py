@@ -1,11 +1,13 @@
 """The tenant registry: which tenants exist, their store names and metadata
 schema, their sub-tenants, and the API key store.
 
-One SQLite file in the data dir (``tenants.sqlite3``); every change is one
-transaction, so the file is never half-written, and other processes (the
-``recall-engine keys`` command) may change it while a server runs: every
-lookup first asks SQLite whether another connection committed since the last
-read, and reloads if so. A revoked key is refused by the next request.
+One SQLite file in the data dir (``tenants.sqlite3``), or tables of the shared
+state store (Postgres, ``state.postgres``); every change is one transaction,
+so the store is never half-written, and other processes (the ``recall-engine
+keys`` command, other replicas) may change it while a server runs: every
+lookup first asks the database whether another connection committed since the
+last read (``SqlDatabase.data_version``), and reloads if so. A revoked key is
+refused by the next request.
 
 Ids and stores: each tenant row keeps the engine name of its store
 (``safe_name`` of the id, an injective mapping), and each sub-tenant row the
@@ -26,7 +28,6 @@ import contextlib
 import json
 import logging
 import secrets
-import sqlite3
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from recall_engine.core.errors import InvalidInputError
+from recall_engine.identity.sqlite import SqliteFile
+from recall_engine.state.sql import Connection, SqlDatabase
 from recall_engine.tenants.convert import legacy_name, safe_name
 from recall_engine.tenants.errors import TenantAlreadyExistsError, TenantNotFoundError
 from recall_engine.tenants.keystore import ADMIN, KeyRecord, KeyStore, key_digest, new_key_id
@@ -45,16 +48,16 @@ REGISTRY_FILE = "tenants.sqlite3"
 
 logger = logging.getLogger("recall_engine.tenants")
 
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS tenants (id TEXT PRIMARY KEY, schema TEXT NOT NULL, "
-    "created_at TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS api_keys (digest TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, "
-    "created_at TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS sub_tenants (tenant_id TEXT NOT NULL, sub_tenant_id TEXT NOT NULL, "
-    "PRIMARY KEY (tenant_id, sub_tenant_id))",
-    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-)
-# Columns added since the first schema: (table, column); filled by _migrate.
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tenants (id TEXT PRIMARY KEY, schema TEXT NOT NULL,
+    created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS api_keys (digest TEXT PRIMARY KEY, tenant_id TEXT NOT NULL,
+    created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sub_tenants (tenant_id TEXT NOT NULL, sub_tenant_id TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, sub_tenant_id));
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+# Columns added to the SQLite file since its first schema: (table, column).
 _ADDED = (("tenants", "store"), ("sub_tenants", "name"), ("api_keys", "key_id"),
           ("api_keys", "prefix"))  # fmt: skip
 
@@ -78,33 +81,40 @@ class TenantRecord:
 
 
 class TenantRegistry(KeyStore):
-    """Tenants and API keys of one data dir; safe to share between threads."""
+    """Tenants and API keys; safe to share between threads."""
 
-    def __init__(self, data_dir: Path) -> None:
-        data_dir.mkdir(parents=True, exist_ok=True)
-        self.path = data_dir / REGISTRY_FILE
+    def __init__(self, source: Path | SqlDatabase) -> None:
+        """``source``: the data dir (its ``tenants.sqlite3``), or a state database."""
+        self._db: SqlDatabase
+        if isinstance(source, Path):
+            source.mkdir(parents=True, exist_ok=True)
+            self.path: Path | None = source / REGISTRY_FILE
+            self._db = SqliteFile(self.path, _SCHEMA, wal=True)
+        else:
+            self.path, self._db = None, source
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._depth = 0
-        with self._tx():
-            for statement in _SCHEMA:
-                self._db.execute(statement)
-            self._migrate()
+        with self._tx() as conn:
+            if self._db.dialect == "sqlite":
+                self._add_columns(conn)
+            self._migrate(conn)
         self._tenants: dict[str, TenantRecord] = {}
         self._store_owner: dict[str, str] = {}
         self._keys: list[tuple[str, str]] = []
         self._version = -1
         self._reload()
 
-    def _migrate(self) -> None:
+    @staticmethod
+    def _add_columns(conn: Connection) -> None:
         for table, column in _ADDED:
-            names = {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}
+            names = {r[1] for r in conn.execute(f"PRAGMA table_info({table})").fetchall()}
             if column not in names:
-                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
+
+    def _migrate(self, conn: Connection) -> None:
+        """Fill what rows written by older versions lack (store and sub-tenant
+        names, key ids)."""
         owners: dict[str, str] = {}
-        rows = self._db.execute("SELECT id, store FROM tenants ORDER BY created_at, id").fetchall()
+        rows = conn.execute("SELECT id, store FROM tenants ORDER BY created_at, id").fetchall()
         for tenant_id, store in rows:
             if store is not None:
                 owners[store] = tenant_id
@@ -120,64 +130,56 @@ class TenantRegistry(KeyStore):
                 )
                 store = f"{safe_name(tenant_id, what='tenant_id')}.{secrets.token_hex(4)}"
             owners[store] = tenant_id
-            self._db.execute("UPDATE tenants SET store = ? WHERE id = ?", (store, tenant_id))
-        for tenant_id, sub in self._db.execute(
+            conn.execute("UPDATE tenants SET store = ? WHERE id = ?", (store, tenant_id))
+        for tenant_id, sub in conn.execute(
             "SELECT tenant_id, sub_tenant_id FROM sub_tenants WHERE name IS NULL"
         ).fetchall():
-            self._db.execute(
+            conn.execute(
                 "UPDATE sub_tenants SET name = ? WHERE tenant_id = ? AND sub_tenant_id = ?",
                 (legacy_name(sub), tenant_id, sub),
             )
-        for (digest,) in self._db.execute(
+        for (digest,) in conn.execute(
             "SELECT digest FROM api_keys WHERE key_id IS NULL"
         ).fetchall():
-            self._db.execute(
+            conn.execute(
                 "UPDATE api_keys SET key_id = ?, prefix = '' WHERE digest = ?",
                 (new_key_id(), digest),
             )
-        if self._db.execute("SELECT 1 FROM api_keys LIMIT 1").fetchone():
-            self._mark_seeded()
+        if conn.execute("SELECT 1 FROM api_keys LIMIT 1").fetchone():
+            self._mark_seeded(conn)
 
     @contextlib.contextmanager
-    def _tx(self) -> Iterator[None]:
+    def _tx(self) -> Iterator[Connection]:
         """One transaction (the outermost of nested ones), holding the thread lock."""
-        with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield
-                finally:
-                    self._depth -= 1
-                return
-            self._db.execute("BEGIN IMMEDIATE")
-            self._depth = 1
-            try:
-                yield
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            else:
-                self._db.execute("COMMIT")
-            finally:
-                self._depth = 0
+        with self._lock, self._db.write() as conn:
+            yield conn
 
     def _reload(self) -> None:
         with self._lock:
-            rows = self._db.execute("SELECT id, schema, created_at, store FROM tenants").fetchall()
+            # The version first: a change committed while the rows are read then
+            # shows as a newer version, and the next lookup reloads again.
+            version = self._db.data_version()
+            with self._db.read() as conn:
+                assert conn is not None  # written on open
+                rows = conn.execute("SELECT id, schema, created_at, store FROM tenants").fetchall()
+                keys = [tuple(r) for r in conn.execute("SELECT digest, tenant_id FROM api_keys")
+                        .fetchall()]  # fmt: skip
             self._tenants = {r[0]: TenantRecord(r[0], json.loads(r[1]), r[2], r[3]) for r in rows}
             self._store_owner = {r.store: r.tenant_id for r in self._tenants.values()}
-            self._keys = list(self._db.execute("SELECT digest, tenant_id FROM api_keys"))
-            self._version = self._db.execute("PRAGMA data_version").fetchone()[0]
+            self._keys = keys  # type: ignore[assignment]
+            self._version = version
 
     def _fresh(self) -> None:
         """Reload when another connection (another process) committed a change."""
         with self._lock:
-            if self._db.execute("PRAGMA data_version").fetchone()[0] != self._version:
+            if self._db.data_version() != self._version:
                 self._reload()
 
     def close(self) -> None:
+        """Close the file (a shared state database stays open: its owner closes it)."""
         with self._lock:
-            self._db.close()
+            if self.path is not None:
+                self._db.close()
 
     # tenants
 
@@ -191,16 +193,17 @@ class TenantRegistry(KeyStore):
         with self._lock:
             self._fresh()
             store = self.store_name(tenant_id)
-            try:
-                self._db.execute(
-                    "INSERT INTO tenants (id, schema, created_at, store) VALUES (?, ?, ?, ?)",
+            with self._tx() as conn:
+                added = conn.execute(
+                    "INSERT INTO tenants (id, schema, created_at, store) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT DO NOTHING",
                     (tenant_id, json.dumps(metadata_schema), _now(), store),
-                )
-            except sqlite3.IntegrityError:
+                ).rowcount
+            self._reload()
+            if not added:
                 raise TenantAlreadyExistsError(
                     f"tenant {tenant_id!r} already exists; use it, or delete it first."
-                ) from None
-            self._reload()
+                )
             return self._tenants[tenant_id]
 
     def get(self, tenant_id: str) -> TenantRecord:
@@ -247,11 +250,11 @@ class TenantRegistry(KeyStore):
 
     def delete(self, tenant_id: str) -> list[KeyRecord]:
         """Forget a tenant, its sub-tenants and its API keys; returns the revoked keys."""
-        with self._tx():
+        with self._tx() as conn:
             revoked = self.keys(tenant_id)
-            self._db.execute("DELETE FROM tenants WHERE id = ?", (tenant_id,))
-            self._db.execute("DELETE FROM sub_tenants WHERE tenant_id = ?", (tenant_id,))
-            self._db.execute("DELETE FROM api_keys WHERE tenant_id = ?", (tenant_id,))
+            conn.execute("DELETE FROM tenants WHERE id = ?", (tenant_id,))
+            conn.execute("DELETE FROM sub_tenants WHERE tenant_id = ?", (tenant_id,))
+            conn.execute("DELETE FROM api_keys WHERE tenant_id = ?", (tenant_id,))
         self._reload()
         return revoked
 
@@ -261,8 +264,9 @@ class TenantRegistry(KeyStore):
         Raises:
             InvalidInputError: a bad id, or one whose name another sub-tenant's row holds.
         """
-        with self._lock:
-            rows = self._db.execute(
+        with self._lock, self._db.read() as conn:
+            assert conn is not None
+            rows = conn.execute(
                 "SELECT sub_tenant_id, name FROM sub_tenants WHERE tenant_id = ?", (tenant_id,)
             ).fetchall()
         known = dict(rows)
@@ -279,16 +283,17 @@ class TenantRegistry(KeyStore):
 
     def add_sub_tenant(self, tenant_id: str, sub_tenant_id: str) -> None:
         name = self.sub_tenant_name(tenant_id, sub_tenant_id)
-        with self._lock:
-            self._db.execute(
-                "INSERT OR IGNORE INTO sub_tenants (tenant_id, sub_tenant_id, name) "
-                "VALUES (?, ?, ?)",
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO sub_tenants (tenant_id, sub_tenant_id, name) "
+                "VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 (tenant_id, sub_tenant_id, name),
             )
 
     def sub_tenants(self, tenant_id: str) -> list[str]:
-        with self._lock:
-            rows = self._db.execute(
+        with self._lock, self._db.read() as conn:
+            assert conn is not None
+            rows = conn.execute(
                 "SELECT sub_tenant_id FROM sub_tenants WHERE tenant_id = ? ORDER BY sub_tenant_id",
                 (tenant_id,),
             ).fetchall()
