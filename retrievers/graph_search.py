@@ -49,8 +49,9 @@ import numpy as np
 from pydantic import Field
 
 from recall_engine.core.hits import AnyHit, ChunkHit, EntityRef, TripletHit
-from recall_engine.core.names import normalize_name
 from recall_engine.read.api import GraphEdge, ReadAPI
+from recall_engine.read.linking import name_grams as name_grams  # re-exported
+from recall_engine.read.linking import names_in
 from retrievers.graph_scoring import normalised, personalized_pagerank, triplet_distance
 from retrievers.graph_walk import walk_lane
 from retrievers.passages import PassageConfig, passages
@@ -107,15 +108,6 @@ class GraphResult:
 
 def _specificity(degree: int) -> float:
     return 1.0 / math.log(2 + degree)
-
-
-def name_grams(text: str, longest: int = 6) -> set[str]:
-    """Every run of up to ``longest`` words of ``normalize_name(text)``: the keys a
-    name the text mentions can have."""
-    words = normalize_name(text).split()
-    return {
-        " ".join(words[i : i + n]) for n in range(1, longest + 1) for i in range(len(words) - n + 1)
-    }
 
 
 NODE_SET_KEY = "node_set"  # where remember(..., node_set=[...]) puts a chunk's node sets
@@ -201,8 +193,7 @@ async def graph_search(
     # entity links: names of the entities the candidates mention, found in the query
     mentioned = await read.mentioned_in(list(chunk_of))
     refs = await read.entity_refs(sorted({e for es in mentioned.values() for e in es}))
-    grams = name_grams(query)
-    linked = {i for i, ref in refs.items() if normalize_name(ref.name) in grams}
+    linked = names_in(query, {i: ref.name for i, ref in refs.items()})
     if node_filter is not None:
         linked |= node_filter.entities
     walked, walk_details = await walk_lane(read, score, mentioned, linked, options)

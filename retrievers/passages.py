@@ -29,6 +29,7 @@ from pydantic import Field
 
 from recall_engine.core.hits import ChunkHit
 from recall_engine.read.api import ReadAPI
+from recall_engine.read.fusion import JoinMode, join, normalise
 from retrievers.base import RetrieverConfig
 
 
@@ -52,28 +53,23 @@ class PassageConfig(RetrieverConfig):
     link_seeds: int = Field(
         default=3, ge=0, description="Best candidates whose titles are followed."
     )
+    join_mode: JoinMode = Field(
+        default="weighted", description="How the lists are fused (read.fusion join modes)."
+    )
 
 
 def normalised(hits: Sequence[ChunkHit]) -> dict[str, float]:
     """Scores mapped to [0, 1]: the list's best is 1, its worst 0 (one hit: 1)."""
-    if not hits:
-        return {}
-    values = np.array([h.score for h in hits], dtype=np.float64)
-    low, high = float(values.min()), float(values.max())
-    span = high - low
-    return {
-        h.chunk_id: (float(v) - low) / span if span > 0 else 1.0
-        for h, v in zip(hits, values, strict=True)
-    }
+    values = normalise(np.array([h.score for h in hits], dtype=np.float64))
+    return {h.chunk_id: float(v) for h, v in zip(hits, values, strict=True)}
 
 
-def fuse(lists: Sequence[Sequence[ChunkHit]], weights: Sequence[float]) -> dict[str, float]:
-    """Weighted sum of each list's normalised scores, per chunk id."""
-    scores: dict[str, float] = {}
-    for hits, weight in zip(lists, weights, strict=True):
-        for chunk_id, value in normalised(hits).items():
-            scores[chunk_id] = scores.get(chunk_id, 0.0) + weight * value
-    return scores
+def fuse(
+    lists: Sequence[Sequence[ChunkHit]], weights: Sequence[float], mode: JoinMode = "weighted"
+) -> dict[str, float]:
+    """The lists joined by the one fusion component (``weighted``: the weighted
+    sum of each list's normalised scores, per chunk id)."""
+    return join(lists, weights, mode)
 
 
 async def spread_to_neighbours(
@@ -148,6 +144,7 @@ async def passages(
     scores = fuse(
         [dense, lexical, titled],
         [options.dense_weight, options.lexical_weight, options.title_weight],
+        options.join_mode,
     )
     scores = await follow_titles(read, scores, hits, options)
     scores = await spread_to_neighbours(read, scores, hits, options)

@@ -19,6 +19,7 @@ import regex
 from pydantic import BaseModel, ConfigDict, Field
 
 from recall_engine.core.hits import ChunkHit
+from recall_engine.read.fusion import alpha_weights, join_lanes, normalise
 from recall_engine.read.store_reader import StoreReader
 from recall_engine.storage.expiry import expiry_of
 from recall_engine.storage.lexical import tokenize
@@ -109,11 +110,12 @@ class TenantReader(StoreReader):
                 return []
             dense = index.vectors.similarities(vector, rows).astype(np.float64)
             lexical = index.lexical.scores(tokenize(query), mask)[rows].astype(np.float64)
-            span = float(dense.max() - dense.min())
-            dense_n = (dense - dense.min()) / span if span > 0 else np.ones_like(dense)
-            best = float(lexical.max())
-            lexical_n = lexical / best if best > 0 else np.zeros_like(lexical)
-            blended = alpha * dense_n + (1.0 - alpha) * lexical_n + _TIE * (dense_n + lexical_n)
+            dense_n = normalise(dense, "min_max")
+            lexical_n = normalise(lexical, "by_best")
+            dense_w, lexical_w = alpha_weights(alpha)
+            blended = join_lanes(
+                [dense_n, lexical_n], [dense_w + _TIE, lexical_w + _TIE], ["none", "none"]
+            )
             blended /= 1.0 + 2 * _TIE
             order = np.lexsort((rows, -blended))[:k]
             return [

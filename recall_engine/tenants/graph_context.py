@@ -11,8 +11,8 @@ stated in each returned chunk, grouped so a chunk finds its own.
 from __future__ import annotations
 
 import numpy as np
-import regex
 
+from recall_engine.read.linking import link_entities
 from recall_engine.read.tenant_reader import TenantReader
 from recall_engine.tenants.convert import to_triplet
 from recall_engine.tenants.hybrid import Ranked
@@ -20,7 +20,6 @@ from recall_engine.tenants.models import GraphContext, ScoredPathResponse
 
 QUERY_RELATIONS = 5
 MIN_RELATION_SCORE = 0.2
-_NAME = regex.compile(r"\b\p{Lu}[\p{L}\p{N}'-]+(?:\s+\p{Lu}[\p{L}\p{N}'-]+)*")
 
 
 async def build_graph_context(
@@ -39,7 +38,7 @@ async def build_graph_context(
                 source_chunk_ids=[edge.chunk_id] if edge.chunk_id in in_scope else None,
             )
         )
-    named = await reader.entities_by_name(_NAME.findall(query))
+    named = await link_entities(reader, query)
     ids = list(dict.fromkeys(e.id for e in named))
     if len(ids) >= 2:
         for path in await reader.paths(ids[:1], ids[1:4], max_length=3):

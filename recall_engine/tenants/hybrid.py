@@ -11,7 +11,6 @@ first, ``r = 0`` leaves the ranking untouched.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ import numpy as np
 import regex
 
 from recall_engine.core.hits import ChunkHit
+from recall_engine.read.linking import link_entities
 from recall_engine.read.tenant_reader import ChunkFilter, TenantReader
 from recall_engine.storage.lexical import tokenize
 from recall_engine.tenants.convert import ADDITIONAL_KEY, TENANT_KEY, source_time
@@ -150,8 +150,7 @@ async def expand_query(
     or means, and the names of their neighbours. Returns the expansion text and
     the chunk ids that mention those entities (for the graph rerank)."""
     names = [w for w in _WORD.findall(query) if len(w) > 2]
-    phrases = names + [f"{a} {b}" for a, b in itertools.pairwise(names)]
-    found = await reader.entities_by_name(phrases) if phrases else []
+    found = await link_entities(reader, query)
     nearest = [e for e in await reader.nearest_entities(vector, 3) if e.score >= 0.5]
     entities = {e.id: e for e in [*found, *nearest]}
     if not entities:
