@@ -177,6 +177,13 @@ class RecallTools:
             bool, Field(description="Only the retrieved context, no answer.")
         ] = False,
         include_references: bool = False,
+        scope: Annotated[
+            list[str] | None,
+            Field(
+                description='Sources in order: "graph", "session", "trace"; '
+                "session and trace need session_id. Default: graph only."
+            ),
+        ] = None,
     ) -> RecallOutput:
         """Ask memory a question: ranked results, each with its source tag and provenance
         (data_id, chunk_id, message ids), plus the router's decision."""
@@ -189,6 +196,7 @@ class RecallTools:
             session_id=session_id,
             only_context=only_context,
             include_references=include_references,
+            scope=scope,
             tenant_id=self.tenant(ctx),
         )
         routes = (r.metadata.get("route") for r in results if isinstance(r, ResponseGraphEntry))

@@ -248,3 +248,27 @@ def test_status_json_is_plain(tmp_path: Path) -> None:
 
     schema = StatusOutput.model_json_schema()
     assert json.dumps(schema)
+
+
+async def test_recall_scope_reaches_traces_and_is_validated_like_recall(
+    mcp_engine: RecallEngine, every_tool: McpSettings
+) -> None:
+    @mcp_engine.trace(session_id="agent-1", name="fetch_weather")
+    def fetch_weather(city: str) -> str:
+        return f"sunny in {city}"
+
+    fetch_weather("Oslo")
+    async with connect(mcp_engine, every_tool) as s:
+        found = await s.call(
+            "recall", query="weather in Oslo", scope=["trace"], session_id="agent-1"
+        )
+        assert found["results"] and {r["source"] for r in found["results"]} == {"trace"}
+        assert "Oslo" in found["results"][0]["text"]
+        other = await s.call("recall", query="weather in Oslo", scope=["trace"], session_id="b")
+        assert other["results"] == []
+        text = error_text(await s.raw("recall", {"query": "x", "scope": ["memory"]}))
+        assert "InvalidInputError" in text and "unknown source" in text
+        text = error_text(await s.raw("recall", {"query": "x", "scope": ["trace"]}))
+        assert "InvalidInputError" in text and "session_id" in text
+        text = error_text(await s.raw("recall", {"query": "x", "scope": []}))
+        assert "InvalidInputError" in text

@@ -13,6 +13,7 @@ from recall_engine.core.models import ResponseGraphEntry
 from recall_engine.errors import LLMNotConfiguredError
 from recall_engine.testing import FakeLLMServer
 from retrievers import RETRIEVERS
+from tests.remote_fixture import MODES, serve
 
 QUESTION = "Which database does the billing service use?"
 QUERIES = {SearchType.CYPHER: "MATCH (c:Chunk) RETURN c.id AS id, c.text AS text"}
@@ -53,13 +54,21 @@ async def _fill(eng: RecallEngine) -> None:
     )
 
 
-@pytest.fixture
-async def engine(tmp_path, hash_embedder, server, prebuilt):
-    """A fresh copy of the filled store per test (filled once per session)."""
+@pytest.fixture(params=MODES)
+async def engine(request, tmp_path, hash_embedder, server, prebuilt):
+    """A fresh copy of the filled store per test (filled once per session), used
+    directly or served on 127.0.0.1 and reached through ``RecallEngine.connect``."""
     llm = {"llm_model": "openai/fake-model", "llm_api_base": server.base_url, "llm_api_key": "test"}
     data = prebuilt(_fill, tmp_path / "data", **llm)
     eng = RecallEngine(data, embedder=hash_embedder, **llm)
-    yield eng
+    if request.param == "embedded":
+        yield eng
+    else:
+        served = serve(eng)
+        remote = served.connect()
+        yield remote
+        await remote.aclose()
+        served.stop()
     eng.close()
 
 
