@@ -34,7 +34,7 @@ PROMPT_VARIABLES: dict[str, frozenset[str]] = {
     "cot_followup": frozenset({"question", "answer", "reasoning"}),
     "query_time_extraction": frozenset({"query", "now"}),
     "decomposition": frozenset({"question", "max_subquestions"}),
-    "text_to_cypher": frozenset({"question", "schema", "examples"}),
+    "text_to_cypher": frozenset({"question", "schema"}),
     "search_type_selection": frozenset({"query", "search_types"}),
     "agentic_step": frozenset({"question", "tools", "observations"}),
     "graph_extraction": frozenset({"text", "entity_types"}),

@@ -3,31 +3,25 @@
 Up to 4 rounds. With an LLM each round's query is the answer generated from
 the context so far; offline it is the best piece of evidence not used as a
 query yet. Context is deduplicated by triplet key and chunk id, and the loop
-stops as soon as a round brings no new triplet or passage (it converges).
+stops as soon as a round brings no new triplet or passage (it converges;
+``graph_rounds.run_rounds``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any, ClassVar
-
-from pydantic import Field
+from typing import ClassVar
 
 from recall_engine.core.search_types import SearchType
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
-from retrievers.graph_completion import graph_output
-from retrievers.graph_rounds import (
-    best_new_evidence,
-    hit_key,
-    llm_answer,
-    merge_rounds,
-    next_round,
-)
-from retrievers.graph_search import GraphSearchConfig, graph_search
+from retrievers.graph_rounds import RoundsConfig, Stop, llm_answer, run_rounds, unused_evidence
+from retrievers.graph_search import GraphResult
+
+OFFLINE_MODE = "offline: next query = best unused evidence"
 
 
-class GraphContextExtensionConfig(GraphSearchConfig):
-    max_rounds: int = Field(default=4, ge=1, le=4, description="Retrieval rounds at most.")
+class GraphContextExtensionConfig(RoundsConfig):
+    pass
 
 
 class GraphCompletionContextExtensionRetriever:
@@ -43,34 +37,14 @@ class GraphCompletionContextExtensionRetriever:
     async def retrieve(
         self, query: str, ctx: RetrievalContext[GraphContextExtensionConfig]
     ) -> RetrieverOutput:
+        llm = ctx.llm
+
+        async def extend(merged: GraphResult, used: set[Hashable]) -> str | Stop:
+            if llm is None:
+                return unused_evidence(merged, used)
+            return await llm_answer(llm, query, merged)
+
         options = config_of(ctx, GraphContextExtensionConfig)
-        first = await graph_search(
-            query, ctx.query_vector, ctx.read, options, top_k=ctx.top_k, timings=ctx.timings
-        )
-        rounds = [first]
-        seen: set[Hashable] = {hit_key(h) for h in first.hits}
-        used: set[Hashable] = set()
-        log: list[dict[str, Any]] = [{"query": query, "new": len(first.hits)}]
-        stop = "max_rounds"
-        while len(rounds) < options.max_rounds:
-            merged = merge_rounds(rounds, ctx.top_k)
-            if ctx.llm is not None:
-                next_query = await llm_answer(ctx.llm, query, merged)
-            else:
-                evidence = best_new_evidence(merged, used)
-                if evidence is None:
-                    stop = "converged"
-                    break
-                used.add(hit_key(evidence))
-                next_query = evidence.text
-            result = await next_round(next_query, ctx, options, seen, log)
-            if result is None:
-                stop = "converged"
-                break
-            rounds.append(result)
-        return graph_output(
-            merge_rounds(rounds, ctx.top_k),
-            rounds=log,
-            stopped=stop,
-            mode="llm" if ctx.llm is not None else "offline: next query = best unused evidence",
+        return await run_rounds(
+            query, ctx, options, extend, mode="llm" if llm is not None else OFFLINE_MODE
         )

@@ -5,33 +5,24 @@ against the context (``cot_validation``; "Missing: nothing" ends the loop),
 writes a follow-up query (``cot_followup``) and retrieves for it. Offline the
 follow-up is the question plus the best piece of evidence not used yet (a
 bridge to the next hop). New context is deduplicated by triplet key and chunk
-id; a round that adds nothing ends the loop.
+id; a round that adds nothing ends the loop (``graph_rounds.run_rounds``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any, ClassVar
-
-from pydantic import Field
+from typing import ClassVar
 
 from recall_engine.core.search_types import SearchType
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
-from retrievers.graph_completion import graph_output
-from retrievers.graph_rounds import (
-    best_new_evidence,
-    hit_key,
-    llm_answer,
-    merge_rounds,
-    next_round,
-)
-from retrievers.graph_search import GraphSearchConfig, graph_search, render_context
+from retrievers.graph_rounds import RoundsConfig, Stop, llm_answer, run_rounds, unused_evidence
+from retrievers.graph_search import GraphResult, render_context
 
 OFFLINE_MODE = "offline: follow-up = question + best new evidence"
 
 
-class GraphCotConfig(GraphSearchConfig):
-    max_rounds: int = Field(default=4, ge=1, le=4, description="Retrieval rounds at most.")
+class GraphCotConfig(RoundsConfig):
+    pass
 
 
 class GraphCompletionCotRetriever:
@@ -45,48 +36,25 @@ class GraphCompletionCotRetriever:
     config_model: ClassVar[type[RetrieverConfig]] = GraphCotConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[GraphCotConfig]) -> RetrieverOutput:
-        options = config_of(ctx, GraphCotConfig)
-        first = await graph_search(
-            query, ctx.query_vector, ctx.read, options, top_k=ctx.top_k, timings=ctx.timings
-        )
-        rounds = [first]
-        seen: set[Hashable] = {hit_key(h) for h in first.hits}
-        used: set[Hashable] = set()
-        log: list[dict[str, Any]] = [{"query": query, "new": len(first.hits)}]
-        stop = "max_rounds"
-        while len(rounds) < options.max_rounds:
-            merged = merge_rounds(rounds, ctx.top_k)
+        llm = ctx.llm
+
+        async def follow_up(merged: GraphResult, used: set[Hashable]) -> str | Stop:
             if not merged.hits:
-                stop = "no_context"
-                break
-            if ctx.llm is not None:
-                answer = await llm_answer(ctx.llm, query, merged)
-                reasoning = await ctx.llm.complete(
-                    "cot_validation", question=query, answer=answer, context=render_context(merged)
-                )
-                if "missing: nothing" in reasoning.lower():
-                    stop = "validated"
-                    break
-                follow_up = await ctx.llm.complete(
-                    "cot_followup", question=query, answer=answer, reasoning=reasoning
-                )
-            else:
-                evidence = best_new_evidence(merged, used)
-                if evidence is None:
-                    stop = "converged"
-                    break
-                used.add(hit_key(evidence))
-                follow_up = f"{query} {evidence.text}"
-            result = await next_round(follow_up, ctx, options, seen, log)
-            if result is None:
-                stop = "converged"
-                break
-            rounds.append(result)
-        return graph_output(
-            merge_rounds(rounds, ctx.top_k),
-            rounds=log,
-            stopped=stop,
-            mode="llm"
-            if ctx.llm is not None
-            else "offline: follow-up = question + best new evidence",
+                return Stop("no_context")
+            if llm is None:
+                evidence = unused_evidence(merged, used)
+                return evidence if isinstance(evidence, Stop) else f"{query} {evidence}"
+            answer = await llm_answer(llm, query, merged)
+            reasoning = await llm.complete(
+                "cot_validation", question=query, answer=answer, context=render_context(merged)
+            )
+            if "missing: nothing" in reasoning.lower():
+                return Stop("validated")
+            return await llm.complete(
+                "cot_followup", question=query, answer=answer, reasoning=reasoning
+            )
+
+        options = config_of(ctx, GraphCotConfig)
+        return await run_rounds(
+            query, ctx, options, follow_up, mode="llm" if llm is not None else OFFLINE_MODE
         )

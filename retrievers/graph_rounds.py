@@ -1,21 +1,44 @@
-"""Pieces the multi-round graph retrievers share: merging rounds, the next query.
+"""The multi-round graph retrievers' one loop, and the pieces they share.
 
-Rounds are merged by reciprocal rank (a hit's best rank over the rounds, later
-rounds weighted lower), deduplicated by triplet key and chunk id, at most
-``top_k``; so context never repeats and a round that finds nothing new adds
-nothing.
+``run_rounds`` is the loop of chain-of-thought and context extension: search
+the question, then, while rounds are left, merge the rounds so far and ask the
+retriever's ``next_query`` for the next query (or a ``Stop``); a round that
+adds nothing new ends it ("converged"). Rounds are merged by reciprocal rank
+(a hit's best rank over the rounds, later rounds weighted lower), deduplicated
+by triplet key and chunk id, at most ``top_k``; so context never repeats and a
+round that finds nothing new adds nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from pydantic import Field
+
 from recall_engine.core.hits import AnyHit, ChunkHit, TripletHit
-from retrievers.base import LLM, RetrievalContext
+from retrievers.base import LLM, RetrievalContext, RetrieverOutput
+from retrievers.graph_completion import graph_output
 from retrievers.graph_search import GraphResult, GraphSearchConfig, graph_search, render_context
 
 LATER_ROUND_WEIGHT = 0.7
+
+
+class RoundsConfig(GraphSearchConfig):
+    max_rounds: int = Field(default=4, ge=1, le=4, description="Retrieval rounds at most.")
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Ends the loop before another round; ``reason`` is reported as ``stopped``."""
+
+    reason: str
+
+
+NextQuery = Callable[[GraphResult, set[Hashable]], Awaitable[str | Stop]]
+"""(the rounds merged so far, the keys of hits already used as queries) -> the
+next round's query, or ``Stop``."""
 
 
 def hit_key(hit: AnyHit) -> Hashable:
@@ -100,3 +123,44 @@ async def next_round(
         return None
     seen.update(added)
     return result
+
+
+def unused_evidence(merged: GraphResult, used: set[Hashable]) -> str | Stop:
+    """The offline next query: the text of the best hit not used as one yet
+    (marked used), or ``Stop("converged")`` when every hit was."""
+    evidence = best_new_evidence(merged, used)
+    if evidence is None:
+        return Stop("converged")
+    used.add(hit_key(evidence))
+    return evidence.text
+
+
+async def run_rounds(
+    query: str,
+    ctx: RetrievalContext[Any],
+    options: RoundsConfig,
+    next_query: NextQuery,
+    *,
+    mode: str,
+) -> RetrieverOutput:
+    """The loop (module docstring); the output's details log every round's query and
+    how many new hits it brought, why it stopped, and ``mode``."""
+    first = await graph_search(
+        query, ctx.query_vector, ctx.read, options, top_k=ctx.top_k, timings=ctx.timings
+    )
+    rounds = [first]
+    seen: set[Hashable] = {hit_key(h) for h in first.hits}
+    used: set[Hashable] = set()
+    log: list[dict[str, Any]] = [{"query": query, "new": len(first.hits)}]
+    stop = "max_rounds"
+    while len(rounds) < options.max_rounds:
+        step = await next_query(merge_rounds(rounds, ctx.top_k), used)
+        if isinstance(step, Stop):
+            stop = step.reason
+            break
+        result = await next_round(step, ctx, options, seen, log)
+        if result is None:
+            stop = "converged"
+            break
+        rounds.append(result)
+    return graph_output(merge_rounds(rounds, ctx.top_k), rounds=log, stopped=stop, mode=mode)

@@ -18,12 +18,6 @@ from recall_engine.core.search_types import SearchType
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
 from retrievers.cypher import rows_as_hits
 
-EXAMPLES = """\
-Question: Who is Ada Lovelace connected to?
-MATCH (a:Entity)-[r:RELATES]-(b:Entity) WHERE lower(a.name) = 'ada' RETURN r.predicate, b.name
-Question: Which chunks mention London?
-MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE lower(e.name) = 'london' RETURN c.text LIMIT 50"""
-
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 
 
@@ -53,9 +47,7 @@ class NaturalLanguageRetriever:
         attempts: list[dict[str, str]] = []
         question = query
         for _ in range(options.max_attempts):
-            reply = await ctx.llm.complete(
-                "text_to_cypher", question=question, schema=schema, examples=EXAMPLES
-            )
+            reply = await ctx.llm.complete("text_to_cypher", question=question, schema=schema)
             cypher = _FENCE.sub("", reply.strip()).strip()
             try:
                 result = await ctx.read.cypher(

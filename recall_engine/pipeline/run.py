@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from pydantic import ValidationError
 
-from recall_engine.config import RecallConfig
 from recall_engine.core.errors import (
     InvalidInputError,
     RecallPreconditionError,
@@ -28,14 +25,10 @@ from recall_engine.core.models import (
     RecallResult,
     ResponseGraphEntry,
     ResponseSessionContextEntry,
-    ResponseTraceEntry,
 )
-from recall_engine.core.search_types import SearchType
-from recall_engine.embedding import Embedder, embed_query
-from recall_engine.identity import IdentityRegistry, User
-from recall_engine.identity.models import Access
+from recall_engine.embedding import embed_query
 from recall_engine.pipeline.answer import answer_entry
-from recall_engine.pipeline.coverage import Coverage, matches_nothing, measure
+from recall_engine.pipeline.coverage import matches_nothing, measure
 from recall_engine.pipeline.delegate import (
     PipelineSearchTypes,
     holds_data,
@@ -50,81 +43,20 @@ from recall_engine.pipeline.route import choose_search_type
 from recall_engine.pipeline.scope import resolve_readable
 from recall_engine.pipeline.session import (
     HISTORY_TURNS,
-    SessionHistory,
     answered,
     cache_hits,
     element_ids,
     hit_datasets,
     load_session,
 )
+from recall_engine.pipeline.state import EngineServices, RecallState, StageTimer
 from recall_engine.pipeline.traces import PROMPT_TRACES, TraceVectors, prompt_block, rank_traces
 from recall_engine.read.store_reader import StoreReader
-from recall_engine.sessions import SessionStore
-from recall_engine.sessions.traces import TraceStore
 from recall_engine.storage.expiry import forget_expired
-from recall_engine.storage.tenant import TenantStore
 from retrievers import RETRIEVERS, Identity, RetrievalContext, Retriever, RetrieverOutput
 from retrievers.base import NO_VECTOR, RetrieverConfig, wants_query_vector
-from router import RouteDecision, Router
 
 logger = logging.getLogger(__name__)
-
-
-class EngineServices(Protocol):
-    """What the pipeline needs from the engine that runs it."""
-
-    config: RecallConfig
-    embedder: Embedder
-    router: Router
-    identity: IdentityRegistry
-    sessions: SessionStore
-    traces: TraceStore
-
-    def store(self, tenant_id: str | None = None, *, create: bool = False) -> TenantStore: ...
-
-    def tenant_name(self, tenant_id: str | None) -> str: ...
-
-
-@dataclass
-class RecallState:
-    """What the stages pass along for one call."""
-
-    request: RecallRequest
-    tenant_id: str = ""
-    store: TenantStore | None = None
-    user: User | None = None
-    access: dict[str, Access] = field(default_factory=dict)
-    """The datasets the user can read: id -> owner / write / read."""
-    dataset_ids: tuple[str, ...] = ()
-    session: SessionHistory | None = None
-    search_type: SearchType | None = None
-    decision: RouteDecision | None = None
-    retriever: type[Retriever] | None = None
-    output: RetrieverOutput | None = None
-    query_vector: np.ndarray | None = None
-    coverage: Coverage | None = None
-    llm_retrieval: bool = False
-    """An LLM took part in retrieval (it may bridge words the query does not share)."""
-    results: list[RecallResult] = field(default_factory=list)
-    side: list[RecallResult] = field(default_factory=list)
-    """What ``scope`` found besides the graph: session entries, then traces."""
-    traces: list[ResponseTraceEntry] = field(default_factory=list)
-    session_context: ResponseSessionContextEntry | None = None
-    """The session history and traces the LLM was given, when they fed the answer."""
-    timings: dict[str, float] = field(default_factory=dict)
-    done: bool = False
-
-
-class _Timer:
-    def __init__(self, timings: dict[str, float], name: str) -> None:
-        self._timings, self._name = timings, name
-
-    def __enter__(self) -> None:
-        self._start = time.perf_counter()
-
-    def __exit__(self, *exc: object) -> None:
-        elapsed = (time.perf_counter() - self._start) * 1000
-        self._timings[self._name] = round(self._timings.get(self._name, 0.0) + elapsed, 3)
 
 
 class RecallPipeline:
@@ -148,7 +80,7 @@ class RecallPipeline:
             ("references", self.references),
             ("tag", self.tag),
         ):
-            with _Timer(state.timings, name):
+            with StageTimer(state.timings, name):
                 await stage(state)
             if state.done:
                 break
@@ -266,7 +198,7 @@ class RecallPipeline:
         require_llm(retriever, llm, only_context=request.only_context)
         vector = NO_VECTOR
         if wants_query_vector(retriever):
-            with _Timer(state.timings, "embed"):
+            with StageTimer(state.timings, "embed"):
                 vector = await self.embed_query(request.query_text)
             state.query_vector = vector
         ctx: RetrievalContext[Any] = RetrievalContext(

@@ -16,7 +16,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from recall_engine.core.inputs import MAX_JSON_DEPTH, json_depth
-from recall_engine.core.models import Conversation, Document
+from recall_engine.core.models import Conversation, Document, RecallResult, RememberResult
 from recall_engine.pipeline.request import MAX_TOP_K, MAX_WIDE_SEARCH_TOP_K, RecallParams
 from recall_engine.server import engine_calls, errors
 from recall_engine.server.auth import Authenticator, Principal
@@ -31,6 +31,7 @@ from recall_engine.server.errors import (
 )
 from recall_engine.server.port import EnginePort
 from recall_engine.server.ratelimit import TokenBuckets
+from recall_engine.server.responses import HealthResponse
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 
@@ -190,21 +191,20 @@ def create_app(engine: EnginePort, settings: ServerSettings | None = None) -> Fa
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
 
     @app.get("/health", tags=["meta"])
-    async def health() -> dict[str, str]:
-        return {"status": "ok"}
+    async def health() -> HealthResponse:
+        return HealthResponse(status="ok")
 
     @app.post("/api/v1/recall", tags=["engine"], responses=ERROR_RESPONSES)
-    async def recall(body: RecallBody, who: Principal = Depends(auth)) -> list[dict[str, Any]]:
+    async def recall(body: RecallBody, who: Principal = Depends(auth)) -> list[RecallResult]:
         tenant = _store_of(engine, body.tenant_id, who)
         fields = body.model_dump(exclude={"query_text", "query_type"}, exclude_none=True)
         fields["tenant_id"] = tenant
         if body.user is None:
             fields.pop("user", None)
-        results = await engine.recall(body.query_text, body.query_type, **fields)
-        return [r.model_dump(mode="json") for r in results]
+        return await engine.recall(body.query_text, body.query_type, **fields)
 
     @app.post("/api/v1/remember", tags=["engine"], responses=ERROR_RESPONSES)
-    async def remember(body: RememberBody, who: Principal = Depends(auth)) -> dict[str, Any]:
+    async def remember(body: RememberBody, who: Principal = Depends(auth)) -> RememberResult:
         tenant = _store_of(engine, body.tenant_id, who)
         data = [_item(v) for v in body.data] if isinstance(body.data, list) else _item(body.data)
         options: dict[str, Any] = {
@@ -216,8 +216,7 @@ def create_app(engine: EnginePort, settings: ServerSettings | None = None) -> Fa
             if not _accepts(engine.remember, "user"):
                 raise ApiError(400, "INVALID_PARAMETERS", "This engine has no users; omit 'user'.")
             options["user"] = body.user
-        result = await engine.remember(data, **options)
-        return dict(result.model_dump(mode="json"))
+        return await engine.remember(data, **options)
 
     app.include_router(hydra_router(engine, auth))
     engine_calls.install(app, engine, auth, _store_of, _item)  # for RecallEngine.connect

@@ -11,7 +11,6 @@ class, so the remote client raises the same exception as the embedded engine.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI, Request
@@ -21,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from recall_engine.core import errors as core
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import ERROR_RESPONSES, ApiError, engine_error, envelope
+from recall_engine.server.responses import EngineCallResult
 
 ERROR_HEADER = "X-Recall-Error"
 
@@ -49,18 +49,6 @@ class CallBody(BaseModel):
     kwargs: dict[str, Any] = Field(default_factory=dict)
 
 
-def _dump(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if isinstance(value, list | tuple):
-        return [_dump(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _dump(v) for k, v in value.items()}
-    if isinstance(value, Path):
-        return str(value)
-    return value
-
-
 def engine_router(
     engine: Any,
     auth: Authenticator,
@@ -72,7 +60,13 @@ def engine_router(
     is never read as a server-side path): the app's own, so both routes agree."""
     router = APIRouter(responses=ERROR_RESPONSES)
 
-    @router.post("/api/v1/engine/{method}", tags=["engine"])
+    # JSONResponse renders the result as it always has (json.dumps), not pydantic's JSON.
+    @router.post(
+        "/api/v1/engine/{method}",
+        tags=["engine"],
+        response_model=EngineCallResult,
+        response_class=JSONResponse,
+    )
     async def call(method: str, body: CallBody, who: Principal = Depends(auth)) -> Any:
         if method not in METHODS:
             raise ApiError(404, "NOT_FOUND", f"No engine method {method!r} over HTTP.")
@@ -92,7 +86,7 @@ def engine_router(
             response = envelope(400, "INVALID_PARAMETERS", str(exc).splitlines()[0][:1000])
             response.headers[ERROR_HEADER] = "TypeError"
             return response
-        return JSONResponse({"result": _dump(result)})
+        return EngineCallResult(result=result)
 
     return router
 

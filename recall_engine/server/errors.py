@@ -26,7 +26,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from recall_engine.core import errors as core
 from recall_engine.tenants import errors as tenant_errors
-from recall_engine.tenants.models import ActualErrorResponse
+from recall_engine.tenants.models import ActualErrorResponse, ErrorResponse
 
 logger = logging.getLogger("recall_engine.server")
 
@@ -47,8 +47,10 @@ class ApiError(Exception):
 def envelope(
     status: int, code: str, message: str, headers: dict[str, str] | None = None
 ) -> JSONResponse:
-    body = {"detail": {"success": False, "message": message or code, "error_code": code}}
-    return JSONResponse(body, status_code=status, headers=headers)
+    """The error envelope (``ActualErrorResponse``) as a response; handlers must
+    answer a ``Response``, so the model is rendered here."""
+    body = ActualErrorResponse(detail=ErrorResponse(message=message or code, error_code=code))
+    return JSONResponse(body.model_dump(mode="json"), status_code=status, headers=headers)
 
 
 # (exception class, status, error code); the first class an error is an instance of wins.

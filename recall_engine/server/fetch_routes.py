@@ -160,9 +160,9 @@ def fetch_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
         )
         relations = [
             RelationGroup(
-                source=g["source"].model_dump(mode="json"),
-                target=g["target"].model_dump(mode="json"),
-                relations=[r.model_dump(mode="json") for r in g["relations"]],
+                source=g["source"],
+                target=g["target"],
+                relations=g["relations"],
                 chunk_id=g["chunk_id"],
             )
             for g in groups

@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from recall_engine.tenants.models import Entity, RelationEvidence
+
 
 class DeleteMemoryResponse(BaseModel):
     success: bool
@@ -128,9 +130,9 @@ class ListSourcesResponse(BaseModel):
 
 
 class RelationGroup(BaseModel):
-    source: dict[str, Any]
-    target: dict[str, Any]
-    relations: list[dict[str, Any]]
+    source: Entity
+    target: Entity
+    relations: list[RelationEvidence]
     chunk_id: Any
 
 
@@ -158,3 +160,13 @@ class AdminMetrics(BaseModel):
 class TenantMetrics(BaseModel):
     uptime_s: float
     tenant_id: str | None
+
+
+class HealthResponse(BaseModel):
+    status: Literal["ok"]
+
+
+class EngineCallResult(BaseModel):
+    """``POST /api/v1/engine/{method}``: the method's return value, as JSON."""
+
+    result: Any
