@@ -69,10 +69,11 @@ class GraphSearchConfig(PassageConfig):
     node_name_filter_operator: Literal["OR", "AND"] = "OR"
     neighborhood_depth: int = Field(default=1, ge=1, le=3)
     entity_weight: float = Field(
-        default=0.0,
+        default=0.15,
         ge=0,
-        description="Flat bonus of chunks mentioning an entity the query names (off: it "
-        "follows the person an adversarial question names; the walk replaces it).",
+        description="Flat bonus of chunks mentioning an entity the query names. Small: at "
+        "0.4 it followed the person an adversarial question names; at 0 the walk alone lost "
+        "the hop through an identifier the question names (an error code to its cause).",
     )
     triplet_weight: float = Field(
         default=0.2, ge=0, description="Bonus of chunks stating a relation near the query."
