@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,6 +28,25 @@ from recall_engine.state.sql import Dialect
 def _reason(exc: BaseException) -> str:
     """Why an open failed, without the path (errors may reach an HTTP client)."""
     return getattr(exc, "strerror", None) or str(exc)
+
+
+OPEN_TIMEOUT_S = 30.0
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch the file to WAL. SQLite answers "database is locked" at once, without
+    waiting out the busy timeout, when several connections switch a new file at
+    the same moment (replicas or tests starting together): retry for as long as
+    the timeout the connection waits on anything else."""
+    deadline = time.monotonic() + OPEN_TIMEOUT_S
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.005)
 
 
 class SqliteFile:
@@ -50,10 +70,10 @@ class SqliteFile:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(
-                self.path, timeout=30, check_same_thread=False, isolation_level=None
+                self.path, timeout=OPEN_TIMEOUT_S, check_same_thread=False, isolation_level=None
             )
             if self._wal:
-                conn.execute("PRAGMA journal_mode=WAL")
+                _use_wal(conn)
             conn.executescript(self._schema)
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"Could not open {self.path.name}: {_reason(exc)}.") from exc
