@@ -1,0 +1,158 @@
+"""Query vectors in Redis, so that a query one replica embedded is not embedded
+again by another: a second level under each process's own ``QUERY_CACHE``.
+
+A vector is stored as its float32 bytes under ``<prefix>qv:<model id>:<sha256 of
+the text>``: the key names the model (two models never share a vector) and
+carries a digest, not the text. Every entry expires after ``ttl_s``, and an
+index (a sorted set in order of writing) keeps at most ``max_entries``: one Lua
+script writes the entry and drops the oldest beyond the bound, so the cache
+stays bounded whatever Redis's own eviction policy is.
+
+A cache must never fail a recall: when Redis is down, the vector is computed
+as if it were a miss, and a warning (without the URL's password) is logged once
+per outage.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from recall_engine.core.errors import StoreError
+from recall_engine.embedding_common import QUERY_CACHE
+from recall_engine.state.redis_store import RedisStore
+
+if TYPE_CHECKING:
+    from recall_engine.embedding import Embedder
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_TTL_S = 7 * 86400.0
+DEFAULT_MAX_ENTRIES = 100_000
+"""About 150 MB of 384-float vectors at most."""
+
+# KEYS[1] the entry, KEYS[2] the index, KEYS[3] its counter; ARGV value, ttl in ms,
+# max entries. The index orders entries by a counter (not the clock, which
+# writes within one millisecond share): the oldest go first, expired ones among them.
+_PUT = """
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('ZADD', KEYS[2], redis.call('INCR', KEYS[3]), KEYS[1])
+local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[3])
+if over > 0 then
+  for _, key in ipairs(redis.call('ZRANGE', KEYS[2], 0, over - 1)) do
+    redis.call('DEL', key)
+  end
+  redis.call('ZREMRANGEBYRANK', KEYS[2], 0, over - 1)
+end
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+redis.call('PEXPIRE', KEYS[3], ARGV[2])
+return over
+"""
+
+
+class RedisQueryCache:
+    """Query vectors by (model id, text) in Redis, bounded and expiring."""
+
+    def __init__(
+        self,
+        redis: RedisStore,
+        *,
+        ttl_s: float = DEFAULT_TTL_S,
+        max_entries: int = DEFAULT_MAX_ENTRIES,
+    ) -> None:
+        self._redis = redis
+        self._ttl_ms = max(1, round(ttl_s * 1000))
+        self.max_entries = max(1, max_entries)
+        self._index = (redis.key("qv-index"), redis.key("qv-count"))
+        self._put: Any = redis.client.register_script(_PUT)
+
+    def key(self, model_id: str, text: str) -> str:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        return self._redis.key("qv", model_id, digest)
+
+    def get(self, model_id: str, text: str, *, dimension: int) -> np.ndarray | None:
+        """The stored vector (1-D float32, read-only), or None: not stored, or not
+        ``dimension`` finite floats (then it is ignored, as a miss).
+
+        Raises:
+            StoreError: Redis cannot be reached.
+        """
+        with self._redis.calls("query cache"):
+            raw = self._redis.client.get(self.key(model_id, text))
+        if raw is None or len(raw) != 4 * dimension:
+            return None
+        vector = np.frombuffer(raw, dtype="<f4").astype(np.float32)
+        if not np.isfinite(vector).all():
+            return None
+        vector.flags.writeable = False
+        return vector
+
+    def put(self, model_id: str, text: str, vector: np.ndarray) -> None:
+        """Store ``vector`` (dropping the oldest entries beyond ``max_entries``).
+
+        Raises:
+            StoreError: Redis cannot be reached.
+        """
+        value = np.ascontiguousarray(vector, dtype="<f4").reshape(-1).tobytes()
+        with self._redis.calls("query cache"):
+            self._put(
+                keys=[self.key(model_id, text), *self._index],
+                args=[value, self._ttl_ms, self.max_entries],
+            )
+
+
+class SharedQueryEmbedder:
+    """``embedder`` whose query vectors go through this process's cache, then
+    Redis (shared by replicas), before the model; documents embed as before."""
+
+    def __init__(self, embedder: Embedder, cache: RedisQueryCache) -> None:
+        self.inner = embedder
+        self.cache = cache
+        self._down = threading.Event()  # warned about this outage already
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+        return self.inner.embed(texts, batch_size=batch_size)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """One query's vector, 1-D and read-only.
+
+        Raises:
+            EmbeddingError: the model failed to load or run.
+        """
+        return QUERY_CACHE.get_or_compute(self.model_id, text, lambda: self._shared(text))
+
+    def _shared(self, text: str) -> np.ndarray:
+        model = self.model_id
+        try:
+            hit = self.cache.get(model, text, dimension=self.dimension)
+        except StoreError as exc:
+            self._warn(exc)
+            hit = None
+        if hit is not None:
+            self._down.clear()
+            return hit
+        vector = np.asarray(self.inner.embed([text], batch_size=1)[0], dtype=np.float32)
+        try:
+            self.cache.put(model, text, vector)
+            self._down.clear()
+        except StoreError as exc:
+            self._warn(exc)
+        return vector
+
+    def _warn(self, exc: StoreError) -> None:
+        if not self._down.is_set():
+            self._down.set()
+            logger.warning("query vectors are computed without the shared cache: %s", exc)
