@@ -122,13 +122,21 @@ async def _run(args: argparse.Namespace) -> int:
 
 
 def _keys(args: argparse.Namespace) -> int:
-    """``recall-engine keys ...`` on the data dir's key store (no store is opened,
-    so it works while a server runs; the server sees the change at its next request)."""
+    """``recall-engine keys ...`` on the key store: the data dir's, or the shared
+    state database's when ``RECALL_ENGINE_STATE_URL`` is set (no graph store is
+    opened, so it works while a server runs; every server sees the change at its
+    next request)."""
     from recall_engine.config import RecallConfig
+    from recall_engine.state.store import open_state, registry_source
     from recall_engine.tenants.registry import ADMIN, TenantRegistry
 
-    data_dir = RecallConfig.load(data_dir=args.data_dir).data_dir
-    registry = TenantRegistry(data_dir)
+    config = RecallConfig.load(data_dir=args.data_dir)
+    state = open_state(config)
+    try:
+        registry = TenantRegistry(registry_source(config, state))
+    except BaseException:
+        state.close()
+        raise
     try:
         if args.op == "create":
             record, key = registry.create_key(ADMIN if args.admin else args.tenant)
@@ -152,6 +160,7 @@ def _keys(args: argparse.Namespace) -> int:
             return 0
     finally:
         registry.close()
+        state.close()
     # The key alone on stdout (KEY=$(recall-engine keys create acme)); the rest on stderr.
     print(
         f"{record.key_id} for {_owner(record.tenant_id)}: the key is shown this once; "

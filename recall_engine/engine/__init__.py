@@ -34,6 +34,9 @@ from recall_engine.sessions import SessionStore
 from recall_engine.sessions.redact import Redactor
 from recall_engine.sessions.traces import TraceStore
 from recall_engine.sessions.tracing import TraceTarget, traced
+from recall_engine.state.redis_cache import RedisQueryCache, SharedQueryEmbedder
+from recall_engine.state.redis_store import RedisStore
+from recall_engine.state.store import open_state, registry_source
 from recall_engine.storage.store_lock import hold_data_dir
 from recall_engine.storage.tenant import TenantStore
 from router import DEFAULT_RULES, Router, default_router, load_rules
@@ -81,6 +84,7 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin):
 
     Raises:
         StoreLockedError: another process holds the data dir (the message names its pid).
+        StoreError: the Postgres server of ``state_url`` cannot be reached.
         ConfigError: a bad configuration value, or a data dir that cannot be created.
     """
 
@@ -102,22 +106,45 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin):
         # Checked before the lock, so that a bad option changes nothing on disk.
         self.embedder: Embedder = embedder or make_embedder(config)
         self.router = _build_router(config)
+        # Users, grants, tenants, keys and sessions: SQLite files in the data dir,
+        # or one Postgres schema shared with other replicas (config.state_url).
+        # Opened before the lock too: a bad or unreachable state_url changes nothing.
+        self._redis = RedisStore(config.redis_url) if config.redis_url else None
+        try:
+            self.state = open_state(config)
+        except BaseException:
+            if self._redis is not None:
+                self._redis.close()
+            raise
+        if self._redis is not None:  # query vectors shared with the other replicas
+            self.embedder = SharedQueryEmbedder(self.embedder, RedisQueryCache(self._redis))
         # Every store below (graphs, vectors, identity, tenants, sessions) is
         # written only through an engine that holds the data dir.
-        self._hold = hold_data_dir(config.data_dir)
+        try:
+            self._hold = hold_data_dir(config.data_dir)
+        except BaseException:
+            self._close_shared()
+            raise
         self._stores: dict[str, TenantStore] = {}
         self._open_lock = threading.Lock()
         self._closed = False
         self._tenant_api: TenantAPI | None = None
         try:
-            self.identity = IdentityRegistry(config.data_dir)
-            self.sessions = SessionStore(config.data_dir, ttl_s=config.session_ttl_days * 86400)
+            source = registry_source(config, self.state)
+            self.identity = IdentityRegistry(source)
+            self.sessions = SessionStore(source, ttl_s=config.session_ttl_days * 86400)
             self.traces = TraceStore(config.data_dir, ttl_s=config.session_ttl_days * 86400)
             self._access = AccessControl(self.identity)
             self._pipeline = RecallPipeline(self)
         except BaseException:
             self._hold.release()
+            self._close_shared()
             raise
+
+    def _close_shared(self) -> None:
+        self.state.close()
+        if self._redis is not None:
+            self._redis.close()
 
     @staticmethod
     def connect(url: str, *, api_key: str | None = None, **options: Any) -> RemoteRecallEngine:
@@ -142,6 +169,9 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin):
                 self.identity.close()
                 self.sessions.close()
                 self.traces.close()
+                if self._tenant_api is not None:
+                    self._tenant_api.registry.close()
+                self._close_shared()
             finally:
                 self._closed = True
                 self._hold.release()
@@ -421,8 +451,10 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin):
         with self._open_lock:
             if self._tenant_api is None:
                 from recall_engine.tenants import TenantAPI
+                from recall_engine.tenants.registry import TenantRegistry
 
-                self._tenant_api = TenantAPI(self)
+                registry = TenantRegistry(registry_source(self.config, self.state))
+                self._tenant_api = TenantAPI(self, registry)
             return self._tenant_api
 
     async def drop_tenant(self, tenant_id: str) -> None:

@@ -180,6 +180,7 @@ def _serve(args: argparse.Namespace) -> int:
         max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
         rate=args.rate_limit,
         burst=args.burst,
+        redis_url=engine.config.redis_url,
     )
     app = create_app(engine, settings)
     try:

@@ -8,7 +8,7 @@ is durable and searchable (no job ids to poll).
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import Depends, FastAPI
@@ -19,7 +19,7 @@ from recall_engine.core.inputs import MAX_JSON_DEPTH, json_depth
 from recall_engine.core.models import Conversation, Document, RecallResult, RememberResult
 from recall_engine.pipeline.request import MAX_TOP_K, MAX_WIDE_SEARCH_TOP_K, RecallParams
 from recall_engine.server import engine_calls, errors
-from recall_engine.server.auth import Authenticator, Principal
+from recall_engine.server.auth import FAILURE_BURST, FAILURES_PER_S, Authenticator, Principal
 from recall_engine.server.errors import (
     ERROR_RESPONSES,
     ApiError,
@@ -30,8 +30,9 @@ from recall_engine.server.errors import (
     envelope,
 )
 from recall_engine.server.port import EnginePort
-from recall_engine.server.ratelimit import TokenBuckets
+from recall_engine.server.ratelimit import make_buckets
 from recall_engine.server.responses import HealthResponse
+from recall_engine.state.redis_store import RedisStore
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 
@@ -43,6 +44,8 @@ class ServerSettings:
     rate: float = 200.0
     """Requests per second per key (0: no limit)."""
     burst: int = 400
+    redis_url: str | None = field(default=None, repr=False)  # may hold a password
+    """Keep the rate limits in this Redis (shared by replicas); None = per process."""
 
 
 class BodyLimit:
@@ -184,8 +187,10 @@ def create_app(engine: EnginePort, settings: ServerSettings | None = None) -> Fa
     )
     app.state.engine = engine
     app.state.settings = settings
-    buckets = TokenBuckets(settings.rate, settings.burst)
-    auth = Authenticator(engine.tenants.registry, buckets, enabled=settings.auth)
+    redis = RedisStore(settings.redis_url) if settings.redis_url else None
+    buckets = make_buckets(settings.rate, settings.burst, redis=redis, name="requests")
+    failures = make_buckets(FAILURES_PER_S, FAILURE_BURST, redis=redis, name="failures")
+    auth = Authenticator(engine.tenants.registry, buckets, enabled=settings.auth, failures=failures)
     app.state.auth = auth
     errors.install(app)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)

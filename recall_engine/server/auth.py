@@ -19,7 +19,7 @@ from fastapi import Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from recall_engine.server.errors import ApiError
-from recall_engine.server.ratelimit import TokenBuckets, retry_after
+from recall_engine.server.ratelimit import Buckets, TokenBuckets, retry_after
 from recall_engine.tenants.registry import ADMIN, TenantRegistry, key_digest
 
 FAILURES_PER_S = 1.0
@@ -56,14 +56,14 @@ class Authenticator:
     def __init__(
         self,
         registry: TenantRegistry,
-        buckets: TokenBuckets,
+        buckets: Buckets,
         *,
         enabled: bool,
-        failures: TokenBuckets | None = None,
+        failures: Buckets | None = None,
     ) -> None:
         self.registry = registry
         self.buckets = buckets
-        self.failures = failures or TokenBuckets(FAILURES_PER_S, FAILURE_BURST)
+        self.failures: Buckets = failures or TokenBuckets(FAILURES_PER_S, FAILURE_BURST)
         self.enabled = enabled
 
     def __call__(

@@ -1,4 +1,9 @@
-"""A token bucket per client key: ``rate`` requests per second, bursts up to ``burst``."""
+"""A token bucket per client key: ``rate`` requests per second, bursts up to ``burst``.
+
+``TokenBuckets`` keeps them in this process; with a Redis server
+(``RECALL_ENGINE_REDIS_URL``) ``make_buckets`` returns buckets that every replica
+shares (``state.redis_buckets``), so N replicas allow a client ``rate``, not N x ``rate``.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,33 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import Protocol
+
+from recall_engine.state.redis_buckets import RedisTokenBuckets
+from recall_engine.state.redis_store import RedisStore
 
 MAX_BUCKETS = 10_000  # least recently used buckets go first beyond this
+
+
+class Buckets(Protocol):
+    """What the authenticator needs of a rate limiter."""
+
+    @property
+    def enabled(self) -> bool: ...
+
+    def waiting(self, key: str) -> float: ...
+
+    def take(self, key: str) -> float: ...
+
+
+def make_buckets(
+    rate: float, burst: int, *, redis: RedisStore | None = None, name: str = "requests"
+) -> Buckets:
+    """Buckets in ``redis`` (shared by replicas) when given, else in this process.
+    ``name`` keeps two limits of one client (requests, failed logins) apart."""
+    if redis is None:
+        return TokenBuckets(rate, burst)
+    return RedisTokenBuckets(redis, rate, burst, name=name)
 
 
 class TokenBuckets:
