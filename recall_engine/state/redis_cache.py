@@ -15,6 +15,7 @@ per outage.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import threading
@@ -84,13 +85,21 @@ class RedisQueryCache:
         """
         with self._redis.calls("query cache"):
             raw = self._redis.client.get(self.key(model_id, text))
-        if raw is None or len(raw) != 4 * dimension:
-            return None
-        vector = np.frombuffer(raw, dtype="<f4").astype(np.float32)
-        if not np.isfinite(vector).all():
-            return None
-        vector.flags.writeable = False
-        return vector
+        return _vector(raw, dimension)
+
+    def get_many(
+        self, model_id: str, texts: Sequence[str], *, dimension: int
+    ) -> list[np.ndarray | None]:
+        """``get`` of each text, in one round trip.
+
+        Raises:
+            StoreError: Redis cannot be reached.
+        """
+        if not texts:
+            return []
+        with self._redis.calls("query cache"):
+            raws = self._redis.client.mget([self.key(model_id, t) for t in texts])
+        return [_vector(raw, dimension) for raw in raws]
 
     def put(self, model_id: str, text: str, vector: np.ndarray) -> None:
         """Store ``vector`` (dropping the oldest entries beyond ``max_entries``).
@@ -104,6 +113,20 @@ class RedisQueryCache:
                 keys=[self.key(model_id, text), *self._index],
                 args=[value, self._ttl_ms, self.max_entries],
             )
+
+
+def _same(vector: np.ndarray) -> np.ndarray:
+    return vector
+
+
+def _vector(raw: bytes | None, dimension: int) -> np.ndarray | None:
+    if raw is None or len(raw) != 4 * dimension:
+        return None
+    vector = np.frombuffer(raw, dtype="<f4").astype(np.float32)
+    if not np.isfinite(vector).all():
+        return None
+    vector.flags.writeable = False
+    return vector
 
 
 class SharedQueryEmbedder:
@@ -134,6 +157,36 @@ class SharedQueryEmbedder:
         """
         return QUERY_CACHE.get_or_compute(self.model_id, text, lambda: self._shared(text))
 
+    def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """The vectors of several queries (``QueryBatcher``'s batches): those in
+        Redis from there, the rest in one model call, then stored for the others.
+
+        Raises:
+            EmbeddingError: the model failed to load or run.
+        """
+        model = self.model_id
+        try:
+            found = self.cache.get_many(model, texts, dimension=self.dimension)
+        except StoreError as exc:
+            self._warn(exc)
+            found = [None] * len(texts)
+        missing = [t for t, v in zip(texts, found, strict=True) if v is None]
+        computed = iter(self.inner.embed(missing, batch_size=len(missing)) if missing else ())
+        out = []
+        for text, hit in zip(texts, found, strict=True):
+            vector = hit if hit is not None else np.asarray(next(computed), dtype=np.float32)
+            if hit is None:
+                self._put(model, text, vector)
+            out.append(QUERY_CACHE.get_or_compute(model, text, functools.partial(_same, vector)))
+        return out
+
+    def _put(self, model: str, text: str, vector: np.ndarray) -> None:
+        try:
+            self.cache.put(model, text, vector)
+            self._down.clear()
+        except StoreError as exc:
+            self._warn(exc)
+
     def _shared(self, text: str) -> np.ndarray:
         model = self.model_id
         try:
@@ -145,11 +198,7 @@ class SharedQueryEmbedder:
             self._down.clear()
             return hit
         vector = np.asarray(self.inner.embed([text], batch_size=1)[0], dtype=np.float32)
-        try:
-            self.cache.put(model, text, vector)
-            self._down.clear()
-        except StoreError as exc:
-            self._warn(exc)
+        self._put(model, text, vector)
         return vector
 
     def _warn(self, exc: StoreError) -> None:

@@ -55,6 +55,9 @@ class QueryBatcher:
     def _vectors(self, texts: list[str]) -> dict[str, np.ndarray]:
         if len(texts) == 1:  # alone: the cached single-query path
             return {texts[0]: np.asarray(embed_query(self.embedder, texts[0]), dtype=np.float32)}
+        shared = getattr(self.embedder, "embed_queries", None)
+        if callable(shared):  # a cache of its own below this process's (Redis)
+            return dict(zip(texts, shared(texts), strict=True))
         computed = self.embedder.embed(texts, batch_size=len(texts))
         model = self.embedder.model_id
         out: dict[str, np.ndarray] = {}

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 
@@ -94,3 +95,20 @@ def test_redis_down_computes_the_vector_and_warns_once_without_the_password(
     warnings = [r for r in caplog.records if "shared cache" in r.getMessage()]
     assert len(warnings) == 1
     assert "hunter2secret" not in caplog.text and "app:***@127.0.0.1:1" in caplog.text
+
+
+async def test_batched_queries_read_and_fill_the_shared_cache(store: RedisStore) -> None:
+    from recall_engine.tenants.batching import QueryBatcher
+
+    a = SharedQueryEmbedder(Counting(), RedisQueryCache(store))
+    embed_query(a, "known question")
+    QUERY_CACHE.clear()
+    b = SharedQueryEmbedder(Counting(), RedisQueryCache(RedisStore(store.url)))
+    vectors = b.embed_queries(["known question", "new one", "another new one"])
+    assert b.inner.texts == ["new one", "another new one"]  # one model call for the misses
+    np.testing.assert_array_equal(vectors[0], embed_query(a, "known question"))
+    QUERY_CACHE.clear()
+    batcher = QueryBatcher(a)
+    got = await asyncio.gather(*(batcher.embed(t) for t in ["new one", "another new one"]))
+    assert a.inner.texts == ["known question"]  # B's vectors came from Redis
+    np.testing.assert_array_equal(got[0], vectors[1])
