@@ -5,7 +5,9 @@ Every kind is one class of plain SQL on the ``SqlDatabase`` seam
 (``state.sql``), which has two drivers: SQLite files in the data dir (the
 embedded default) and a Postgres schema (``RECALL_ENGINE_STATE_URL``), which
 replicas on several machines share. ``state.store.open_state`` picks one from
-the configuration. Redis (``RECALL_ENGINE_REDIS_URL``) holds what replicas must
+the configuration; ``state.ledger`` (pending -> committed per data item) and
+``state.lease`` (one writer per tenant) are written on it. Redis
+(``RECALL_ENGINE_REDIS_URL``, ``state.redis_store``) holds what replicas must
 share quickly: rate-limit buckets (``state.redis_buckets``) and query vectors
 (``state.redis_cache``).
 
