@@ -192,3 +192,47 @@ def test_racing_processes_get_exactly_one_lease_per_tenant(
         assert proc.returncode == 0, err
         won += out.split()
     assert sorted(won) == ["t0", "t1", "t2", "t3", "t4"]
+
+
+_HOLDER = """
+import sys, time
+from recall_engine.config import RecallConfig
+from recall_engine.state.lease import WriterLeases
+from recall_engine.state.store import open_state
+data_dir, url = sys.argv[1:3]
+leases = WriterLeases(open_state(RecallConfig(data_dir=data_dir, state_url=url or None)))
+assert leases.acquire("acme", "doomed", ttl_s=1.0)
+print("held", flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("driver", ["sqlite", "postgres"])
+def test_the_lease_of_a_killed_holder_expires(
+    driver: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    url = ""
+    if driver == "postgres":
+        url = f"postgresql://postgres@127.0.0.1:5432/test?schema={request.getfixturevalue('pg_schema')}"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(tmp_path / "data"), url],
+        stdout=subprocess.PIPE, text=True, cwd=ROOT,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    finally:
+        proc.kill()  # SIGKILL: no release, no cleanup
+        proc.wait(timeout=30)
+    from recall_engine.config import RecallConfig
+    from recall_engine.state.store import open_state
+
+    db = open_state(RecallConfig(data_dir=tmp_path / "data", state_url=url or None))
+    try:
+        leases = WriterLeases(db)
+        deadline = time.monotonic() + 30  # a liveness bound, not a measurement
+        while (lease := leases.acquire("acme", "next")) is None:
+            assert time.monotonic() < deadline, "the dead holder's lease never expired"
+            time.sleep(0.05)
+        assert lease.holder == "next"
+    finally:
+        db.close()
