@@ -144,10 +144,10 @@ def test_two_servers_share_one_rate_limit_budget(
 
 
 def test_redis_down_answers_503_without_the_password(
-    pair: tuple[RecallEngine, ...], caplog: pytest.LogCaptureFixture
+    tmp_path: Path, hash_embedder, caplog: pytest.LogCaptureFixture
 ) -> None:
-    a, _ = pair
-    base, handle = _serve(a, auth=False, redis_url=f"redis://app:{SECRET}@127.0.0.1:1/0")
+    engine = RecallEngine(tmp_path / "data", embedder=hash_embedder)
+    base, handle = _serve(engine, auth=False, redis_url=f"redis://app:{SECRET}@127.0.0.1:1/0")
     try:
         with caplog.at_level(logging.DEBUG):
             response = httpx.get(f"{base}/tenants/sub_tenant_ids", params={"tenant_id": "x"})
@@ -155,6 +155,7 @@ def test_redis_down_answers_503_without_the_password(
         assert SECRET not in response.text and SECRET not in caplog.text
     finally:
         _stop(handle)
+        engine.close()
 
 
 async def test_an_engine_with_redis_shares_its_query_vectors(
