@@ -23,7 +23,8 @@ from recall_engine.core.limits import check_query_size
 from recall_engine.core.models import RememberResult
 from recall_engine.core.validation import dataset_id_for
 from recall_engine.embedding import Embedder
-from recall_engine.read.tenant_reader import ChunkFilter, TenantReader
+from recall_engine.read.filters import ChunkFilter
+from recall_engine.read.tenant_reader import TenantReader
 from recall_engine.storage.expiry import forget_expired
 from recall_engine.storage.tenant import TenantStore
 from recall_engine.tenants import hybrid
@@ -40,6 +41,7 @@ from recall_engine.tenants.errors import SourceNotFoundError
 from recall_engine.tenants.graph_context import build_graph_context
 from recall_engine.tenants.memories import Prepared, prepare_memory, prepare_source
 from recall_engine.tenants.models import (
+    DEFAULT_ALPHA,
     DEFAULT_SUB_TENANT,
     AddMemoryResponse,
     BooleanRecallRequest,
@@ -146,11 +148,14 @@ class TenantAPI:
         name = dataset_name(collection, sub_name)
         return name, dataset_id_for(store.tenant_id, name)
 
-    async def _reader(self, tenant_id: str, collection: str, sub: str | None) -> TenantReader:
+    async def _reader(
+        self, tenant_id: str, collection: str, sub: str | None, where: ChunkFilter | None = None
+    ) -> TenantReader:
+        """A reader of one sub-tenant's collection; ``where`` binds its chunk searches."""
         store = await self._store(tenant_id)
         await asyncio.to_thread(forget_expired, store)  # graph context must not cite them
         _, dataset_id = self._dataset(store, collection, sub)
-        return TenantReader(store, [dataset_id])
+        return TenantReader(store, [dataset_id], where=where)
 
     # ingestion
 
@@ -318,7 +323,7 @@ class TenantAPI:
         record = self._record(request.tenant_id)
         where = hybrid.parse_filters(request.metadata_filters, record.filterable)
         where = where.model_copy(update={"alive_at": time.time()})
-        reader = await self._reader(request.tenant_id, collection, request.sub_tenant_id)
+        reader = await self._reader(request.tenant_id, collection, request.sub_tenant_id, where)
         if request.alpha == "auto":
             rare = await hybrid.has_rare_term(reader, request.query)
             alpha = hybrid.choose_alpha(request.query, has_rare_term=rare)
@@ -336,10 +341,8 @@ class TenantAPI:
             vector=vector,
             k=k,
             alpha=alpha,
-            where=where,
             recency_bias=request.recency_bias,
             thinking=thinking,
-            embed=self._embed,
         )
         chunks = [to_chunk(r.chunk, score=round(r.score, 6)) for r in ranked]
         result = RetrievalResult(
@@ -425,7 +428,7 @@ class TenantAPI:
             query=ask.question,
             max_results=ask.max_chunks or DEFAULT_MAX_RESULTS,
             mode=ask.mode,
-            alpha=ask.alpha if ask.alpha is not None else 0.8,
+            alpha=ask.alpha if ask.alpha is not None else DEFAULT_ALPHA,
             graph_context=ask.include_graph_context,
             additional_context=ask.extra_context,
         )
