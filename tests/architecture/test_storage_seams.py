@@ -44,10 +44,6 @@ _CYPHER = (
 PENDING = {
     "recall_engine/tenants/service.py": "tenants/service.py imports recall_engine.storage "
     "(TenantStore, forget_expired); the search-core rewrite moves it onto the read API",
-    "recall_engine/tenants/hybrid.py": "tenants/hybrid.py imports recall_engine.storage.lexical "
-    "(tokenize); the search-core rewrite moves it onto the read API",
-    "recall_engine/tenants/memories.py": "tenants/memories.py imports "
-    "recall_engine.storage.expiry (EXPIRES_KEY); owned by the search-core rewrite",
 }
 
 
