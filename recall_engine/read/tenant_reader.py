@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import regex
@@ -77,6 +77,27 @@ class TenantReader(StoreReader):
             for record in index.of_data(data_id)
             if record.dataset_id in scope
         ]
+
+    async def documents(self) -> list[dict[str, Any]]:
+        """The data items of the scope's datasets (their stored fields), dataset by dataset."""
+
+        def read() -> list[dict[str, Any]]:
+            return [d for ds in self._scope for d in self._store.graph.documents(ds)]
+
+        return await asyncio.to_thread(read)
+
+    async def data_ids_of_sources(self, source_ids: Sequence[str]) -> dict[str, str]:
+        """Source id -> data id, for the items of the scope that declare these sources."""
+        if not source_ids:
+            return {}
+
+        def read() -> dict[str, str]:
+            found: dict[str, str] = {}
+            for dataset_id in self._scope:
+                found.update(self._store.graph.documents_by_source(dataset_id, source_ids))
+            return found
+
+        return await asyncio.to_thread(read)
 
     async def term_frequencies(self, text: str) -> dict[str, int]:
         """Each term of ``text`` (as BM25 tokenizes it) -> how many chunks in scope contain it."""
