@@ -25,30 +25,21 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench._loopback import latency_figures, parser, timed_recalls
+
 ROOT = Path(__file__).resolve().parents[1]
 MODE = "CHUNKS_LEXICAL"
 
 
 def _args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--samples", type=int, default=1, help="LoCoMo dev conversations")
-    parser.add_argument("--questions", type=int, default=100, help="at most")
-    parser.add_argument("--top-k", type=int, default=10)
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    return parser.parse_args(argv)
+    return parser(__doc__).parse_args(argv)
 
 
 async def _embedded(data_dir: Path, questions: list[str], top_k: int) -> list[float]:
     from recall_engine import RecallEngine
 
-    times = []
     async with RecallEngine(data_dir) as engine:
-        await engine.recall(questions[0], MODE, only_context=True, top_k=top_k)  # warm-up
-        for question in questions:
-            started = time.perf_counter()
-            await engine.recall(question, MODE, only_context=True, top_k=top_k)
-            times.append(time.perf_counter() - started)
-    return times
+        return (await timed_recalls(engine, [MODE], questions, top_k))[MODE]
 
 
 async def _over_stdio(data_dir: Path, questions: list[str], top_k: int) -> list[float]:
@@ -80,13 +71,6 @@ async def _over_stdio(data_dir: Path, questions: list[str], top_k: int) -> list[
     return times
 
 
-def _figures(times: list[float]) -> dict[str, float]:
-    from bench._data import percentile
-
-    ms = [t * 1000 for t in times]
-    return {"p50_ms": statistics.median(ms), "p95_ms": percentile(ms, 0.95), "n": len(ms)}
-
-
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     from bench._data import load_locomo
     from recall_engine import RecallEngine
@@ -102,7 +86,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         mcp = await _over_stdio(data_dir, questions, args.top_k)
         second = await _embedded(data_dir, questions, args.top_k)
     embedded = [statistics.median(pair) for pair in zip(first, second, strict=True)]
-    report = {"mode": MODE, "embedded": _figures(embedded), "mcp_stdio": _figures(mcp)}
+    report = {
+        "mode": MODE,
+        "embedded": latency_figures(embedded),
+        "mcp_stdio": latency_figures(mcp),
+    }
     report["mcp_minus_embedded_p50_ms"] = (
         report["mcp_stdio"]["p50_ms"] - report["embedded"]["p50_ms"]
     )

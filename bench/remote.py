@@ -30,42 +30,22 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench._loopback import free_port, latency_figures, parser, timed_recalls
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--samples", type=int, default=1, help="LoCoMo dev conversations")
-    parser.add_argument("--questions", type=int, default=100, help="at most")
-    parser.add_argument("--modes", default="CHUNKS_LEXICAL,HYBRID_COMPLETION")
-    parser.add_argument("--top-k", type=int, default=10)
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    return parser.parse_args(argv)
-
-
-async def _ask_all(engine: Any, modes: list[str], questions: list[str], top_k: int) -> dict:
-    times: dict[str, list[float]] = {}
-    for mode in modes:
-        await engine.recall(questions[0], mode, only_context=True, top_k=top_k)  # warm-up
-        times[mode] = []
-        for question in questions:
-            started = time.perf_counter()
-            await engine.recall(question, mode, only_context=True, top_k=top_k)
-            times[mode].append(time.perf_counter() - started)
-    return times
+    options = parser(__doc__)
+    options.add_argument("--modes", default="CHUNKS_LEXICAL,HYBRID_COMPLETION")
+    return options.parse_args(argv)
 
 
 async def _embedded(data_dir: Path, modes: list[str], questions: list[str], top_k: int) -> dict:
     from recall_engine import RecallEngine
 
     async with RecallEngine(data_dir) as engine:
-        return await _ask_all(engine, modes, questions, top_k)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        return await timed_recalls(engine, modes, questions, top_k)
 
 
 async def _remote(
@@ -73,7 +53,7 @@ async def _remote(
 ) -> dict:
     from recall_engine import RecallEngine
 
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "RECALL_ENGINE_DATA_DIR": str(data_dir)}
     argv = [sys.executable, "-m", "recall_engine.cli", "serve", "--port", str(port)]
     server = subprocess.Popen(
@@ -92,17 +72,10 @@ async def _remote(
                     raise RuntimeError("recall-engine serve exited at start") from None
                 time.sleep(0.1)
         async with RecallEngine.connect(f"http://127.0.0.1:{port}", api_key=key) as engine:
-            return await _ask_all(engine, modes, questions, top_k)
+            return await timed_recalls(engine, modes, questions, top_k)
     finally:
         server.terminate()
         server.wait(timeout=30)
-
-
-def _figures(times: list[float]) -> dict[str, float]:
-    from bench._data import percentile
-
-    ms = [t * 1000 for t in times]
-    return {"p50_ms": statistics.median(ms), "p95_ms": percentile(ms, 0.95), "n": len(ms)}
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -126,7 +99,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     report: dict[str, Any] = {"questions": len(questions), "modes": {}}
     for mode in modes:
         embedded = [statistics.median(p) for p in zip(first[mode], second[mode], strict=True)]
-        figures = {"embedded": _figures(embedded), "remote": _figures(remote[mode])}
+        figures = {"embedded": latency_figures(embedded), "remote": latency_figures(remote[mode])}
         figures["remote_minus_embedded_p50_ms"] = (
             figures["remote"]["p50_ms"] - figures["embedded"]["p50_ms"]
         )

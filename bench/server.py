@@ -20,13 +20,14 @@ import asyncio
 import json
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from bench._loopback import free_port
 
 HOST = "127.0.0.1"
 TENANT = "locomo"
@@ -82,12 +83,6 @@ async def _ingest(data_dir: Path, samples: int) -> tuple[list[str], float]:
                 print(f"warning: {result.failed_count} turns not stored: {failed}", file=sys.stderr)
     questions = [(s.sample_id, q.text) for s in loaded for q in s.questions]
     return [json.dumps(q) for q in questions], time.perf_counter() - started
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
 
 
 def _start_server(data_dir: Path, port: int, key: str) -> subprocess.Popen[bytes]:
@@ -196,7 +191,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         data_dir = Path(args.data_dir or tmp)
         questions, ingest_s = await _ingest(data_dir, args.samples)
         key = secrets.token_urlsafe(24)
-        port = _free_port()
+        port = free_port()
         base = f"http://{HOST}:{port}"
         process = _start_server(data_dir, port, key)
         try:

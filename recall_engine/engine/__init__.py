@@ -450,11 +450,12 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin):
         """The multi-tenant recall API over this engine (created on first use)."""
         with self._open_lock:
             if self._tenant_api is None:
+                from recall_engine.engine.tenant_port import TenantPort
                 from recall_engine.tenants import TenantAPI
                 from recall_engine.tenants.registry import TenantRegistry
 
                 registry = TenantRegistry(registry_source(self.config, self.state))
-                self._tenant_api = TenantAPI(self, registry)
+                self._tenant_api = TenantAPI(TenantPort(self), registry)
             return self._tenant_api
 
     async def drop_tenant(self, tenant_id: str) -> None:

@@ -22,11 +22,17 @@ class ChunkReader(ScopedReader):
     """Chunk searches within the scope (see ``read.api.ChunkReads``)."""
 
     async def dense_chunks(self, vector: np.ndarray, k: int) -> list[ChunkHit]:
-        hits = self._store.index.search_dense(vector, k, self._scope)
+        index = self._store.index
+        with index.vectors.lock:
+            where = None if self._where is None else self._mask()
+            hits = index.search_dense(vector, k, self._scope, where=where)
         return [self._chunk_hit(r, s) for r, s in hits]
 
     async def lexical_chunks(self, query: str, k: int) -> list[ChunkHit]:
-        hits = self._store.index.search_lexical(tokenize(query), k, self._scope)
+        index = self._store.index
+        with index.vectors.lock:
+            where = None if self._where is None else self._mask()
+            hits = index.search_lexical(tokenize(query), k, self._scope, where=where)
         return [self._chunk_hit(r, s) for r, s in hits]
 
     async def chunks_by_id(
@@ -37,6 +43,8 @@ class ChunkReader(ScopedReader):
         # One sorted sibling list (and position map) per data item, not per chunk.
         items: dict[str, tuple[list[ChunkRecord], dict[str, int]]] = {}
         for record in index.by_id(dict.fromkeys(chunk_ids), self._scope):
+            if not self._allows(record):
+                continue
             out.setdefault(record.id, self._chunk_hit(record, 1.0))
             if neighbours <= 0:
                 continue
@@ -46,6 +54,8 @@ class ChunkReader(ScopedReader):
             siblings, position = items[record.data_id]
             at = position[record.id]
             for other in siblings[max(0, at - neighbours) : at + neighbours + 1]:
+                if not self._allows(other):
+                    continue
                 distance = abs(other.chunk_index - record.chunk_index)
                 out.setdefault(other.id, self._chunk_hit(other, 1.0 / (1 + distance)))
         return list(out.values())
@@ -55,7 +65,7 @@ class ChunkReader(ScopedReader):
     ) -> list[ChunkHit]:
         index = self._store.index.vectors
         found = in_time(index, self._scope, start, end, vector, k)
-        return [self._chunk_hit(r, s) for r, s in found]
+        return [self._chunk_hit(r, s) for r, s in found if self._allows(r)]
 
     async def latest_message_time(self) -> datetime | None:
         index = self._store.index.vectors
@@ -71,7 +81,7 @@ class ChunkReader(ScopedReader):
         for _, data_ids in named_in(text, titles):
             for data_id in data_ids:
                 for record in self._store.index.of_data(data_id):
-                    if record.dataset_id in scope:
+                    if record.dataset_id in scope and self._allows(record):
                         out.append(self._chunk_hit(record, 1.0))
                     if len(out) >= k:
                         return out
@@ -98,4 +108,4 @@ class ChunkReader(ScopedReader):
                 found = index.search(vector, k, self._scope, where=where)
             else:
                 found = [(index.row(int(at)), 1.0) for at in np.flatnonzero(where)[:k]]
-        return [self._chunk_hit(r, float(score)) for r, score in found]
+        return [self._chunk_hit(r, float(score)) for r, score in found if self._allows(r)]

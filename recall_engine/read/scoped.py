@@ -12,6 +12,8 @@ import numpy as np
 
 from recall_engine.core.hits import ChunkHit, EntityRef, TripletHit
 from recall_engine.core.models import SourceRef
+from recall_engine.read.filters import ChunkFilter
+from recall_engine.storage.expiry import expiry_of
 from recall_engine.storage.graph_reads import EdgeRecord
 from recall_engine.storage.records import ChunkRecord
 from recall_engine.storage.tenant import TenantStore
@@ -24,10 +26,15 @@ MAX_ENTITY_SOURCES = 8  # chunks cited per entity: its earliest mentions
 class ScopedReader:
     """The tenant store, the scope (dataset ids, in the order given) and their names."""
 
-    def __init__(self, store: TenantStore, dataset_ids: Sequence[str]) -> None:
+    def __init__(
+        self, store: TenantStore, dataset_ids: Sequence[str], *, where: ChunkFilter | None = None
+    ) -> None:
+        """``where``: a filter every chunk search of this reader honours (metadata
+        equalities, expiry); None: every chunk in scope."""
         self._store = store
         self._scope = tuple(dict.fromkeys(dataset_ids))
         self._names = store.datasets()
+        self._where = where
 
     @property
     def tenant_id(self) -> str:
@@ -36,6 +43,26 @@ class ScopedReader:
     @property
     def dataset_ids(self) -> tuple[str, ...]:
         return self._scope
+
+    def _mask(self, where: ChunkFilter | None = None) -> np.ndarray:
+        """Rows in scope that pass the reader's filter and ``where``; the caller holds
+        the vector index's lock."""
+        index = self._store.index
+        mask = index.vectors.scope_mask(self._scope)
+        wanted = where.and_(self._where) if where is not None else self._where
+        if wanted is None:
+            return mask
+        if wanted.alive_at is not None:
+            mask &= expiry_of(index) > wanted.alive_at
+        if wanted.equals:
+            for at in np.flatnonzero(mask):
+                if not wanted.matches(index.vectors.row(int(at)).metadata):
+                    mask[at] = False
+        return mask
+
+    def _allows(self, record: ChunkRecord) -> bool:
+        """The record passes the reader's filter."""
+        return self._where is None or self._where.allows(record.metadata)
 
     def _chunk_hit(self, record: ChunkRecord, score: float) -> ChunkHit:
         return ChunkHit(

@@ -61,17 +61,31 @@ class ChunkIndex:
         return self.vectors.has_data(data_id)
 
     def search_dense(
-        self, query: np.ndarray, k: int, dataset_ids: Sequence[str] | None = None
+        self,
+        query: np.ndarray,
+        k: int,
+        dataset_ids: Sequence[str] | None = None,
+        *,
+        where: np.ndarray | None = None,
     ) -> list[tuple[ChunkRecord, float]]:
-        """Top ``k`` chunks by cosine similarity (vectors are unit length)."""
-        return self.vectors.search(query, k, dataset_ids)
+        """Top ``k`` chunks by cosine similarity (vectors are unit length); ``where``
+        as in ``search_lexical``."""
+        return self.vectors.search(query, k, dataset_ids, where=where)
 
     def search_lexical(
-        self, query_tokens: Sequence[str], k: int, dataset_ids: Sequence[str] | None = None
+        self,
+        query_tokens: Sequence[str],
+        k: int,
+        dataset_ids: Sequence[str] | None = None,
+        *,
+        where: np.ndarray | None = None,
     ) -> list[tuple[ChunkRecord, float]]:
-        """Top ``k`` chunks by BM25; chunks sharing no query term are left out."""
+        """Top ``k`` chunks by BM25; chunks sharing no query term are left out.
+        ``where``: an optional boolean mask over rows narrowing the candidates."""
         with self.vectors.lock:
             mask = self.vectors.scope_mask(dataset_ids)
+            if where is not None:
+                mask &= where[: mask.shape[0]]
             scores = self.lexical.scores(query_tokens, mask)
             rows = np.flatnonzero(mask & (scores > 0))
             return [(self.vectors.row(at), s) for at, s in top_k(scores[rows], rows, k)]

@@ -16,11 +16,9 @@ import weakref
 
 import numpy as np
 
+from recall_engine.core.metadata import EXPIRES_KEY
 from recall_engine.storage.chunk_index import ChunkIndex
 from recall_engine.storage.tenant import TenantStore
-
-EXPIRES_KEY = "expires_at"
-"""Chunk metadata key holding the epoch second after which a chunk is never returned."""
 
 logger = logging.getLogger(__name__)
 _expiry: weakref.WeakKeyDictionary[ChunkIndex, np.ndarray] = weakref.WeakKeyDictionary()

@@ -1,10 +1,14 @@
-"""Hybrid ranking for full_recall / recall_preferences: the filter, alpha
-("auto" included), recency, and thinking mode's expansion and graph rerank.
+"""Ranking for full_recall / recall_preferences on recall()'s own lanes: the
+filter, alpha ("auto" included) and recency around them.
 
-Scores: ``alpha * dense + (1 - alpha) * lexical`` with both lanes normalised to
-[0, 1] over the chunks that pass the filter (``TenantReader.hybrid_chunks``).
-Recency: among the relevant pool (the chunks scoring at least half the best,
-at most ``POOL`` of them), ``(1 - r) * relevance + r * recency`` with recency
+Fast mode runs ``recall()``'s passage lane (``retrievers.passages``: dense and BM25
+lists fused by the one fusion component, title signals, scores spread to
+neighbouring turns); thinking mode runs GRAPH_COMPLETION's search
+(``retrievers.graph_search``) and keeps its chunks. Both read through a reader bound
+to the request's filter; ``alpha`` is the dense list's share of the two lists'
+weight, and 0.5 is HYBRID_COMPLETION's own balance.
+Recency: among the relevant pool (the chunks scoring at least ``RELEVANT_SHARE``
+of the best, at most ``POOL`` of them), ``(1 - r) * relevance + r * recency`` with recency
 min-max normalised over the pool; ``r = 1`` puts the newest relevant chunk
 first, ``r = 0`` leaves the ranking untouched.
 """
@@ -12,7 +16,7 @@ first, ``r = 0`` leaves the ranking untouched.
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,15 +24,20 @@ import numpy as np
 import regex
 
 from recall_engine.core.hits import ChunkHit
-from recall_engine.read.linking import link_entities
-from recall_engine.read.tenant_reader import ChunkFilter, TenantReader
-from recall_engine.storage.lexical import tokenize
+from recall_engine.read.filters import ChunkFilter
+from recall_engine.read.fusion import alpha_weights
+from recall_engine.read.tenant_reader import TenantReader
 from recall_engine.tenants.convert import ADDITIONAL_KEY, TENANT_KEY, source_time
 from recall_engine.tenants.errors import InvalidFilterError
+from retrievers.graph_search import GraphSearchConfig, graph_search
+from retrievers.passages import PassageConfig, passages
 
 POOL = 100
-EXPANSION_WEIGHT = 0.5
-GRAPH_BOOST = 0.1
+# The lane sums two lists each normalised to [0, 1] (plus the title bonus), so a
+# chunk that one list alone ranks half-way between its best and its floor scores a
+# quarter of one that both rank first: still relevant, as half the best was on a
+# single [0, 1] blend.
+RELEVANT_SHARE = 0.25
 
 _QUOTED = regex.compile(r"\"[^\"]+\"|“[^”]+”")
 _IDENTIFIER = regex.compile(
@@ -116,7 +125,7 @@ async def has_rare_term(reader: TenantReader, query: str) -> bool:
     total = await reader.count()
     if total == 0:
         return False
-    frequencies = await reader.term_frequencies(tokenize(query))
+    frequencies = await reader.term_frequencies(query)
     limit = max(1, int(total * 0.01))
     return any(0 < df <= limit for df in frequencies.values())
 
@@ -126,7 +135,8 @@ def apply_recency(ranked: list[Ranked], bias: float) -> list[Ranked]:
     if bias <= 0 or not ranked:
         return ranked
     best = ranked[0].score
-    pool = [r for r in ranked[:POOL] if r.score >= 0.5 * best] if best > 0 else ranked[:POOL]
+    floor = RELEVANT_SHARE * best
+    pool = [r for r in ranked[:POOL] if r.score >= floor] if best > 0 else ranked[:POOL]
     rest = ranked[len(pool) :]
     times = [source_time(r.chunk.metadata) for r in pool]
     known = [t for t in times if t is not None]
@@ -143,27 +153,31 @@ def apply_recency(ranked: list[Ranked], bias: float) -> list[Ranked]:
     return rescored + rest
 
 
-async def expand_query(
-    reader: TenantReader, query: str, vector: np.ndarray
-) -> tuple[str, set[str]]:
-    """Offline expansion from the graph: the aliases of entities the query names
-    or means, and the names of their neighbours. Returns the expansion text and
-    the chunk ids that mention those entities (for the graph rerank)."""
-    names = [w for w in _WORD.findall(query) if len(w) > 2]
-    found = await link_entities(reader, query)
-    nearest = [e for e in await reader.nearest_entities(vector, 3) if e.score >= 0.5]
-    entities = {e.id: e for e in [*found, *nearest]}
-    if not entities:
-        return "", set()
-    terms: list[str] = []
-    for entity in entities.values():
-        terms += [entity.name, *entity.aliases]
-    for edge in await reader.neighbourhood(list(entities), depth=1, limit=12):
-        terms += [edge.source.name, edge.target.name]
-    mentioned = {ref.chunk_id for e in entities.values() for ref in e.sources}
-    known = {w.lower() for w in names}
-    extra = [t for t in dict.fromkeys(terms) if t.lower() not in known]
-    return " ".join(extra[:20]), mentioned
+def lane_options(alpha: float) -> PassageConfig:
+    """The passage lane with ``alpha`` of the dense+BM25 weight on dense (the lane's
+    default weights are 1 and 1, so the title signal keeps its share)."""
+    dense, lexical = alpha_weights(alpha)
+    return PassageConfig(dense_weight=2 * dense, lexical_weight=2 * lexical)
+
+
+async def search(
+    reader: TenantReader, vector: np.ndarray, query: str, k: int, alpha: float
+) -> list[Ranked]:
+    """The ``k`` best chunks the reader may return, by the passage lane."""
+    hits = await passages(reader, vector, query, k, lane_options(alpha))
+    return [Ranked(h, h.score) for h in hits]
+
+
+async def graph_lane(
+    reader: TenantReader, vector: np.ndarray, query: str, k: int, alpha: float
+) -> list[Ranked]:
+    """The ``k`` best chunks by GRAPH_COMPLETION's search (the passage lane plus the
+    graph's signals: entity links, the walk over passages and entities, relations)."""
+    dense, lexical = alpha_weights(alpha)
+    options = GraphSearchConfig(dense_weight=2 * dense, lexical_weight=2 * lexical)
+    # Triplets share the search's room with chunks; twice k leaves k chunks or more.
+    found = await graph_search(query, vector, reader, options, top_k=2 * k)
+    return [Ranked(h, h.score) for h in found.passages[:k]]
 
 
 async def rank(
@@ -173,48 +187,12 @@ async def rank(
     vector: np.ndarray,
     k: int,
     alpha: float,
-    where: ChunkFilter,
     recency_bias: float,
     thinking: bool,
-    embed: Callable[[str], Awaitable[np.ndarray]],
 ) -> list[Ranked]:
-    """The ranked chunks of one search (at most ``k``)."""
-    depth = max(k, POOL) if (recency_bias > 0 or thinking) else k
-    hits = await reader.hybrid_chunks(vector, query, depth, alpha=alpha, where=where)
-    ranked = [Ranked(h.chunk, h.score) for h in hits]
-    if thinking:
-        ranked = await _think(reader, ranked, query, vector, depth, alpha, where, embed)
-    ranked = apply_recency(ranked, recency_bias)
+    """The ranked chunks of one search (at most ``k``): the passage lane, or in
+    thinking mode the graph lane; ``reader`` is bound to the request's filter."""
+    depth = max(k, POOL) if recency_bias > 0 else k
+    lane = graph_lane if thinking else search
+    ranked = apply_recency(await lane(reader, vector, query, depth, alpha), recency_bias)
     return ranked[:k]
-
-
-async def _think(
-    reader: TenantReader,
-    ranked: list[Ranked],
-    query: str,
-    vector: np.ndarray,
-    depth: int,
-    alpha: float,
-    where: ChunkFilter,
-    embed: Callable[[str], Awaitable[np.ndarray]],
-) -> list[Ranked]:
-    expansion, mentioned = await expand_query(reader, query, vector)
-    scores = {r.chunk.chunk_id: r.score for r in ranked}
-    chunks = {r.chunk.chunk_id: r.chunk for r in ranked}
-    if expansion:
-        wider = f"{query} {expansion}"
-        extra = await reader.hybrid_chunks(
-            await embed(wider), wider, depth, alpha=alpha, where=where
-        )
-        for hit in extra:
-            chunk_id = hit.chunk.chunk_id
-            chunks.setdefault(chunk_id, hit.chunk)
-            scores[chunk_id] = scores.get(chunk_id, 0.0) + EXPANSION_WEIGHT * hit.score
-    related = await reader.chunk_relations(list(scores)[:depth])
-    for chunk_id in scores:
-        if chunk_id in mentioned:
-            scores[chunk_id] += GRAPH_BOOST
-        if related.get(chunk_id):
-            scores[chunk_id] += GRAPH_BOOST / 2
-    order = sorted(scores, key=lambda c: -scores[c])
-    return [Ranked(chunks[c].with_score(scores[c]), scores[c]) for c in order]

@@ -43,6 +43,13 @@ class _Response(BaseModel):
 
 # recall
 
+# The dense lane's share of the dense + BM25 weight when a request gives no alpha:
+# recall()'s passage lane weighs both lists equally after normalising each over its
+# own candidates, so 0.5 is HYBRID_COMPLETION's ranking. (HydraDB documents 0.8 for
+# its own scores; on these, 0.8 leans on meaning and ranked LoCoMo dev recall@10
+# below the balance -- see README "HydraDB-shaped API".)
+DEFAULT_ALPHA = 0.5
+
 
 class RecallSearchRequest(_Request):
     """Request body of ``full_recall`` (knowledge) and ``recall_preferences`` (memories)."""
@@ -55,7 +62,9 @@ class RecallSearchRequest(_Request):
     max_results: int | None = Field(default=None, ge=1, le=1000)
     mode: Literal["fast", "thinking"] = "fast"
     alpha: Annotated[float, Field(ge=0.0, le=1.0)] | Literal["auto"] = Field(
-        default=0.8, description="0.0 = keyword ranking, 1.0 = semantic ranking, or 'auto'."
+        default=DEFAULT_ALPHA,
+        description="0.0 = keyword ranking, 1.0 = semantic ranking, or 'auto'; the default "
+        "0.5 is recall()'s own HYBRID_COMPLETION balance.",
     )
     recency_bias: float = Field(default=0.0, ge=0.0, le=1.0)
     graph_context: bool = False

@@ -23,9 +23,8 @@ from recall_engine.core.limits import check_query_size
 from recall_engine.core.models import RememberResult
 from recall_engine.core.validation import dataset_id_for
 from recall_engine.embedding import Embedder
-from recall_engine.read.tenant_reader import ChunkFilter, TenantReader
-from recall_engine.storage.expiry import forget_expired
-from recall_engine.storage.tenant import TenantStore
+from recall_engine.read.filters import ChunkFilter
+from recall_engine.read.tenant_reader import TenantReader
 from recall_engine.tenants import hybrid
 from recall_engine.tenants.batching import QueryBatcher
 from recall_engine.tenants.convert import (
@@ -40,6 +39,7 @@ from recall_engine.tenants.errors import SourceNotFoundError
 from recall_engine.tenants.graph_context import build_graph_context
 from recall_engine.tenants.memories import Prepared, prepare_memory, prepare_source
 from recall_engine.tenants.models import (
+    DEFAULT_ALPHA,
     DEFAULT_SUB_TENANT,
     AddMemoryResponse,
     BooleanRecallRequest,
@@ -63,20 +63,29 @@ Collection = Literal["kb", "mem"]
 
 
 class EnginePort(Protocol):
-    """What the tenant API needs of ``RecallEngine``."""
+    """What the tenant API needs of the engine (``engine.tenant_port.TenantPort``):
+    readers to read, remember / forget to write, and no store. The blocking ones
+    are called off the event loop."""
 
-    config: RecallConfig
-    embedder: Embedder
+    @property
+    def config(self) -> RecallConfig: ...
 
-    def store(self, tenant_id: str | None = None, *, create: bool = False) -> TenantStore: ...
+    @property
+    def embedder(self) -> Embedder: ...
 
-    async def remember(
-        self, data: Any, *, dataset_name: str = ..., tenant_id: str | None = None
-    ) -> RememberResult: ...
+    def open(self, tenant: str) -> None: ...
 
-    async def forget(
-        self, *, data_id: Any = None, dataset_name: str | None = None, tenant_id: str | None = None
-    ) -> int: ...
+    def datasets(self, tenant: str) -> dict[str, str]: ...
+
+    def reader(
+        self, tenant: str, dataset_ids: Sequence[str], *, where: ChunkFilter | None = None
+    ) -> TenantReader: ...
+
+    def forget_expired(self, tenant: str) -> None: ...
+
+    async def remember(self, data: Any, *, dataset_name: str, tenant_id: str) -> RememberResult: ...
+
+    async def forget(self, *, data_id: Sequence[str], tenant_id: str) -> int: ...
 
     async def drop_tenant(self, tenant_id: str) -> None: ...
 
@@ -114,7 +123,7 @@ class TenantAPI:
         names = [f["name"] for f in fields]
         if len(set(names)) != len(names):
             raise InvalidInputError("metadata_schema names a field twice; give each field once.")
-        await asyncio.to_thread(self.engine.store, name, create=True)
+        await asyncio.to_thread(self.engine.open, name)
         self.registry.create(tenant_id, fields)
         return TenantCreateAcceptedResponse(
             status="created", tenant_id=tenant_id, message=f"tenant {tenant_id!r} is ready"
@@ -134,23 +143,27 @@ class TenantAPI:
         self._record(tenant_id)
         return self.registry.sub_tenants(tenant_id)
 
-    async def _store(self, tenant_id: str) -> TenantStore:
+    async def _store(self, tenant_id: str) -> str:
+        """The engine tenant (store name) of a HydraDB tenant, its store open."""
         self._record(tenant_id)
-        return await asyncio.to_thread(
-            self.engine.store, self.registry.store_name(tenant_id), create=True
-        )
+        name = self.registry.store_name(tenant_id)
+        await asyncio.to_thread(self.engine.open, name)
+        return name
 
-    def _dataset(self, store: TenantStore, collection: str, sub: str | None) -> tuple[str, str]:
-        owner = self.registry.owner_of(store.tenant_id)
+    def _dataset(self, store: str, collection: str, sub: str | None) -> tuple[str, str]:
+        owner = self.registry.owner_of(store)
         sub_name = self.registry.sub_tenant_name(owner, sub or DEFAULT_SUB_TENANT)
         name = dataset_name(collection, sub_name)
-        return name, dataset_id_for(store.tenant_id, name)
+        return name, dataset_id_for(store, name)
 
-    async def _reader(self, tenant_id: str, collection: str, sub: str | None) -> TenantReader:
+    async def _reader(
+        self, tenant_id: str, collection: str, sub: str | None, where: ChunkFilter | None = None
+    ) -> TenantReader:
+        """A reader of one sub-tenant's collection; ``where`` binds its chunk searches."""
         store = await self._store(tenant_id)
-        await asyncio.to_thread(forget_expired, store)  # graph context must not cite them
+        await asyncio.to_thread(self.engine.forget_expired, store)  # nothing may cite them
         _, dataset_id = self._dataset(store, collection, sub)
-        return TenantReader(store, [dataset_id])
+        return await asyncio.to_thread(self.engine.reader, store, [dataset_id], where=where)
 
     # ingestion
 
@@ -250,18 +263,18 @@ class TenantAPI:
             seen.add(p.source_id)
         if not upsert:
             ids = [p.source_id for p, e in zip(prepared, errors, strict=True) if e is None]
-            existing = await asyncio.to_thread(store.graph.documents_by_source, dataset_id, ids)
+            reader = await asyncio.to_thread(self.engine.reader, store, [dataset_id])
+            existing = await reader.data_ids_of_sources(ids)
             for n, p in enumerate(prepared):
                 if errors[n] is None and p.source_id in existing:
                     errors[n] = f"source_id {p.source_id!r} exists and upsert is false"
         data = [p.data for p, e in zip(prepared, errors, strict=True) if e is None]
         if data:
-            await self.engine.remember(data, dataset_name=name, tenant_id=store.tenant_id)
+            await self.engine.remember(data, dataset_name=name, tenant_id=store)
             self.registry.add_sub_tenant(tenant_id, sub or DEFAULT_SUB_TENANT)
             stored_ids = [p.source_id for p, e in zip(prepared, errors, strict=True) if e is None]
-            stored = await asyncio.to_thread(
-                store.graph.documents_by_source, dataset_id, stored_ids
-            )
+            reader = await asyncio.to_thread(self.engine.reader, store, [dataset_id])
+            stored = await reader.data_ids_of_sources(stored_ids)
             for n, p in enumerate(prepared):
                 if errors[n] is None and p.source_id not in stored:
                     # The engine keeps identical content once per dataset.
@@ -279,11 +292,10 @@ class TenantAPI:
         """Delete sources by id; source id -> whether it existed (and is now gone)."""
         store = await self._store(tenant_id)
         _name, dataset_id = self._dataset(store, collection, sub_tenant_id)
-        found = await asyncio.to_thread(
-            store.graph.documents_by_source, dataset_id, list(source_ids)
-        )
+        reader = await asyncio.to_thread(self.engine.reader, store, [dataset_id])
+        found = await reader.data_ids_of_sources(list(source_ids))
         if found:
-            await self.engine.forget(data_id=sorted(set(found.values())), tenant_id=store.tenant_id)
+            await self.engine.forget(data_id=sorted(set(found.values())), tenant_id=store)
         return {s: s in found for s in source_ids}
 
     # recall
@@ -318,7 +330,7 @@ class TenantAPI:
         record = self._record(request.tenant_id)
         where = hybrid.parse_filters(request.metadata_filters, record.filterable)
         where = where.model_copy(update={"alive_at": time.time()})
-        reader = await self._reader(request.tenant_id, collection, request.sub_tenant_id)
+        reader = await self._reader(request.tenant_id, collection, request.sub_tenant_id, where)
         if request.alpha == "auto":
             rare = await hybrid.has_rare_term(reader, request.query)
             alpha = hybrid.choose_alpha(request.query, has_rare_term=rare)
@@ -336,10 +348,8 @@ class TenantAPI:
             vector=vector,
             k=k,
             alpha=alpha,
-            where=where,
             recency_bias=request.recency_bias,
             thinking=thinking,
-            embed=self._embed,
         )
         chunks = [to_chunk(r.chunk, score=round(r.score, 6)) for r in ranked]
         result = RetrievalResult(
@@ -355,15 +365,13 @@ class TenantAPI:
         self, reader: TenantReader, result: RetrievalResult, where: ChunkFilter
     ) -> None:
         """Attach the chunks of sources each returned chunk's source links to."""
-        store = reader._store
-        dataset_id = reader.dataset_ids[0]
         by_chunk = {c.chunk_uuid: c for c in result.chunks}
         hits = await reader.chunks_by_id(list(by_chunk))
         links = {h.chunk_id: list(source_of(h.metadata).get("relations") or []) for h in hits}
         wanted = sorted({s for ids in links.values() for s in ids})
         if not wanted:
             return
-        data_of = await asyncio.to_thread(store.graph.documents_by_source, dataset_id, wanted)
+        data_of = await reader.data_ids_of_sources(wanted)
         now = where.alive_at or time.time()
         for chunk_id, source_ids in links.items():
             extra: list[str] = []
@@ -425,7 +433,7 @@ class TenantAPI:
             query=ask.question,
             max_results=ask.max_chunks or DEFAULT_MAX_RESULTS,
             mode=ask.mode,
-            alpha=ask.alpha if ask.alpha is not None else 0.8,
+            alpha=ask.alpha if ask.alpha is not None else DEFAULT_ALPHA,
             graph_context=ask.include_graph_context,
             additional_context=ask.extra_context,
         )
@@ -455,8 +463,7 @@ class TenantAPI:
         """The sources of a sub-tenant's collection, oldest first, each with its
         fields, metadata and text."""
         reader = await self._reader(tenant_id, collection, sub_tenant_id)
-        store = reader._store
-        rows = await asyncio.to_thread(store.graph.documents, reader.dataset_ids[0])
+        rows = await reader.documents()
         rows.sort(key=lambda r: (str(r.get("created_at")), r["id"]))
         chunks = await reader.chunks_of_data([r["id"] for r in rows])
         by_data: dict[str, list[str]] = {}
@@ -553,10 +560,11 @@ class TenantAPI:
         """Chunk counts of the knowledge and memory collections over all sub-tenants."""
         store = await self._store(tenant_id)
         counts = {KNOWLEDGE: 0, MEMORIES: 0}
-        for dataset_id, name in store.datasets().items():
+        for dataset_id, name in (await asyncio.to_thread(self.engine.datasets, store)).items():
             prefix = name.split(":", 1)[0]
             if prefix in counts:
-                counts[prefix] += await TenantReader(store, [dataset_id]).count()
+                reader = await asyncio.to_thread(self.engine.reader, store, [dataset_id])
+                counts[prefix] += await reader.count()
         return counts
 
     def dimension(self) -> int:

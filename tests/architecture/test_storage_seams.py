@@ -39,17 +39,6 @@ _CYPHER = (
     regex.compile(r"\)\s*<?-\[[^\]]*\]->?\s*\("),
 )
 
-# Violations in files another change is rewriting (issue 17, part 1: the tenant
-# API on the shared search core); that change removes them and these turn green.
-PENDING = {
-    "recall_engine/tenants/service.py": "tenants/service.py imports recall_engine.storage "
-    "(TenantStore, forget_expired); the search-core rewrite moves it onto the read API",
-    "recall_engine/tenants/hybrid.py": "tenants/hybrid.py imports recall_engine.storage.lexical "
-    "(tokenize); the search-core rewrite moves it onto the read API",
-    "recall_engine/tenants/memories.py": "tenants/memories.py imports "
-    "recall_engine.storage.expiry (EXPIRES_KEY); owned by the search-core rewrite",
-}
-
 
 def imported_modules(source: str) -> set[str]:
     """Every module a source imports (absolute imports), wherever the import stands."""
@@ -129,15 +118,6 @@ def _files(packages: tuple[str, ...]) -> list[str]:
     )
 
 
-def _cases(files: list[str]) -> list[object]:
-    return [
-        pytest.param(f, marks=pytest.mark.xfail(reason=PENDING[f], strict=False))
-        if f in PENDING
-        else f
-        for f in files
-    ]
-
-
 def _source(path: str) -> str:
     return (ROOT / path).read_text(encoding="utf-8")
 
@@ -155,7 +135,7 @@ def test_the_scanned_trees_are_found() -> None:
     assert "retrievers/cypher.py" in NO_CYPHER and "bench/locomo.py" in NOT_STORAGE
 
 
-@pytest.mark.parametrize("path", _cases(SEAM_SIDE))
+@pytest.mark.parametrize("path", SEAM_SIDE)
 def test_server_and_tenants_do_not_import_storage(path: str) -> None:
     assert storage_imports(_source(path)) == [], f"{path} imports the storage package"
 

@@ -5,7 +5,7 @@ import pytest
 
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.hits import ChunkHit
-from recall_engine.read.fusion import alpha_weights, join, join_lanes, normalise
+from recall_engine.read.fusion import alpha_weights, join, normalise
 
 
 def _hit(chunk_id, score):
@@ -39,10 +39,6 @@ def test_lanes_are_normalised_their_own_way():
     assert normalise(np.array([2.0, 4.0]), "by_best").tolist() == [0.5, 1.0]
     assert normalise(np.array([0.0, 0.0]), "by_best").tolist() == [0.0, 0.0]
     assert normalise(np.array([3.0, 3.0])).tolist() == [1.0, 1.0]
-    blended = join_lanes(
-        [np.array([0.0, 1.0]), np.array([2.0, 4.0])], [0.5, 0.5], ["min_max", "by_best"]
-    )
-    assert blended.tolist() == [0.25, 1.0]
 
 
 @pytest.mark.parametrize("alpha", [-0.1, 1.5])

@@ -1,0 +1,76 @@
+"""``TenantPort``: what the tenant API (``recall_engine.tenants``) may do with the
+engine, and nothing more. The tenant API reads through ``TenantReader`` and writes
+through ``remember`` / ``forget``; it never holds a store, so it cannot reach past
+the read API into the graph or the vectors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from recall_engine.config import RecallConfig
+from recall_engine.core.models import RememberResult
+from recall_engine.embedding import Embedder
+from recall_engine.read.filters import ChunkFilter
+from recall_engine.read.tenant_reader import TenantReader
+from recall_engine.storage.expiry import forget_expired
+from recall_engine.storage.tenant import TenantStore
+
+
+class _Engine(Protocol):
+    """The parts of ``RecallEngine`` the port is built on."""
+
+    config: RecallConfig
+    embedder: Embedder
+
+    def store(self, tenant_id: str | None = None, *, create: bool = False) -> TenantStore: ...
+
+    async def remember(
+        self, data: Any, *, dataset_name: str = ..., tenant_id: str | None = None
+    ) -> RememberResult: ...
+
+    async def forget(self, *, data_id: Sequence[str], tenant_id: str | None = None) -> int: ...
+
+    async def drop_tenant(self, tenant_id: str) -> None: ...
+
+
+class TenantPort:
+    """The engine, as the tenant API sees it (``tenants.service.EnginePort``)."""
+
+    def __init__(self, engine: _Engine) -> None:
+        self._engine = engine
+
+    @property
+    def config(self) -> RecallConfig:
+        return self._engine.config
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._engine.embedder
+
+    def open(self, tenant: str) -> None:
+        """Open the tenant's store, creating it when it does not exist. Blocking."""
+        self._engine.store(tenant, create=True)
+
+    def datasets(self, tenant: str) -> dict[str, str]:
+        """Dataset id -> name, of the tenant's store. Blocking."""
+        return self._engine.store(tenant, create=True).datasets()
+
+    def reader(
+        self, tenant: str, dataset_ids: Sequence[str], *, where: ChunkFilter | None = None
+    ) -> TenantReader:
+        """A reader of these datasets; ``where`` binds its chunk searches. Blocking."""
+        return TenantReader(self._engine.store(tenant, create=True), dataset_ids, where=where)
+
+    def forget_expired(self, tenant: str) -> None:
+        """Forget the tenant's expired items now. Blocking."""
+        forget_expired(self._engine.store(tenant, create=True))
+
+    async def remember(self, data: Any, *, dataset_name: str, tenant_id: str) -> RememberResult:
+        return await self._engine.remember(data, dataset_name=dataset_name, tenant_id=tenant_id)
+
+    async def forget(self, *, data_id: Sequence[str], tenant_id: str) -> int:
+        return await self._engine.forget(data_id=data_id, tenant_id=tenant_id)
+
+    async def drop_tenant(self, tenant_id: str) -> None:
+        await self._engine.drop_tenant(tenant_id)

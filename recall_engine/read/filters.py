@@ -1,0 +1,63 @@
+"""``ChunkFilter``: which chunks a search may return (exact metadata equalities, not
+expired), bound to a reader so that every chunk search of ``recall()``'s lanes and
+of the tenant API honours it the same way."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from recall_engine.core.metadata import EXPIRES_KEY
+
+
+class ChunkFilter(BaseModel):
+    """Which chunks a search may return: AND of exact equalities, and not expired."""
+
+    model_config = ConfigDict(frozen=True)
+
+    equals: tuple[tuple[tuple[str, ...], Any], ...] = Field(
+        default=(), description="(path into chunk metadata, value) pairs, all required."
+    )
+    alive_at: float | None = Field(
+        default=None, description="Epoch seconds: chunks expired by then are left out."
+    )
+
+    def matches(self, metadata: Mapping[str, Any]) -> bool:
+        """The equalities hold (expiry aside)."""
+        for path, value in self.equals:
+            found: Any = metadata
+            for key in path:
+                if not isinstance(found, Mapping) or key not in found:
+                    return False
+                found = found[key]
+            if not _equal(found, value):
+                return False
+        return True
+
+    def allows(self, metadata: Mapping[str, Any]) -> bool:
+        """The equalities hold and the chunk has not expired by ``alive_at``."""
+        if self.alive_at is not None:
+            expires = metadata.get(EXPIRES_KEY)
+            if isinstance(expires, bool) or not isinstance(expires, int | float):
+                expires = math.inf
+            if expires <= self.alive_at:
+                return False
+        return self.matches(metadata)
+
+    def and_(self, other: ChunkFilter | None) -> ChunkFilter:
+        """Both filters at once."""
+        if other is None:
+            return self
+        times = [t for t in (self.alive_at, other.alive_at) if t is not None]
+        return ChunkFilter(
+            equals=(*self.equals, *other.equals), alive_at=max(times) if times else None
+        )
+
+
+def _equal(stored: Any, wanted: Any) -> bool:
+    if isinstance(stored, bool) or isinstance(wanted, bool):
+        return stored is wanted or (type(stored) is type(wanted) and stored == wanted)
+    return bool(stored == wanted)
