@@ -291,3 +291,28 @@ def test_the_keys_never_show_in_repr_dumps_or_errors(
     with pytest.raises(ConfigError) as caught:
         RecallConfig(vector_storage_options={"aws_secret_access_key": [SECRET]})
     assert SECRET not in str(caught.value)
+
+
+@pytest.mark.slow
+async def test_four_processes_append_at_once_and_every_write_is_seen(tmp_path: Path, s3: MotoS3):
+    uri = s3.fresh_uri()
+    texts = [f"Report {n}: the {word} pipeline failed on node {n}." for n, word in
+             enumerate(["ingest", "billing", "search", "backup"])]  # fmt: skip
+    async with open_engine(tmp_path / "main", s3, uri, vector_refresh_s=0) as engine:
+        await engine.remember(ADA, dataset_name="shared")  # the tenant exists before they start
+        children = [
+            subprocess.Popen(
+                [sys.executable, "-c", CHILD, str(tmp_path / f"child{n}"), uri, text],
+                env=child_env(s3),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for n, text in enumerate(texts)
+        ]
+        for child in children:
+            _, err = child.communicate(timeout=300)
+            assert child.returncode == 0, err[-2000:]
+        seen = await chunk_texts(engine, "pipeline failed on node")
+        assert all(f"Report {n}:" in seen for n in range(4))
+    assert chunks_on_s3(s3, uri) == 5
