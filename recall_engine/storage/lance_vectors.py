@@ -101,6 +101,7 @@ class LanceVectorStore:
         self.dimension = dimension
         self.shared = isinstance(location, str)
         name = location.rsplit("/", 1)[-1] if isinstance(location, str) else location.parent.name
+        self._location, self._name = location, name
         schema = chunk_schema(dimension)
         if model_id is not None:
             schema = schema.with_metadata({MODEL_KEY: model_id.encode()})
@@ -116,12 +117,12 @@ class LanceVectorStore:
                 self._db = lancedb.connect(str(location))
             self._chunks = _open_or_create(self._db, schema)
         except Exception as exc:
-            raise _open_failure(exc, location, name) from exc
+            raise _failure(exc, location, name, "open") from exc
         self._check_model(name, model_id)  # before the graph tables meet another dimension
         try:
             self.graph = LanceGraphTables(self._db, dimension)
         except Exception as exc:
-            raise _open_failure(exc, location, name) from exc
+            raise _failure(exc, location, name, "open") from exc
         self._fts_ready = self._has_fts_index()
 
     def _check_model(self, name: str, model_id: str | None) -> None:
@@ -239,9 +240,7 @@ class LanceVectorStore:
                 for at in range(0, len(wanted), TAKE_BATCH)
             ]
         except Exception as exc:
-            raise StoreError(
-                f"LanceDB could not list the chunks table: {type(exc).__name__}"
-            ) from exc
+            raise _failure(exc, self._location, self._name, "read") from exc
         fetched = pa.concat_tables(parts) if parts else self._chunks.schema.empty_table()
         if fetched.num_rows:
             fetched = fetched.sort_by("_rowid")
@@ -292,11 +291,11 @@ class LanceVectorStore:
         return int(self._chunks.count_rows())
 
 
-def _open_failure(exc: Exception, location: Path | str, name: str) -> StoreError:
+def _failure(exc: Exception, location: Path | str, name: str, action: str) -> StoreError:
     if isinstance(location, str):
-        return StoreError(failure_message(exc, location, name))
+        return StoreError(failure_message(exc, location, name, action=action))
     return StoreError(  # no path, no LanceDB text: the message may reach an HTTP client
-        f"Could not open the vector store of tenant {name!r} "
+        f"Could not {action} the vector store of tenant {name!r} "
         f"({type(exc).__name__}; the cause is chained to this error)."
     )
 

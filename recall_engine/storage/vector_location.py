@@ -21,6 +21,7 @@ _UNREACHABLE = (
     "tcp connect error",
     "connection refused",
     "kind: connect",
+    "error sending request",
     "dns error",
     "timed out",
 )
@@ -42,21 +43,18 @@ class SharedVectors:
         names = ", ".join(sorted(self.options))
         return f"SharedVectors(uri={self.uri!r}, options=[{names}], refresh_s={self.refresh_s})"
 
-    @property
-    def bucket(self) -> str:
-        return self.uri.removeprefix("s3://").split("/", 1)[0]
-
     def store_uri(self, store_name: str) -> str:
         """The URI of one store's tables."""
         return f"{self.uri}/{store_name}"
 
 
-def failure_message(exc: BaseException, uri: str, tenant: str) -> str:
-    """What went wrong opening the tables of store ``tenant`` at ``uri``, and which
-    setting to fix; never the error's own text (the cause stays chained for a debugger)."""
+def failure_message(exc: BaseException, uri: str, tenant: str, *, action: str = "open") -> str:
+    """What went wrong when LanceDB tried to ``action`` the tables of store ``tenant`` at
+    ``uri``, and which setting to fix; never the error's own text (the cause stays
+    chained for a debugger)."""
     lowered = str(exc).lower()
     bucket = uri.removeprefix("s3://").split("/", 1)[0]
-    start = f"Could not open the vector tables of tenant {tenant!r} in bucket {bucket!r}: "
+    start = f"Could not {action} the vector tables of tenant {tenant!r} in bucket {bucket!r}: "
     if "nosuchbucket" in lowered:
         return (
             start + "the bucket does not exist. Create it, or point "

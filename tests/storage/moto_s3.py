@@ -8,7 +8,6 @@ the session ends. The secret key is a marker the leak tests look for.
 from __future__ import annotations
 
 import atexit
-import os
 import subprocess
 import sys
 import time
@@ -41,17 +40,21 @@ _SERVER: MotoS3 | None = None
 def server() -> MotoS3:
     """The session's moto server (started on first use, stopped at exit)."""
     global _SERVER
-    if _SERVER is not None:
-        return _SERVER
+    if _SERVER is None:
+        proc, _SERVER = start()
+        atexit.register(stop, proc)
+    return _SERVER
+
+
+def start() -> tuple[subprocess.Popen[bytes], MotoS3]:
+    """A moto server of one's own (the caller stops it with ``stop``)."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         stdin=subprocess.DEVNULL,
-        env={**os.environ, "MOTO_ALLOW_NONEXISTENT_REGION": "true"},
     )
-    atexit.register(_stop, proc)
     endpoint = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while True:
@@ -62,25 +65,24 @@ def server() -> MotoS3:
         except urllib.error.HTTPError as exc:
             if exc.code == 409:  # there already
                 break
+            stop(proc)
             raise
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
+                stop(proc)
                 raise RuntimeError("moto.server did not start") from None
             time.sleep(0.1)
-    _SERVER = MotoS3(
-        endpoint,
-        options={
-            "endpoint": endpoint,
-            "region": "us-east-1",
-            "allow_http": "true",
-            "aws_access_key_id": ACCESS_KEY,
-            "aws_secret_access_key": SECRET,
-        },
-    )
-    return _SERVER
+    options = {
+        "endpoint": endpoint,
+        "region": "us-east-1",
+        "allow_http": "true",
+        "aws_access_key_id": ACCESS_KEY,
+        "aws_secret_access_key": SECRET,
+    }
+    return proc, MotoS3(endpoint, options=options)
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
+def stop(proc: subprocess.Popen[bytes]) -> None:
     proc.terminate()
     try:
         proc.wait(timeout=10)

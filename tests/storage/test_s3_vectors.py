@@ -316,3 +316,24 @@ async def test_four_processes_append_at_once_and_every_write_is_seen(tmp_path: P
         seen = await chunk_texts(engine, "pipeline failed on node")
         assert all(f"Report {n}:" in seen for n in range(4))
     assert chunks_on_s3(s3, uri) == 5
+
+
+async def test_reads_fail_clearly_while_the_s3_server_is_down(tmp_path: Path):
+    proc, own = moto_s3.start()
+    try:
+        options = {**own.options, "client_max_retries": "0"}
+        async with RecallEngine(
+            tmp_path / "a",
+            embedder=DeterministicEmbedder(),
+            vector_uri=own.fresh_uri(),
+            vector_storage_options=options,
+            vector_refresh_s=0,
+        ) as engine:
+            await engine.remember(ADA, dataset_name="notes")
+            moto_s3.stop(proc)
+            with pytest.raises(StoreError, match="endpoint cannot be reached") as caught:
+                await engine.recall("first program", query_type=SearchType.CHUNKS)
+            assert "Could not read the vector tables" in str(caught.value)
+            assert SECRET not in str(caught.value)
+    finally:
+        moto_s3.stop(proc)
