@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import unicodedata
 from contextvars import ContextVar
 from pathlib import Path
@@ -60,7 +61,22 @@ ENV_VARS: dict[str, str] = {
     "RECALL_ENGINE_TRACE_MAX_CHARS": "trace_max_chars",
     "RECALL_ENGINE_STATE_URL": "state_url",
     "RECALL_ENGINE_REDIS_URL": "redis_url",
+    "RECALL_ENGINE_VECTOR_URI": "vector_uri",
+    "RECALL_ENGINE_VECTOR_REFRESH_S": "vector_refresh_s",
 }
+
+# Shared vector tables: AWS's own variables fill vector_storage_options keys not given.
+S3_ENV_VARS: dict[str, str] = {
+    "AWS_ENDPOINT_URL": "endpoint",
+    "AWS_REGION": "region",
+    "AWS_DEFAULT_REGION": "region",
+    "AWS_ALLOW_HTTP": "allow_http",
+    "AWS_ACCESS_KEY_ID": "aws_access_key_id",
+    "AWS_SECRET_ACCESS_KEY": "aws_secret_access_key",
+    "AWS_SESSION_TOKEN": "aws_session_token",
+}
+_SECRET_OPTION_WORDS = ("key", "secret", "token", "password", "credential")
+_BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 
 
 _BLANK_IS_AN_ERROR = frozenset({"RECALL_ENGINE_DATA_DIR"})
@@ -189,6 +205,89 @@ class RecallConfig(BaseModel):
     def __repr_args__(self) -> Any:
         for name, value in super().__repr_args__():
             yield name, redacted(value) if name in _URL_FIELDS and value else value
+
+    # Vectors, chunk text and full-text on object storage (the graph stays in data_dir).
+    vector_uri: str | None = Field(
+        default=None,
+        description="s3://bucket/prefix: every tenant's LanceDB tables live at "
+        "<vector_uri>/<tenant folder>, shared by every process that sets it; None = in data_dir.",
+    )
+    vector_storage_options: dict[str, str | SecretStr] = Field(
+        default_factory=dict,
+        description="LanceDB storage options for vector_uri (endpoint, region, allow_http, "
+        "aws_access_key_id, aws_secret_access_key, ...); RecallConfig.load fills the keys not "
+        "given from $AWS_ENDPOINT_URL, $AWS_REGION, $AWS_ALLOW_HTTP, $AWS_ACCESS_KEY_ID, "
+        "$AWS_SECRET_ACCESS_KEY and $AWS_SESSION_TOKEN. The values of key-like options "
+        "(key, secret, token, password) are kept as SecretStr: never in a repr, a JSON dump "
+        "or an error.",
+    )
+    vector_refresh_s: float = Field(
+        default=1.0,
+        ge=0,
+        le=3600,
+        description="With vector_uri: a read sees every chunk another process committed "
+        "more than this many seconds before it began (0: every read checks; one version "
+        "request each).",
+    )
+
+    @field_validator("vector_uri", mode="before")
+    @classmethod
+    def _s3_uri(cls, value: Any) -> Any:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return None
+        if not isinstance(value, str):
+            raise ValueError(f"must be an s3:// URI string, got {type(value).__name__}")
+        uri = value.strip().rstrip("/")
+        scheme, sep, rest = uri.partition("://")
+        if not sep or scheme.lower() != "s3":
+            shown = f"{scheme}://..." if sep else "a plain path"
+            raise ValueError(
+                f"must be an s3:// URI (s3://bucket/prefix), got {shown}; leave it unset to "
+                "keep vectors in data_dir"
+            )
+        bucket, _, prefix = rest.partition("/")
+        if "@" in bucket or ":" in bucket:
+            raise ValueError(
+                "must not carry credentials or a port: put the endpoint and keys in "
+                "vector_storage_options (or $AWS_ENDPOINT_URL, $AWS_ACCESS_KEY_ID, "
+                "$AWS_SECRET_ACCESS_KEY)"
+            )
+        if not _BUCKET.fullmatch(bucket) or ".." in bucket:
+            raise ValueError(
+                f"names the bucket {bucket!r}, which is not a valid S3 bucket name (3 to 63 "
+                "lowercase letters, digits, '.' and '-')"
+            )
+        if prefix and any(part in ("", ".", "..") for part in prefix.split("/")):
+            raise ValueError("has an empty, '.' or '..' segment in its prefix; remove it")
+        return f"s3://{bucket}" + (f"/{prefix}" if prefix else "")
+
+    @field_validator("vector_storage_options", mode="before")
+    @classmethod
+    def _option_strings(cls, value: Any) -> Any:
+        if value is None:
+            return {}
+        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+            raise ValueError("must be a mapping of option names to values")
+        out: dict[str, str | SecretStr] = {}
+        for key, item in value.items():
+            name = key.strip().lower()
+            if isinstance(item, SecretStr):
+                item = item.get_secret_value()
+            elif isinstance(item, bool):
+                item = "true" if item else "false"
+            elif not isinstance(item, str | int | float):
+                raise ValueError(f"option {name!r} must be a string, number or bool")
+            secret = any(word in name for word in _SECRET_OPTION_WORDS)
+            out[name] = SecretStr(str(item)) if secret else str(item)
+        return out
+
+    def vector_options(self) -> dict[str, str]:
+        """``vector_storage_options`` with plain values, for the store that opens the
+        tables (never log or show it)."""
+        return {
+            k: v.get_secret_value() if isinstance(v, SecretStr) else v
+            for k, v in self.vector_storage_options.items()
+        }
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -333,6 +432,15 @@ class RecallConfig(BaseModel):
                 f"Known options: {', '.join(sorted(cls.model_fields))}."
             )
         values.update({k: v for k, v in overrides.items() if v is not None})
+        if values.get("vector_uri"):
+            given = values.get("vector_storage_options") or {}
+            options = {} if not isinstance(given, dict) else dict(given)
+            for env_name, key in S3_ENV_VARS.items():
+                raw = os.environ.get(env_name, "").strip()
+                if raw and key not in {str(k).strip().lower() for k in options}:
+                    options[key] = raw
+            if isinstance(given, dict):
+                values["vector_storage_options"] = options
         token = _FROM_ENV.set(from_env)
         try:
             return cls(**values)
@@ -411,7 +519,7 @@ def _describe(exc: ValidationError, from_env: dict[str, str]) -> str:
         message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
         value = error.get("input")
         hide = error.get("type") == "value_error" or isinstance(value, dict)
-        hide = hide or field == "llm_api_key" or field in _URL_FIELDS
-        shown = "" if hide else f" (got {value!r})"
+        secret = field in ("llm_api_key", "vector_storage_options") or field in _URL_FIELDS
+        shown = "" if hide or secret else f" (got {value!r})"
         lines.append(f"{where}: {message}{shown}" if where else message)
     return "Invalid recall-engine configuration: " + "; ".join(lines) + "."

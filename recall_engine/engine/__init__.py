@@ -39,6 +39,7 @@ from recall_engine.state.redis_store import RedisStore
 from recall_engine.state.store import open_state, registry_source
 from recall_engine.storage.store_lock import hold_data_dir
 from recall_engine.storage.tenant import TenantStore
+from recall_engine.storage.vector_location import SharedVectors
 from router import DEFAULT_RULES, Router, default_router, load_rules
 
 if TYPE_CHECKING:
@@ -126,6 +127,13 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin):
             self._close_shared()
             raise
         self._stores: dict[str, TenantStore] = {}
+        self._shared_vectors = (
+            None
+            if config.vector_uri is None
+            else SharedVectors(
+                config.vector_uri, config.vector_options(), refresh_s=config.vector_refresh_s
+            )
+        )
         self._open_lock = threading.Lock()
         self._closed = False
         self._tenant_api: TenantAPI | None = None
@@ -202,7 +210,7 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin):
             if tenant in self._stores:
                 return self._stores[tenant]
             root = self.config.tenant_dir(tenant)
-            if not create and not TenantStore.exists(root):
+            if not create and not TenantStore.exists(root, self._shared_vectors):
                 raise RecallPreconditionError(
                     f"Nothing has been remembered in tenant {tenant!r} yet; call remember() first."
                 )
@@ -212,6 +220,7 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin):
                     tenant,
                     model_id=self.embedder.model_id,
                     dimension=lambda: self.embedder.dimension,
+                    shared=self._shared_vectors,
                 )
             except OSError as exc:  # the data dir itself: a file in the way, no permission
                 raise ConfigError(  # no path: the message may reach an HTTP client

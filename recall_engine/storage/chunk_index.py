@@ -3,7 +3,10 @@
 A ``VectorIndex`` of chunk records (the one index every table uses) plus a BM25
 ``LexicalIndex`` whose rows align with it. LanceDB stays the source of truth;
 this mirror is filled when a tenant opens and kept in step by every ingest and
-deletion.
+deletion, and, when other processes share the tables, by ``TenantStore.sync``.
+A chunk id is derived from its data item and position, so the same id always
+holds the same text: ``add`` skips ids already live, which makes replaying a
+change (this process's own write, seen again in the shared table) harmless.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ class ChunkIndex:
         self.vectors: VectorIndex[ChunkRecord] = VectorIndex(dimension, chunk_keys)
         self.lexical = LexicalIndex()
         self._by_data: dict[str, list[ChunkRecord]] = {}
+        self.dataset_names: dict[str, str] = {}
+        """Dataset id -> name of every dataset a chunk was added to."""
 
     def __len__(self) -> int:
         return len(self.vectors)
@@ -40,14 +45,29 @@ class ChunkIndex:
         vectors: np.ndarray,
         tokens: Sequence[Sequence[str]],
     ) -> None:
-        """Append chunks; ``vectors`` rows and ``tokens`` align with ``records``."""
+        """Append chunks; ``vectors`` rows and ``tokens`` align with ``records``.
+
+        A chunk whose id is live already (or repeats in ``records``) is skipped.
+        """
         if len(records) == 0:
             return
         with self.vectors.lock:
+            seen: set[str] = set()
+            keep = []
+            for at, record in enumerate(records):
+                if record.id not in seen and not self.vectors.alive(record.id):
+                    keep.append(at)
+                seen.add(record.id)
+            if len(keep) < len(records):
+                records = [records[at] for at in keep]
+                vectors, tokens = vectors[keep], [tokens[at] for at in keep]
+            if not records:
+                return
             self.vectors.add(records, vectors)
             self.lexical.add(tokens)
             for record in records:
                 self._by_data.setdefault(record.data_id, []).append(record)
+                self.dataset_names.setdefault(record.dataset_id, record.dataset_name)
 
     def remove_data(self, data_ids: Iterable[str]) -> int:
         """Mask out every chunk of the given data items; return how many."""
@@ -56,6 +76,25 @@ class ChunkIndex:
             for data_id in ids:
                 self._by_data.pop(data_id, None)
             return self.vectors.remove(data_ids=ids)
+
+    def remove_chunks(self, chunk_ids: Iterable[str]) -> int:
+        """Mask out chunks by id; return how many."""
+        with self.vectors.lock:
+            ids = set(chunk_ids)
+            for data_id in {r.data_id for r in self.vectors.get(ids)}:
+                kept = [r for r in self._by_data.get(data_id, []) if r.id not in ids]
+                if kept:
+                    self._by_data[data_id] = kept
+                else:
+                    self._by_data.pop(data_id, None)
+            return self.vectors.remove(ids=ids)
+
+    def live_datasets(self) -> dict[str, str]:
+        """Dataset id -> name of the datasets that hold a live chunk."""
+        return {d: self.dataset_names[d] for d in self.vectors.live_dataset_ids()}
+
+    def alive(self, chunk_id: str) -> bool:
+        return self.vectors.alive(chunk_id)
 
     def has_data(self, data_id: str) -> bool:
         return self.vectors.has_data(data_id)

@@ -3,24 +3,52 @@ of the graph's vector tables (``lance_graph``).
 
 The only module that imports ``lancedb``. Tables use cosine distance; the chunks
 table also carries a full-text index and the BM25 tokens of each chunk, so the
-in-memory lexical index is rebuilt on open without re-tokenising.
+in-memory lexical index is rebuilt on open without re-tokenising. The tables
+live in a local folder, or at an ``s3://`` URI that several processes share
+(``vector_location``); then every read asks the object store for the latest
+table version, and ``chunk_changes`` tells a mirror what other writers did.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from recall_engine.core.errors import StoreError
+from recall_engine.core.errors import EmbeddingModelMismatchError, StoreError
 from recall_engine.storage.lance_graph import LanceGraphTables
 from recall_engine.storage.records import ChunkRecord
+from recall_engine.storage.vector_location import failure_message
 
 CHUNKS = "chunks"
+MODEL_KEY = b"recall_engine.embedding_model"
+TAKE_BATCH = 2000  # row ids fetched per request when a mirror catches up
+
+
+@dataclass(frozen=True)
+class TableState:
+    """What a mirror was last filled from: the table version and its rows
+    (LanceDB row id -> chunk id)."""
+
+    version: int
+    rows: Mapping[int, str]
+
+
+@dataclass(frozen=True)
+class ChunkChanges:
+    """What changed in the chunks table since a ``TableState``: chunk ids whose rows
+    left it (drop them), and the rows to (re)add, in storage order."""
+
+    gone: frozenset[str]
+    records: list[ChunkRecord]
+    vectors: np.ndarray
+    tokens: list[list[str]]
 
 
 def chunk_schema(dimension: int) -> pa.Schema:
@@ -52,22 +80,64 @@ def _quote(values: Sequence[str]) -> str:
 class LanceVectorStore:
     """Chunks, and the vectors of entities, relations, summaries and events, in LanceDB."""
 
-    def __init__(self, path: Path, dimension: int) -> None:
+    def __init__(
+        self,
+        location: Path | str,
+        dimension: int,
+        *,
+        storage_options: Mapping[str, str] | None = None,
+        model_id: str | None = None,
+    ) -> None:
+        """Open (or create) the tables in a folder, or at an ``s3://`` URI (``str``).
+
+        ``model_id`` is recorded in a new chunks table and checked against an existing one.
+
+        Raises:
+            EmbeddingModelMismatchError: the tables were built with another model or dimension.
+            StoreError: LanceDB could not open them (for a URI: which setting to check).
+        """
         import lancedb
 
         self.dimension = dimension
+        self.shared = isinstance(location, str)
+        name = location.rsplit("/", 1)[-1] if isinstance(location, str) else location.parent.name
+        self._location, self._name = location, name
+        schema = chunk_schema(dimension)
+        if model_id is not None:
+            schema = schema.with_metadata({MODEL_KEY: model_id.encode()})
         try:
-            self._db = lancedb.connect(str(path))
-            self._chunks = self._db.create_table(
-                CHUNKS, schema=chunk_schema(dimension), exist_ok=True
-            )
+            if isinstance(location, str):
+                # Every read asks for the latest version: other processes write these tables.
+                self._db = lancedb.connect(
+                    location,
+                    storage_options=dict(storage_options or {}),
+                    read_consistency_interval=timedelta(0),
+                )
+            else:
+                self._db = lancedb.connect(str(location))
+            self._chunks = _open_or_create(self._db, schema)
+        except Exception as exc:
+            raise _failure(exc, location, name, "open") from exc
+        self._check_model(name, model_id)  # before the graph tables meet another dimension
+        try:
             self.graph = LanceGraphTables(self._db, dimension)
         except Exception as exc:
-            raise StoreError(  # no path, no LanceDB text: the message may reach an HTTP client
-                f"Could not open the vector store of tenant {path.parent.name!r} "
-                f"({type(exc).__name__}; the cause is chained to this error)."
-            ) from exc
+            raise _failure(exc, location, name, "open") from exc
         self._fts_ready = self._has_fts_index()
+
+    def _check_model(self, name: str, model_id: str | None) -> None:
+        schema = self._chunks.schema
+        built = (schema.metadata or {}).get(MODEL_KEY)
+        size = schema.field("vector").type.list_size
+        if size == self.dimension and (model_id is None or built in (None, model_id.encode())):
+            return
+        what = repr(built.decode()) if built else f"a {size}-dimensional model"
+        raise EmbeddingModelMismatchError(
+            f"The vector tables of tenant {name!r} were built with embedding model {what}, "
+            f"but this engine uses {model_id!r} ({self.dimension} dimensions). Vectors from "
+            "different models cannot be compared: configure the original model, or another "
+            "vector_uri (or data dir) and remember() your data again."
+        )
 
     def _has_fts_index(self) -> bool:
         try:
@@ -132,13 +202,58 @@ class LanceVectorStore:
 
     def load_chunks(self) -> tuple[list[ChunkRecord], np.ndarray, list[list[str]]]:
         """Every stored chunk, its vector and its tokens, in storage order."""
-        table = self._chunks.to_arrow()
+        return self._records(self._chunks.to_arrow())
+
+    def chunk_changes(
+        self, since: TableState | None, *, have: Callable[[str], bool] = lambda _: False
+    ) -> tuple[TableState, ChunkChanges | None]:
+        """What the chunks table holds now that it did not at ``since`` (None: ever).
+
+        One version request when nothing changed; otherwise a scan of the row ids
+        and a fetch of the new rows only, less those whose chunk id ``have`` says
+        the mirror holds (this process's own writes). A row deleted and written
+        again (same id) comes back in both ``gone`` and ``records``; the caller
+        drops, then adds.
+
+        Raises:
+            StoreError: the table could not be read.
+        """
+        try:
+            version = int(self._chunks.version)
+            if since is not None and version == since.version:
+                return since, None
+            listing = self._chunks.search().with_row_id(True).select(["id"]).limit(None).to_arrow()
+            rows = dict(
+                zip(
+                    listing.column("_rowid").to_pylist(),
+                    listing.column("id").to_pylist(),
+                    strict=True,
+                )
+            )
+            old = since.rows if since is not None else {}
+            gone = frozenset(old[r] for r in old.keys() - rows.keys())
+            wanted = sorted(
+                r for r, cid in rows.items() if cid in gone or (r not in old and not have(cid))
+            )
+            parts = [
+                self._chunks.take_row_ids(wanted[at : at + TAKE_BATCH]).with_row_id().to_arrow()
+                for at in range(0, len(wanted), TAKE_BATCH)
+            ]
+        except Exception as exc:
+            raise _failure(exc, self._location, self._name, "read") from exc
+        fetched = pa.concat_tables(parts) if parts else self._chunks.schema.empty_table()
+        if fetched.num_rows:
+            fetched = fetched.sort_by("_rowid")
+        records, vectors, tokens = self._records(fetched)
+        return TableState(version, rows), ChunkChanges(gone, records, vectors, tokens)
+
+    def _records(self, table: pa.Table) -> tuple[list[ChunkRecord], np.ndarray, list[list[str]]]:
         if table.num_rows == 0:
             return [], np.zeros((0, self.dimension), dtype=np.float32), []
         cols: dict[str, list[Any]] = {
             name: table.column(name).to_pylist()
             for name in table.column_names
-            if name not in ("vector",)
+            if name not in ("vector", "_rowid")
         }
         vectors = (
             table.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
@@ -174,3 +289,43 @@ class LanceVectorStore:
 
     def count(self) -> int:
         return int(self._chunks.count_rows())
+
+
+def _failure(exc: Exception, location: Path | str, name: str, action: str) -> StoreError:
+    if isinstance(location, str):
+        return StoreError(failure_message(exc, location, name, action=action))
+    return StoreError(  # no path, no LanceDB text: the message may reach an HTTP client
+        f"Could not {action} the vector store of tenant {name!r} "
+        f"({type(exc).__name__}; the cause is chained to this error)."
+    )
+
+
+def _open_or_create(db: Any, schema: pa.Schema) -> Any:
+    """The chunks table as it is (its schema is checked afterwards), or a new one."""
+    if CHUNKS in _table_names(db):
+        return db.open_table(CHUNKS)
+    try:
+        return db.create_table(CHUNKS, schema=schema)
+    except Exception:
+        if CHUNKS in _table_names(db):  # another process made it meanwhile
+            return db.open_table(CHUNKS)
+        raise
+
+
+def _table_names(db: Any) -> set[str]:
+    return set(db.table_names(limit=1000))
+
+
+def tables_exist(uri: str, storage_options: Mapping[str, str], tenant: str) -> bool:
+    """Whether a store's chunks table exists at ``uri`` (another process made it).
+
+    Raises:
+        StoreError: the location cannot be read (the message names the setting to fix).
+    """
+    import lancedb
+
+    try:
+        db = lancedb.connect(uri, storage_options=dict(storage_options))
+        return CHUNKS in _table_names(db)
+    except Exception as exc:
+        raise StoreError(failure_message(exc, uri, tenant)) from exc

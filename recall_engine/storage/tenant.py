@@ -8,6 +8,18 @@ deleted again. After a crash, LanceDB rows whose data item (or, for entities,
 whose entity) never reached Kuzu are removed when the tenant is next opened, so
 a half-written data item is never visible. Reads use the in-memory indexes and
 only wait for the moment an ingest swaps its rows in.
+
+Shared vector tables (``SharedVectors``: LanceDB at an ``s3://`` URI, the graph
+still in the local data dir): the chunks table is then the truth about chunks
+for every process that opens it. Nothing is removed as an orphan on open (the
+rows may belong to another process's graph), every chunk row is mirrored, and
+``sync`` brings the mirror up to date before a read: a read sees every chunk
+write or deletion another process committed more than ``refresh_s`` seconds
+before the read began (0: before it began; each check is one version request).
+Graph vector rows are mirrored only for this process's own graph (entities it
+knows, data items it committed), since the other processes' graphs are not
+here; another process's half-written ingest may show its chunks until it rolls
+them back, and a crashed one leaves them until they are forgotten.
 """
 
 from __future__ import annotations
@@ -15,6 +27,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,10 +46,11 @@ from recall_engine.storage.graph_records import (
     GraphWrite,
 )
 from recall_engine.storage.kuzu_graph import KuzuGraphStore
-from recall_engine.storage.lance_vectors import LanceVectorStore
+from recall_engine.storage.lance_vectors import LanceVectorStore, TableState, tables_exist
 from recall_engine.storage.protocols import GraphStore, VectorStore
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
 from recall_engine.storage.vector_index import VectorIndex, dict_keys
+from recall_engine.storage.vector_location import SharedVectors
 
 logger = logging.getLogger(__name__)
 
@@ -54,8 +68,10 @@ class TenantStore:
         graph: GraphStore,
         vectors: VectorStore,
         meta: dict[str, Any],
+        shared: SharedVectors | None = None,
     ) -> None:
         self.tenant_id = tenant_id
+        self.shared = shared
         self.root = root
         self.graph = graph
         self.vectors = vectors
@@ -68,16 +84,41 @@ class TenantStore:
         self.summary_index: VectorIndex[dict[str, Any]] = VectorIndex(dimension, dict_keys)
         self.write_lock = threading.Lock()
         self._datasets: dict[str, str] | None = None
+        # Held while the chunk mirror and the shared table are brought into step, by
+        # an ingest's commit, a deletion or a sync: none of them sees the others half done.
+        self._mirror_lock = threading.RLock()
+        self._chunk_state: TableState | None = None
+        self._synced_at = -float("inf")  # monotonic start of the last version check
 
     @classmethod
-    def exists(cls, root: Path) -> bool:
-        return (root / META_FILE).is_file()
+    def exists(cls, root: Path, shared: SharedVectors | None = None) -> bool:
+        """Whether the store was made, here or (shared tables) by another process.
+
+        Raises:
+            StoreError: the shared location cannot be read.
+        """
+        if (root / META_FILE).is_file():
+            return True
+        if shared is None:
+            return False
+        return tables_exist(shared.store_uri(root.name), shared.options, root.name)
 
     @classmethod
-    def open(cls, root: Path, tenant_id: str, *, model_id: str, dimension: Callable[[], int]):
-        """Open (or create) the store under ``root``.
+    def open(
+        cls,
+        root: Path,
+        tenant_id: str,
+        *,
+        model_id: str,
+        dimension: Callable[[], int],
+        shared: SharedVectors | None = None,
+    ):
+        """Open (or create) the store under ``root``; its vector tables at ``shared``
+        (``<uri>/<root.name>``) when given, else under ``root``.
 
         ``dimension`` is called only when the store is new (it may load the model).
+        Shared tables are opened first, so that a location that cannot be used
+        leaves no local trace.
 
         Raises:
             EmbeddingModelMismatchError: the store was built with another embedding model.
@@ -94,7 +135,6 @@ class TenantStore:
                     "model, or use a new data dir and remember() your data again."
                 )
         else:
-            root.mkdir(parents=True, exist_ok=True)
             meta = {
                 "embedding_model": model_id,
                 "dimension": int(dimension()),
@@ -102,21 +142,39 @@ class TenantStore:
                 "tenant_id": tenant_id,
                 "created_at": datetime.now(UTC).isoformat(),
             }
-        graph = KuzuGraphStore(root / "graph.kuzu")
-        try:
-            vectors = LanceVectorStore(root / "vectors", int(meta["dimension"]))
-        except Exception:
-            graph.close()
-            raise
+        if shared is not None:
+            vectors = LanceVectorStore(
+                shared.store_uri(root.name),
+                int(meta["dimension"]),
+                storage_options=shared.options,
+                model_id=model_id,
+            )
+            root.mkdir(parents=True, exist_ok=True)
+            graph = KuzuGraphStore(root / "graph.kuzu")
+        else:
+            root.mkdir(parents=True, exist_ok=True)
+            graph = KuzuGraphStore(root / "graph.kuzu")
+            try:
+                vectors = LanceVectorStore(root / "vectors", int(meta["dimension"]))
+            except Exception:
+                graph.close()
+                raise
         if not meta_path.is_file():
             tmp = meta_path.with_suffix(".tmp")
             tmp.write_text(json.dumps(meta, indent=2), encoding="utf-8")
             tmp.replace(meta_path)
-        store = cls(tenant_id, root, graph, vectors, meta)
-        store._recover_and_load()
+        store = cls(tenant_id, root, graph, vectors, meta, shared)
+        try:
+            store._recover_and_load()
+        except BaseException:
+            graph.close()
+            raise
         return store
 
     def _recover_and_load(self) -> None:
+        if isinstance(self.vectors, LanceVectorStore) and self.vectors.shared:
+            self._load_shared(self.vectors)
+            return
         committed = self.graph.document_ids()
         orphans = self.vectors.data_ids() - committed
         if orphans:
@@ -155,6 +213,46 @@ class TenantStore:
         for table, index in self.graph_indexes().items():
             index.add(*tables.load(table))
 
+    def _load_shared(self, vectors: LanceVectorStore) -> None:
+        """Fill the mirrors from shared tables: every chunk; the graph rows of this
+        process's graph only (each id once, its latest row); nothing deleted."""
+        self.sync(force=True)
+        committed, entities = self.graph.document_ids(), self.graph.entity_ids()
+        for table, index in self.graph_indexes().items():
+            rows, found = vectors.graph.load(table)
+            column, known = ("id", entities) if table == ENTITIES else ("data_id", committed)
+            latest = {row["id"]: at for at, row in enumerate(rows) if row[column] in known}
+            picked = sorted(latest.values())
+            index.add([rows[at] for at in picked], found[picked])
+
+    def sync(self, *, force: bool = False) -> None:
+        """Bring the chunk mirror up to date with the shared chunks table, when the
+        last check began more than ``refresh_s`` seconds ago (or ``force``).
+
+        A no-op on a store whose tables are its own. Every read that resolves its
+        dataset scope (``datasets``) calls it first.
+
+        Raises:
+            StoreError: the shared table could not be read.
+        """
+        vectors = self.vectors
+        if self.shared is None or not isinstance(vectors, LanceVectorStore):
+            return
+        asked = time.monotonic()
+        if not force and self._synced_at >= asked - self.shared.refresh_s:
+            return
+        with self._mirror_lock:
+            if not force and self._synced_at >= asked - self.shared.refresh_s:
+                return  # another thread checked while this one waited
+            started = time.monotonic()
+            state, changes = vectors.chunk_changes(self._chunk_state, have=self.index.alive)
+            if changes is not None:
+                if changes.gone:
+                    self.index.remove_chunks(changes.gone)
+                self.index.add(changes.records, changes.vectors, changes.tokens)
+            self._chunk_state = state
+            self._synced_at = started
+
     def graph_indexes(self) -> dict[str, VectorIndex[dict[str, Any]]]:
         """The in-memory index of each LanceDB graph table."""
         return {
@@ -165,11 +263,21 @@ class TenantStore:
         }
 
     def datasets(self) -> dict[str, str]:
-        """Dataset id -> name (cached: every recall resolves its scope through it)."""
+        """Dataset id -> name (cached: every recall resolves its scope through it).
+
+        With shared tables, the mirror is synced first, and the datasets that hold
+        another process's chunks are listed too.
+
+        Raises:
+            StoreError: the shared chunks table could not be read.
+        """
+        self.sync()
         cached = self._datasets
         if cached is None:
             cached = self._datasets = self.graph.datasets()
-        return dict(cached)
+        if self.shared is None:
+            return dict(cached)
+        return {**self.index.live_datasets(), **cached}
 
     def delete_dataset(self, dataset_id: str) -> None:
         """Drop the dataset node; its data items must be forgotten first."""
@@ -191,6 +299,19 @@ class TenantStore:
 
         The caller holds ``write_lock``.
         """
+        with self._mirror_lock:
+            self._commit(datasets, items, chunks, vectors, tokens, replace_data_ids, graph)
+
+    def _commit(
+        self,
+        datasets: Sequence[tuple[str, str, str]],
+        items: Sequence[DataItemRecord],
+        chunks: Sequence[ChunkRecord],
+        vectors: np.ndarray,
+        tokens: Sequence[Sequence[str]],
+        replace_data_ids: Sequence[str],
+        graph: GraphWrite | None,
+    ) -> None:
         new_ids = [item.id for item in items]
         new_entities = [e.id for e in graph.entities] if graph is not None else []
         try:
@@ -258,10 +379,11 @@ class TenantStore:
         """
         if not data_ids:
             return 0
-        removal = self.graph.delete_data_items(list(data_ids))
-        removed = self.index.remove_data(data_ids)
-        self._forget_graph_vectors(removal)
-        return removed
+        with self._mirror_lock:
+            removal = self.graph.delete_data_items(list(data_ids))
+            removed = self.index.remove_data(data_ids)
+            self._forget_graph_vectors(removal)
+            return removed
 
     def close(self) -> None:
         self.graph.close()

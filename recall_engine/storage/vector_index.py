@@ -129,6 +129,13 @@ class VectorIndex(Generic[Row]):
         removed = 0
         with self.lock:
             rows = [r for i in ids for r in self._by_id.pop(i, [])]
+            for at in rows:  # a data item whose last row went by id is gone too
+                data_id = self._keys(self._rows[at]).data_id
+                left = [r for r in self._by_data.get(data_id or "", []) if r != at]
+                if left:
+                    self._by_data[data_id or ""] = left
+                else:
+                    self._by_data.pop(data_id or "", None)
             rows += [r for d in data_ids for r in self._by_data.pop(d, [])]
             for row in rows:
                 if self._alive[row]:
@@ -138,6 +145,16 @@ class VectorIndex(Generic[Row]):
 
     def has_data(self, data_id: str) -> bool:
         return data_id in self._by_data
+
+    def live_dataset_ids(self) -> set[str]:
+        """The datasets that hold at least one live row."""
+        with self.lock:
+            codes = set(np.unique(self._codes[: self._n][self._alive[: self._n]]).tolist())
+            return {d for d, code in self._dataset_codes.items() if code in codes}
+
+    def alive(self, row_id: str) -> bool:
+        """Whether a live row has this id."""
+        return any(self._alive[at] for at in self._by_id.get(row_id, ()))
 
     def scope_mask(self, dataset_ids: Sequence[str] | None) -> np.ndarray:
         """Alive rows of these datasets (None: of every dataset)."""

@@ -15,6 +15,7 @@ import pytest
 
 from recall_engine.storage.kuzu_graph import KuzuGraphStore
 from recall_engine.storage.lance_vectors import LanceVectorStore
+from tests.storage import moto_s3
 
 DIMENSION = 4
 
@@ -23,6 +24,10 @@ GRAPH_STORES: dict[str, Callable[[Path], Any]] = {
 }
 VECTOR_STORES: dict[str, Callable[[Path], Any]] = {
     "lancedb": lambda root: LanceVectorStore(root / "vectors", DIMENSION),
+    # LanceDB at an s3:// URI on a real moto server (started once per session).
+    "lancedb-s3": lambda root: LanceVectorStore(
+        moto_s3.server().fresh_uri(), DIMENSION, storage_options=moto_s3.server().options
+    ),
 }
 
 
