@@ -205,14 +205,27 @@ def test_page_loads_in_headless_chromium(tmp_path: Path) -> None:
     shutil.rmtree(tmp_path / "profile", ignore_errors=True)
 
 
-FIRST = ("Ann", "Omar", "Lena", "Kofi", "Mira", "Tomas", "Ines", "Ravi", "Sofia", "Yusuf", "Hana")
+FIRST = (
+    "Ann",
+    "Omar",
+    "Lena",
+    "Kofi",
+    "Mira",
+    "Tomas",
+    "Ines",
+    "Ravi",
+    "Sofia",
+    "Yusuf",
+    "Hana",
+    "Ivo",
+)
 LAST = ("Becker", "Okafor", "Lindqvist", "Moreau", "Tanaka", "Novak")
 ORGS = ("Acme Labs", "Birch Systems", "Cobalt Foundation", "Ember Studios", "Granite Bank")
 CITIES = ("Lyon", "Oslo", "Lisbon", "Nairobi", "Seoul", "Toronto", "Vienna", "Dublin")
 
 
 def _generated_conversation() -> Conversation:
-    """66 people, each met once, with an employer and a home town: about 80 entities
+    """72 people, each met once, with an employer and a home town: about 80 entities
     in one connected tangle, on top of examples/data's small pieces."""
     start = datetime(2024, 1, 8, 9, 0)
     people = [f"{first} {last}" for last in LAST for first in FIRST]
