@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from recall_engine import Conversation, Message
+from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.graph import relation_id
 from recall_engine.graph import Entity, EntityType, GraphExtraction, Relation, render_graph_html
 from recall_engine.graph.visualize import DEFAULT_MAX_NODES
@@ -158,6 +159,17 @@ def test_a_hundred_thousand_entities_become_a_page_of_the_default_size() -> None
     data = _data(render_graph_html(entities, relations))
     assert len(data["nodes"]) == DEFAULT_MAX_NODES and data["total_nodes"] == 100_000
     assert {h.name for h in hubs} <= {n["name"] for n in data["nodes"]}
+
+
+async def test_visualize_graph_takes_a_node_limit_and_refuses_a_bad_one(engine, tmp_path) -> None:
+    await engine.remember(EXAMPLES, dataset_name="examples")
+    page = await engine.visualize_graph(tmp_path / "two.html", max_nodes=2)
+    text = page.read_text(encoding="utf-8")
+    assert len(_data(text)["nodes"]) == 2 and "showing the 2 best-connected of" in text
+    for bad in (0, True, 2.5, "10"):
+        with pytest.raises(InvalidInputError, match="max_nodes"):
+            await engine.visualize_graph(tmp_path / "bad.html", max_nodes=bad)
+    assert not (tmp_path / "bad.html").exists()
 
 
 def _chromium(page: Path, profile: Path, *flags: str) -> subprocess.CompletedProcess[str]:
