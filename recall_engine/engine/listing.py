@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recall_engine.core.errors import InvalidInputError, RecallPreconditionError
-from recall_engine.core.validation import check_name
+from recall_engine.core.validation import check_int, check_name
+from recall_engine.graph.visualize import DEFAULT_MAX_NODES, render_graph_html
 
 if TYPE_CHECKING:
     from recall_engine.storage.tenant import TenantStore
@@ -33,19 +34,22 @@ class ListingMixin:
         dataset_name: str | None = None,
         *,
         tenant_id: str | None = None,
+        max_nodes: int = DEFAULT_MAX_NODES,
     ) -> Path:
         """Write the tenant's knowledge graph (or one dataset's) as a self-contained
-        HTML page that works offline; return its path.
+        HTML page that works offline; return its path. The page opens with the
+        graph fitted to the window and dates hidden (the legend shows them);
+        past ``max_nodes`` entities it draws the best-connected ones and says so.
 
         Raises:
             InvalidInputError: ``path`` is empty, not a path, a folder, or cannot be
-                written; a bad ``dataset_name``.
+                written; a bad ``dataset_name``; ``max_nodes`` not a whole number
+                of at least 1.
             RecallPreconditionError: nothing has been remembered in the tenant.
             DatasetNotFoundError: ``dataset_name`` does not exist.
         """
-        from recall_engine.graph.visualize import render_graph_html
-
         target = _output_path(path, what="path")
+        limit = check_int(max_nodes, what="max_nodes")
         names = (
             (check_name(dataset_name, what="dataset_name"),) if dataset_name is not None else None
         )
@@ -54,7 +58,9 @@ class ListingMixin:
         entities = await asyncio.to_thread(store.graph.entities, scope)
         relations = await asyncio.to_thread(store.graph.relations, scope)
         title = f"recall-engine: {store.tenant_id}" + (f" / {names[0]}" if names else "")
-        page = await asyncio.to_thread(render_graph_html, entities, relations, title=title)
+        page = await asyncio.to_thread(
+            render_graph_html, entities, relations, title=title, max_nodes=limit
+        )
         await asyncio.to_thread(_write_page, target, page)
         return target
 

@@ -18,9 +18,15 @@ def _phrases(text: str) -> frozenset[str]:
     return frozenset(p.strip() for p in text.split(",") if p.strip())
 
 
+WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday")
+MONTHS = _words("january february march april june july august september october november december")
+
 # Capitalised words that are not names on their own: a span is cut at them.
-NOT_NAMES = _words(
-    """
+NOT_NAMES = (
+    WEEKDAYS
+    | MONTHS
+    | _words(
+        """
     i i'm i've i'd i'll im ive a an the this that these those there here it it's its
     he she we they you your yours my mine our ours his her hers their them me us him
     who what when where why how which whose whoever whatever
@@ -30,8 +36,6 @@ NOT_NAMES = _words(
     amazing congrats congratulations welcome sorry please well anyway btw glad love
     yesterday today tomorrow tonight now later soon recently lately sometimes always
     never often maybe perhaps definitely absolutely totally really actually honestly
-    monday tuesday wednesday thursday friday saturday sunday
-    january february march april june july august september october november december
     mom mum dad mommy daddy mama papa grandma grandpa granny nana sis bro mother father
     in on at to from for with by of about as into over after before during until
     do does did don't doesn't didn't is are was were be been am can could will would
@@ -40,6 +44,7 @@ NOT_NAMES = _words(
     one two three four five six seven eight nine ten first second last next new old
     mr mrs ms dr prof sir madam
     """
+    )
 )
 
 # Sentence-initial words never set aside as possible names, even with a

@@ -38,6 +38,7 @@ from recall_engine.graph.extractor import ChunkInput
 from recall_engine.graph.rules_entities import (
     Claims,
     Span,
+    bare_common_noun,
     identifier_spans,
     name_spans,
     quoted_title_spans,
@@ -154,6 +155,8 @@ def _sentence_relations(
         np_object = None
         if a.pronoun is not None or a.type not in (T.URL, T.EMAIL):
             np_object = rr.np_object_after(text, a.end, limit if limit > a.end else sentence.end)
+            if np_object is not None and bare_common_noun(np_object[0], np_object[1]):
+                np_object = None
         for b in spans[i + 1 :]:
             if b.start - a.end > rr.MAX_GAP:
                 break

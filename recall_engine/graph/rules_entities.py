@@ -39,8 +39,8 @@ _WORD_BEFORE = regex.compile(r"([\p{L}.]+)$")
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Sentence ``(start, end)`` offsets; a full stop after "Dr" or an initial is
-    not a boundary. Blank sentences are dropped."""
+    """Sentence ``(start, end)`` offsets; a full stop after "Dr" or initials
+    ("J.K.") is not a boundary. Blank sentences are dropped."""
     out: list[tuple[int, int]] = []
     start = 0
     for m in _BOUNDARY.finditer(text):
@@ -57,7 +57,8 @@ def _abbreviation_before(text: str, dot: int) -> bool:
     if m is None:
         return False
     word = m.group(1).lower().strip(".")
-    return word in lx.ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+    # Initials ("J.K.", "R.") are letters between full stops: no sentence ends there.
+    return word in lx.ABBREVIATIONS or all(len(p) == 1 and p.isalpha() for p in word.split("."))
 
 
 def _append_trimmed(out: list[tuple[int, int]], text: str, start: int, end: int) -> None:
@@ -140,7 +141,7 @@ _NAME = regex.compile(
 )
 _TOKEN = regex.compile(r"[^\s]+")
 _POSSESSIVE_END = regex.compile(r"['’]s$")
-_STARTERS = frozenset("\"“‘'([:;-–—*•>")
+_STARTERS = frozenset("\"“‘'([:;-–—*•>#")  # "#": a Markdown heading opens a sentence
 _PREV_WORD = regex.compile(r"([\p{L}']+)[ \t]+$")
 
 
@@ -179,7 +180,7 @@ def name_spans(
         if not key:
             continue
         single = " " not in name
-        if single and key in lx.DATE_ABBREVIATIONS and key not in known:
+        if single and not run.honorific and _not_a_name_alone(key, known):
             continue
         if run.at_start and single and not run.honorific and not _known(key, mid_names, known):
             if key not in lx.COMMON_SENTENCE_STARTS and len(key) > 1 and not name.isupper():
@@ -190,6 +191,34 @@ def name_spans(
         alias = surface.strip() if run.honorific else None
         spans.append(Span(run.start, run.end, surface, name, type_, alias=alias))
     return spans, set_aside
+
+
+def _not_a_name_alone(key: str, known: set[str]) -> bool:
+    """One word that names no entity by itself, whatever its capital: a weekday
+    or month abbreviation or a weekday in the plural ("Wed", "Sept", "Fridays":
+    times, which the date pass reads), or one letter (an initial cut off its
+    name, as in "J.K." or "George R. R. Martin"). The speaker's name is kept."""
+    if key in known:
+        return False
+    return len(key) == 1 or key in lx.DATE_ABBREVIATIONS or key.removesuffix("s") in lx.WEEKDAYS
+
+
+CLASS_PREDICATES = frozenset({"is_a", "works_as"})
+"""Noun-phrase predicates whose object is a class the subject belongs to."""
+
+
+def bare_common_noun(predicate: str, phrase: str) -> bool:
+    """Whether a noun-phrase object is one lowercase word or one letter that
+    stands for some unnamed thing ("went to *the beach*", "made *a bowl*",
+    "joined *a gym*"): not an entity. One word cannot tell one beach from
+    another, so as a node it would join every passage that uses the word and
+    nothing else. After ``is_a``/``works_as`` the word is a class ("Ada is a
+    mathematician"), which is what a shared node means, so it stays; longer
+    phrases ("a pottery class") and known places stay too."""
+    if predicate in CLASS_PREDICATES:
+        return False
+    key = normalize_name(phrase)
+    return " " not in key and (phrase.islower() or len(key) == 1) and key not in lx.PLACES
 
 
 def _known(key: str, mid_names: set[str], known: set[str]) -> bool:
@@ -210,20 +239,27 @@ def _surnames(text: str, runs: list[_Run]) -> set[str]:
 def _split_run(
     text: str, start: int, end: int, honorific: str, sentence_starts: set[int]
 ) -> list[_Run]:
-    """Cut a capitalised run at words that are never names ("Hey Mel" -> "Mel")."""
+    """Cut a capitalised run at words that are never names ("Hey Mel" -> "Mel"),
+    but not at the lowercase connectors inside one ("Lord of the Rings"); and
+    where a word repeats the one before it, two names meet ("on Grace Grace
+    Hopper", a heading run into its paragraph): a name says no word twice."""
     runs: list[_Run] = []
     current: list[tuple[int, int]] = []
     body = start + len(honorific)
     for m in _TOKEN.finditer(text, body, end):
-        word = strip_possessive(m.group()).lower()
-        if word in lx.NOT_NAMES:
+        token = m.group()
+        word = strip_possessive(token).lower()
+        if word in lx.NOT_NAMES and token not in lx.SPAN_CONNECTORS:
             runs.extend(_close(text, current, sentence_starts))
             current = []
-        else:
-            current.append((m.start(), m.end()))
-            if _POSSESSIVE_END.search(m.group()):  # "Ada's Notes": the owner ends here
-                runs.extend(_close(text, current, sentence_starts))
-                current = []
+            continue
+        if current and text[current[-1][0] : current[-1][1]] == token:
+            runs.extend(_close(text, current, sentence_starts))
+            current = []
+        current.append((m.start(), m.end()))
+        if _POSSESSIVE_END.search(token):  # "Ada's Notes": the owner ends here
+            runs.extend(_close(text, current, sentence_starts))
+            current = []
     runs.extend(_close(text, current, sentence_starts))
     if honorific and runs and runs[0].start == body:
         runs[0].start, runs[0].honorific = start, honorific

@@ -3,8 +3,11 @@
 All user text reaches the page either HTML-escaped (the title) or inside a
 ``<script type="application/json">`` element with ``<``, ``>`` and ``&``
 written as JSON unicode escapes, so a name like ``</script><script>...`` stays
-data. The script sets ``window.graphStats`` and ``#node-count``, and writes
-``ok`` into ``#render-status`` once drawn (tests read both).
+data. Positions come laid out from Python (``layout``); the page only fits them
+to its viewport and draws. The script sets ``window.graphStats`` and
+``#node-count``, writes ``ok`` into ``#render-status`` once drawn, and keeps in
+``#layout-dump`` (JSON) the viewport size and the on-screen position of every
+drawn node (tests read all three).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from recall_engine.core.graph import Entity, EntityType, Relation
+from recall_engine.graph.layout import layout
 from recall_engine.graph.visualize_page import PAGE
 
 TYPE_COLORS: dict[EntityType, str] = {
@@ -32,7 +36,16 @@ TYPE_COLORS: dict[EntityType, str] = {
     EntityType.ERROR_CODE: "#ff9896",
     EntityType.ID: "#c5b0d5",
 }
-DEFAULT_MAX_NODES = 1500  # the layout is O(n^2) per step in the browser
+DEFAULT_MAX_NODES = 500
+"""Past this many entities the page shows the best-connected ones and says so. A
+1400x1000 window holds a few hundred labelled nodes (one per ~50x50 px); at 1,500
+a real graph (HotpotQA-100's 7,959 entities) was a hairball, at 500 its hubs and
+their neighbourhoods read. The layout is O(n^2) a step: ~0.8 s at 500 nodes."""
+DEFAULT_HIDDEN_TYPES: tuple[EntityType, ...] = (EntityType.DATE,)
+"""Kinds the page opens with hidden (a click on the legend shows them). The rule
+extractor never makes a date the end of a relation: a date is the time of the
+relations and events said on it (their ``time_text``, shown on hover), so a DATE
+node is a dot with no edge, and a conversation has one for every day it names."""
 
 
 def render_graph_html(
@@ -41,25 +54,40 @@ def render_graph_html(
     *,
     title: str = "recall-engine graph",
     max_nodes: int = DEFAULT_MAX_NODES,
+    hidden_types: Iterable[EntityType] = DEFAULT_HIDDEN_TYPES,
 ) -> str:
-    """The page as a string. Relations whose ends are not among ``entities`` are
-    left out; past ``max_nodes`` entities, the best-connected ones are shown and
-    the header says how many there were.
+    """The page as a string, laid out (see ``layout``) so that it opens with
+    every visible node on screen. Relations whose ends are not among
+    ``entities`` are left out; past ``max_nodes`` entities, the best-connected
+    of the kinds not in ``hidden_types`` are shown first, and the header says
+    how many there were.
 
     Raises:
-        ValueError: when ``max_nodes`` is below 1.
+        ValueError: ``max_nodes`` below 1, or ``hidden_types`` holding
+            something that is not an ``EntityType``.
     """
     if max_nodes < 1:
         raise ValueError(f"max_nodes must be at least 1, got {max_nodes}")
+    hidden = tuple(hidden_types)
+    wrong = [t for t in hidden if not isinstance(t, EntityType)]
+    if wrong:
+        raise ValueError(
+            f"hidden_types must hold EntityType members (e.g. EntityType.DATE), got {wrong[0]!r}"
+        )
     by_id = {e.id: e for e in entities}
     edges = [
         r
         for r in relations
         if r.source_id in by_id and r.target_id in by_id and r.source_id != r.target_id
     ]
-    shown = _most_connected(list(by_id.values()), edges, max_nodes)
+    shown = _most_connected(list(by_id.values()), edges, max_nodes, set(hidden))
     index = {e.id: i for i, e in enumerate(shown)}
     kept = [r for r in edges if r.source_id in index and r.target_id in index]
+    placed = layout(
+        len(shown),
+        sorted({(index[r.source_id], index[r.target_id]) for r in kept}),
+        last=[e.type in hidden for e in shown],
+    )
     counts: dict[EntityType, int] = {}
     for e in shown:
         counts[e.type] = counts.get(e.type, 0) + 1
@@ -71,8 +99,10 @@ def render_graph_html(
                 "type": e.type.value,
                 "description": e.description,
                 "aliases": list(e.aliases),
+                "x": x,
+                "y": y,
             }
-            for e in shown
+            for e, (x, y) in zip(shown, placed.positions, strict=True)
         ],
         "edges": [
             {
@@ -81,6 +111,7 @@ def render_graph_html(
                 "predicate": r.predicate,
                 "context": r.context,
                 "confidence": r.confidence,
+                "time": r.time_text,
             }
             for r in kept
         ],
@@ -89,14 +120,19 @@ def render_graph_html(
             for t in EntityType
             if t in counts
         ],
+        "hidden": sorted({t.value for t in hidden}),
+        "edge_length": placed.edge_length,
         "total_nodes": len(by_id),
         "total_edges": len(edges),
     }
+    sampled = len(shown) < len(by_id)
+    note = f"showing the {len(shown)} best-connected of {len(by_id)} entities" if sampled else ""
     return (
         PAGE.replace("__TITLE__", html.escape(title))
         .replace("__TOTAL_NODES__", str(len(by_id)))
         .replace("__NODES__", str(len(shown)))
         .replace("__EDGES__", str(len(kept)))
+        .replace("__SAMPLED__", note)
         .replace("__DATA__", script_json(data))
     )
 
@@ -116,13 +152,20 @@ def script_json(value: Any) -> str:
     return text
 
 
-def _most_connected(entities: list[Entity], relations: list[Relation], limit: int) -> list[Entity]:
+def _most_connected(
+    entities: list[Entity], relations: list[Relation], limit: int, hidden: set[EntityType]
+) -> list[Entity]:
+    """The ``limit`` entities to draw, in their given order: the kinds shown at
+    first before the hidden ones, then by degree."""
     if len(entities) <= limit:
         return entities
     degree: dict[str, int] = {}
     for r in relations:
         degree[r.source_id] = degree.get(r.source_id, 0) + 1
         degree[r.target_id] = degree.get(r.target_id, 0) + 1
-    order = {e.id: i for i, e in enumerate(entities)}
-    keep = set(sorted(order, key=lambda eid: (-degree.get(eid, 0), order[eid]))[:limit])
-    return [e for e in entities if e.id in keep]
+    rank = sorted(
+        range(len(entities)),
+        key=lambda i: (entities[i].type in hidden, -degree.get(entities[i].id, 0), i),
+    )
+    keep = set(rank[:limit])
+    return [e for i, e in enumerate(entities) if i in keep]
