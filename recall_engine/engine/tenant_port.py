@@ -35,7 +35,7 @@ class _Engine(Protocol):
 
 
 class TenantPort:
-    """The engine, as the tenant API sees it (``tenants.service.EnginePort``)."""
+    """The engine, as the tenant API sees it (``tenants.base.EnginePort``)."""
 
     def __init__(self, engine: _Engine) -> None:
         self._engine = engine

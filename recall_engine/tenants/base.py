@@ -1,0 +1,88 @@
+"""The tenant API's base: the engine port it works through (readers, remember /
+forget, expiry; never a store) and what every part of it shares: the tenant
+registry, the tenant's engine name, a sub-tenant's dataset and a filtered reader."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any, Literal, Protocol
+
+from recall_engine.config import RecallConfig
+from recall_engine.core.models import RememberResult
+from recall_engine.core.validation import dataset_id_for
+from recall_engine.embedding import Embedder
+from recall_engine.read.filters import ChunkFilter
+from recall_engine.read.tenant_reader import TenantReader
+from recall_engine.tenants.batching import QueryBatcher
+from recall_engine.tenants.convert import (
+    dataset_name,
+)
+from recall_engine.tenants.models import (
+    DEFAULT_SUB_TENANT,
+)
+from recall_engine.tenants.registry import TenantRecord, TenantRegistry
+
+Collection = Literal["kb", "mem"]
+
+
+class EnginePort(Protocol):
+    """What the tenant API needs of the engine (``engine.tenant_port.TenantPort``):
+    readers to read, remember / forget to write, and no store. The blocking ones
+    are called off the event loop."""
+
+    @property
+    def config(self) -> RecallConfig: ...
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    def open(self, tenant: str) -> None: ...
+
+    def datasets(self, tenant: str) -> dict[str, str]: ...
+
+    def reader(
+        self, tenant: str, dataset_ids: Sequence[str], *, where: ChunkFilter | None = None
+    ) -> TenantReader: ...
+
+    def forget_expired(self, tenant: str) -> None: ...
+
+    async def remember(self, data: Any, *, dataset_name: str, tenant_id: str) -> RememberResult: ...
+
+    async def forget(self, *, data_id: Sequence[str], tenant_id: str) -> int: ...
+
+    async def drop_tenant(self, tenant_id: str) -> None: ...
+
+
+class TenantBase:
+    """The engine port, the registry and the query batcher of one ``TenantAPI``."""
+
+    def __init__(self, engine: EnginePort, registry: TenantRegistry | None = None) -> None:
+        self.engine = engine
+        self.registry = registry or TenantRegistry(engine.config.data_dir)
+        self._batcher = QueryBatcher(engine.embedder)
+
+    def _record(self, tenant_id: str) -> TenantRecord:
+        return self.registry.get(tenant_id)
+
+    async def _store(self, tenant_id: str) -> str:
+        """The engine tenant (store name) of a HydraDB tenant, its store open."""
+        self._record(tenant_id)
+        name = self.registry.store_name(tenant_id)
+        await asyncio.to_thread(self.engine.open, name)
+        return name
+
+    def _dataset(self, store: str, collection: str, sub: str | None) -> tuple[str, str]:
+        owner = self.registry.owner_of(store)
+        sub_name = self.registry.sub_tenant_name(owner, sub or DEFAULT_SUB_TENANT)
+        name = dataset_name(collection, sub_name)
+        return name, dataset_id_for(store, name)
+
+    async def _reader(
+        self, tenant_id: str, collection: str, sub: str | None, where: ChunkFilter | None = None
+    ) -> TenantReader:
+        """A reader of one sub-tenant's collection; ``where`` binds its chunk searches."""
+        store = await self._store(tenant_id)
+        await asyncio.to_thread(self.engine.forget_expired, store)  # nothing may cite them
+        _, dataset_id = self._dataset(store, collection, sub)
+        return await asyncio.to_thread(self.engine.reader, store, [dataset_id], where=where)

@@ -1,0 +1,195 @@
+"""The tenant API's searches: full_recall / recall_preferences on recall()'s own
+lanes (``tenants.hybrid``), boolean_recall, and qna."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+import numpy as np
+
+from recall_engine.core.limits import check_query_size
+from recall_engine.read.filters import ChunkFilter
+from recall_engine.read.tenant_reader import TenantReader
+from recall_engine.tenants import hybrid
+from recall_engine.tenants.base import TenantBase
+from recall_engine.tenants.convert import (
+    KNOWLEDGE,
+    MEMORIES,
+    source_of,
+    to_chunk,
+    to_sources,
+)
+from recall_engine.tenants.graph_context import build_graph_context
+from recall_engine.tenants.models import (
+    DEFAULT_ALPHA,
+    BooleanRecallRequest,
+    QnARequest,
+    QnASearchResponse,
+    RecallSearchRequest,
+    RetrievalResult,
+)
+
+DEFAULT_MAX_RESULTS = 10
+EXTRA_CHUNKS_PER_SOURCE = 2
+
+
+class TenantSearch(TenantBase):
+    """full_recall, recall_preferences, boolean_recall, qna."""
+
+    def _check_query(self, text: str, what: str) -> None:
+        check_query_size(text, limit=self.engine.config.max_query_chars, what=what)
+
+    async def _embed(self, text: str) -> np.ndarray:
+        return await self._batcher.embed(text)
+
+    async def full_recall(
+        self, request: RecallSearchRequest | dict[str, Any] | None = None, **fields: Any
+    ) -> RetrievalResult:
+        """Hybrid search of a sub-tenant's knowledge (see ``RecallSearchRequest``).
+
+        Raises:
+            TenantNotFoundError: no such tenant.
+            InvalidFilterError: metadata_filters with an undeclared key or an operator.
+        """
+        return await self._recall(_request(request, fields), KNOWLEDGE)
+
+    async def recall_preferences(
+        self, request: RecallSearchRequest | dict[str, Any] | None = None, **fields: Any
+    ) -> RetrievalResult:
+        """Hybrid search of a sub-tenant's memories (same request as ``full_recall``)."""
+        return await self._recall(_request(request, fields), MEMORIES)
+
+    async def _recall(self, request: RecallSearchRequest, collection: str) -> RetrievalResult:
+        self._check_query(request.query, "query")
+        if request.additional_context:
+            self._check_query(request.additional_context, "additional_context")
+        record = self._record(request.tenant_id)
+        where = hybrid.parse_filters(request.metadata_filters, record.filterable)
+        where = where.model_copy(update={"alive_at": time.time()})
+        reader = await self._reader(request.tenant_id, collection, request.sub_tenant_id, where)
+        if request.alpha == "auto":
+            rare = await hybrid.has_rare_term(reader, request.query)
+            alpha = hybrid.choose_alpha(request.query, has_rare_term=rare)
+        else:
+            alpha = float(request.alpha)
+        text = request.query
+        if request.additional_context:
+            text = f"{request.query}\n{request.additional_context}"
+        vector = await self._embed(text)
+        k = request.max_results or DEFAULT_MAX_RESULTS
+        thinking = request.mode == "thinking"
+        ranked = await hybrid.rank(
+            reader,
+            query=request.query,
+            vector=vector,
+            k=k,
+            alpha=alpha,
+            recency_bias=request.recency_bias,
+            thinking=thinking,
+        )
+        chunks = [to_chunk(r.chunk, score=round(r.score, 6)) for r in ranked]
+        result = RetrievalResult(
+            chunks=chunks, sources=to_sources(r.chunk for r in ranked), alpha_used=alpha
+        )
+        if request.graph_context:
+            result.graph_context = await build_graph_context(reader, request.query, vector, ranked)
+        if thinking and request.search_forceful_relations:
+            await self._attach_relations(reader, result, where)
+        return result
+
+    async def _attach_relations(
+        self, reader: TenantReader, result: RetrievalResult, where: ChunkFilter
+    ) -> None:
+        """Attach the chunks of sources each returned chunk's source links to."""
+        by_chunk = {c.chunk_uuid: c for c in result.chunks}
+        hits = await reader.chunks_by_id(list(by_chunk))
+        links = {h.chunk_id: list(source_of(h.metadata).get("relations") or []) for h in hits}
+        wanted = sorted({s for ids in links.values() for s in ids})
+        if not wanted:
+            return
+        data_of = await reader.data_ids_of_sources(wanted)
+        now = where.alive_at or time.time()
+        for chunk_id, source_ids in links.items():
+            extra: list[str] = []
+            for source_id in source_ids:
+                data_id = data_of.get(source_id)
+                if data_id is None:
+                    continue
+                linked = await reader.chunks_of_data([data_id])
+                for hit in linked[:EXTRA_CHUNKS_PER_SOURCE]:
+                    expires = hit.metadata.get("expires_at")
+                    if isinstance(expires, int | float) and expires <= now:
+                        continue
+                    result.additional_context.setdefault(hit.chunk_id, to_chunk(hit))
+                    extra.append(hit.chunk_id)
+            if extra:
+                by_chunk[chunk_id].extra_context_ids = extra
+
+    async def boolean_recall(
+        self,
+        tenant_id: str,
+        query: str,
+        *,
+        operator: Literal["or", "and", "phrase"] = "or",
+        search_mode: Literal["sources", "memories"] = "sources",
+        sub_tenant_id: str | None = None,
+        max_results: int | None = None,
+    ) -> RetrievalResult:
+        """Exact lexical matching: chunks with any term (``or``), all terms
+        (``and``) or the exact phrase (``phrase``), best BM25 first."""
+        request = BooleanRecallRequest(
+            tenant_id=tenant_id,
+            query=query,
+            operator=operator,
+            search_mode=search_mode,
+            sub_tenant_id=sub_tenant_id,
+            max_results=max_results,
+        )
+        self._check_query(request.query, "query")
+        collection = MEMORIES if request.search_mode == "memories" else KNOWLEDGE
+        reader = await self._reader(tenant_id, collection, request.sub_tenant_id)
+        hits = await reader.boolean_chunks(
+            request.query,
+            request.max_results or DEFAULT_MAX_RESULTS,
+            operator=request.operator,
+            where=ChunkFilter(alive_at=time.time()),
+        )
+        return RetrievalResult(chunks=[to_chunk(h) for h in hits], sources=to_sources(hits))
+
+    async def qna(self, request: QnARequest | dict[str, Any]) -> QnASearchResponse:
+        """Recall, then answer from the chunks (through the LLM when one is
+        configured, extractively offline)."""
+        from recall_engine.completion import generate_answer
+
+        started = time.perf_counter()
+        ask = QnARequest.model_validate(request)
+        search = RecallSearchRequest(
+            tenant_id=ask.tenant_id,
+            sub_tenant_id=ask.sub_tenant_id,
+            query=ask.question,
+            max_results=ask.max_chunks or DEFAULT_MAX_RESULTS,
+            mode=ask.mode,
+            alpha=ask.alpha if ask.alpha is not None else DEFAULT_ALPHA,
+            graph_context=ask.include_graph_context,
+            additional_context=ask.extra_context,
+        )
+        collection = MEMORIES if ask.search_mode == "memories" else KNOWLEDGE
+        result = await self._recall(search, collection)
+        reader = await self._reader(ask.tenant_id, collection, ask.sub_tenant_id)
+        hits = await reader.chunks_by_id([c.chunk_uuid for c in result.chunks])
+        answer = await generate_answer(ask.question, hits, config=self.engine.config)
+        return QnASearchResponse(
+            answer=answer.text,
+            chunks=result.chunks,
+            graph_context=result.graph_context if ask.include_graph_context else None,
+            model_used=answer.usage.get("model"),
+            timing={"total_ms": round((time.perf_counter() - started) * 1000, 3)},
+            answer_mode=answer.answer_mode,
+        )
+
+
+def _request(request: RecallSearchRequest | dict[str, Any] | None, fields: dict[str, Any]):
+    if isinstance(request, RecallSearchRequest):
+        return request.model_copy(update=fields) if fields else request
+    return RecallSearchRequest.model_validate({**(request or {}), **fields})
