@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,6 +29,8 @@ import time
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from bench._loopback import free_port, latency_figures, timed_recalls
 
 BUCKET = "recall-engine-bench"
 
@@ -45,9 +46,7 @@ def _args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def _start_moto() -> tuple[subprocess.Popen[bytes], dict[str, str]]:
-    from bench.remote import _free_port
-
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
         stdout=subprocess.DEVNULL,
@@ -71,21 +70,8 @@ def _start_moto() -> tuple[subprocess.Popen[bytes], dict[str, str]]:
     return server, options
 
 
-def _figures(seconds: list[float]) -> dict[str, float]:
-    from bench._data import percentile
-
-    ms = [s * 1000 for s in seconds]
-    return {"p50_ms": statistics.median(ms), "p95_ms": percentile(ms, 0.95), "n": len(ms)}
-
-
 async def _ask(engine: Any, mode: str, questions: list[str]) -> list[float]:
-    await engine.recall(questions[0], mode, only_context=True, top_k=10)  # warm-up
-    times = []
-    for question in questions:
-        started = time.perf_counter()
-        await engine.recall(question, mode, only_context=True, top_k=10)
-        times.append(time.perf_counter() - started)
-    return times
+    return (await timed_recalls(engine, [mode], questions, top_k=10))[mode]
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -105,7 +91,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             async with RecallEngine(root / "local") as local:
                 for sample in samples:
                     await local.remember(sample.conversation, dataset_name=sample.sample_id)
-                report["local"] = _figures(await _ask(local, args.mode, questions))
+                report["local"] = latency_figures(await _ask(local, args.mode, questions))
             async with RecallEngine(root / "a", **shared) as writer:
                 for sample in samples:
                     await writer.remember(sample.conversation, dataset_name=sample.sample_id)
@@ -113,7 +99,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             for refresh in (1.0, 0.0):
                 async with RecallEngine(root / "b", vector_refresh_s=refresh, **shared) as reader:
                     key = f"s3_refresh_{refresh:g}s"
-                    report[key] = _figures(await _ask(reader, args.mode, questions))
+                    report[key] = latency_figures(await _ask(reader, args.mode, questions))
                     store = reader.store()
                     state = store._chunk_state
                     checks = []
@@ -121,7 +107,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         started = time.perf_counter()
                         store.vectors.chunk_changes(state, have=store.index.alive)
                         checks.append(time.perf_counter() - started)
-                    report["version_check"] = _figures(checks)
+                    report["version_check"] = latency_figures(checks)
             async with (
                 RecallEngine(root / "b", vector_refresh_s=3600, **shared) as reader,
                 RecallEngine(root / "c", **shared) as other,
