@@ -32,6 +32,19 @@ PASSAGES_AHEAD = 10
 """Passages ahead of the other lanes by default: the head that every ``top_k``
 of at least 10 shares is passages, the ranking every recall@10 is read from."""
 
+READ_AT_LEAST = 50
+"""Item lists (CHUNKS, CHUNKS_LEXICAL, SUMMARIES, CODING_RULES) are read at least
+this deep and cut at ``top_k``. The store's top-k selection (``numpy.argpartition``)
+keeps an arbitrary one of several equally scored rows at its cut, so a read exactly
+``top_k`` deep can end on another tied row than a deeper read does (BM25 scores and
+scores of texts that share no word with the query tie); ties inside the first 50
+are ordered by row. Remove once the store's selection keeps every row tied at its cut."""
+
+
+def read_depth(top_k: int) -> int:
+    """How deep an item list is read for ``top_k`` results (``READ_AT_LEAST``)."""
+    return max(top_k, READ_AT_LEAST)
+
 
 def after_lead(passages: Sequence[T], others: Iterable[U], *, ahead: int) -> list[T | U]:
     """The first ``ahead`` passages, then ``others``, then the remaining passages."""

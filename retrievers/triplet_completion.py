@@ -15,6 +15,7 @@ from recall_engine.core.hits import TripletHit
 from recall_engine.core.search_types import SearchType
 from recall_engine.read.api import ReadAPI
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
+from retrievers.layout import read_depth
 
 
 class TripletCompletionConfig(RetrieverConfig):
@@ -62,9 +63,9 @@ class TripletCompletionRetriever:
         options = config_of(ctx, TripletCompletionConfig)
         hits = await distinct_triplets(ctx.read, ctx.query_vector, ctx.top_k, options.depth)
         if not hits:  # no relation in scope: say so, and give the nearest passages
-            passages = await ctx.read.dense_chunks(ctx.query_vector, ctx.top_k)
+            passages = await ctx.read.dense_chunks(ctx.query_vector, read_depth(ctx.top_k))
             return RetrieverOutput(
-                hits=list(passages),
+                hits=list(passages[: ctx.top_k]),
                 details={"scoring": "cosine", "fallback": "no relations in scope: passages"},
             )
         context = "Connections:\n" + "\n".join(f"- {h.text}" for h in hits)
