@@ -8,11 +8,12 @@ Lanes (``asyncio.gather``):
 - facts: the relation texts nearest the query.
 
 Hits are one list whose order does not depend on ``top_k`` (``retrievers.layout``):
-the best ``passages_ahead`` passages, then entities and facts alternately
-(``entities_k`` and ``facts_k`` of them), then the remaining passages; the result
-is that list cut at ``top_k``. So the result's ``sources`` lists the best passages
-before the chunks behind the graph elements, and the first 10 hits are the same
-for any ``top_k`` of at least 10. Scores are the position in that list (1, 1/2, ...).
+the best ``passages_ahead`` passages, then the remaining passages alternating
+with the graph lanes (entities and facts in turn, ``entities_k`` and ``facts_k``
+of them); the result is that list cut at ``top_k``. So the result's ``sources``
+lists the best passages before the chunks behind the graph elements, and the
+first 10 hits are the same for any ``top_k`` of at least 10. Scores are the
+position in that list (1, 1/2, 1/3, ...).
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ class HybridCompletionRetriever:
                 ),
                 "scoring": (
                     f"position in one list: {options.passages_ahead} passages, then "
-                    "entities and facts alternately, then the other passages"
+                    "passages and entities/facts alternately"
                 ),
             },
         )

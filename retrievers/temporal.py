@@ -23,8 +23,8 @@ the phrase it came from, the reference time and where it came from, and what ran
 (``"TEMPORAL"``, or the fallback and why).
 
 Hits are one list whose order does not depend on ``top_k`` (``retrievers.layout``):
-the best ``passages_ahead`` chunks, then ``events_k`` events they rest on (in the
-interval or nearest the query), then the remaining chunks, scored by position
+the best ``passages_ahead`` chunks, then the remaining chunks alternating with
+``events_k`` events they rest on (in the interval or nearest the query), scored by position
 like HYBRID_COMPLETION's; every candidate list is ``depth`` deep (a larger
 ``top_k`` only appends what deeper lists add).
 """

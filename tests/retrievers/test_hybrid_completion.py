@@ -85,8 +85,8 @@ async def test_graph_lanes_follow_the_leading_passages_whatever_top_k(make_ctx):
     short, long = lists
     assert long[: len(short)] == short
     kinds = [kind for kind, _ in long]
-    assert kinds[:2] == ["chunk", "chunk"] and kinds[2:4] == ["entity", "triplet"]
-    assert kinds[-1] == "chunk"  # the third passage comes after the graph lanes
+    # two passages ahead, then the third passage, then entities and facts alternately
+    assert kinds[:5] == ["chunk", "chunk", "chunk", "entity", "triplet"]
 
 
 async def test_recall_only_context_lists_passage_sources_first(engine):

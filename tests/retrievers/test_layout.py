@@ -3,10 +3,12 @@
 from retrievers.layout import after_lead, alternate, extend_tail
 
 
-def test_after_lead_puts_the_other_lanes_after_the_first_passages():
-    assert after_lead(["p1", "p2", "p3"], ["e1", "f1"], ahead=2) == ["p1", "p2", "e1", "f1", "p3"]
-    assert after_lead(["p1"], ["e1"], ahead=2) == ["p1", "e1"]
-    assert after_lead(["p1", "p2"], ["e1"], ahead=0) == ["e1", "p1", "p2"]
+def test_after_lead_alternates_the_other_lanes_with_the_passages_after_the_first():
+    passages = ["p1", "p2", "p3", "p4"]
+    assert after_lead(passages, ["e1", "f1"], ahead=2) == ["p1", "p2", "p3", "e1", "p4", "f1"]
+    assert after_lead(passages, ["e1"], ahead=2) == ["p1", "p2", "p3", "e1", "p4"]
+    assert after_lead(["p1"], ["e1", "f1"], ahead=2) == ["p1", "e1", "f1"]
+    assert after_lead(["p1", "p2"], ["e1"], ahead=0) == ["p1", "e1", "p2"]
 
 
 def test_alternate_interleaves_and_lets_a_longer_lane_finish():
