@@ -34,10 +34,11 @@ LATER_ROUND_WEIGHT = 0.7
 class RoundsConfig(GraphSearchConfig):
     max_rounds: int = Field(default=4, ge=1, le=4, description="Retrieval rounds at most.")
     round_k: int = Field(
-        default=15,
+        default=25,
         ge=1,
         le=1000,
-        description="Hits of each round the loop decides on (what is new, the next query).",
+        description="Hits of each round the loop decides on (what is new, the next query); "
+        "25, what the loop saw at the benches' top_k before it stopped following top_k.",
     )
 
 
