@@ -11,7 +11,8 @@ from pathlib import Path
 
 from recall_engine import SearchType
 
-RunFn = Callable[[list[SearchType], int | None, Path, str], Awaitable[dict]]
+RunFn = Callable[..., Awaitable[dict]]
+"""(modes, limit, data_dir, graph_extractor[, top_k=...]) -> the report."""
 
 
 def quality_main(
@@ -21,8 +22,14 @@ def quality_main(
     default_modes: Callable[[], list[SearchType]],
     *,
     limit_help: str,
+    top_k: int | None = None,
 ) -> None:
-    """Parse --modes/--limit/--json/--store/--graph-extractor, run, print, save."""
+    """Parse --modes/--limit/--json/--store/--graph-extractor, run, print, save.
+
+    ``top_k``: the bench's default ``top_k``; given, a ``--top-k`` option is offered
+    and ``run`` gets ``top_k=`` (a ranking whose head depends on ``top_k`` shows up
+    as different figures at ``--top-k 10`` and at the default).
+    """
     parser = argparse.ArgumentParser(
         description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -31,13 +38,20 @@ def quality_main(
     parser.add_argument("--json", type=Path, default=None, help="also write the report here")
     parser.add_argument("--store", type=Path, default=None, help="keep/reuse the store here")
     parser.add_argument("--graph-extractor", choices=["rules", "llm", "none"], default="rules")
+    if top_k is not None:
+        parser.add_argument(
+            "--top-k", type=int, default=top_k, help=f"top_k of every recall (default {top_k})"
+        )
     args = parser.parse_args()
+    if top_k is not None and args.top_k < 1:
+        parser.error(f"--top-k must be at least 1, got {args.top_k}")
+    extra = {"top_k": args.top_k} if top_k is not None else {}
     modes = (
         [SearchType(m.strip()) for m in args.modes.split(",")] if args.modes else default_modes()
     )
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = args.store or Path(tmp)
-        report = asyncio.run(run(modes, args.limit, data_dir, args.graph_extractor))
+        report = asyncio.run(run(modes, args.limit, data_dir, args.graph_extractor, **extra))
     print_report(report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))

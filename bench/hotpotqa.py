@@ -11,7 +11,10 @@ the first mode pays each question's embedding and later modes do not (their
 figures are retrieval alone; bench.throughput times against the embedding floor).
 
     .venv/bin/python -m bench.hotpotqa [--modes CHUNKS,HYBRID_COMPLETION] [--limit N]
-        [--store DIR] [--json FILE]
+        [--store DIR] [--json FILE] [--top-k K]
+
+``--top-k`` (default 10) is every recall's ``top_k``; the metrics look at the
+first 2, 5 and 10 units whatever it is.
 """
 
 from __future__ import annotations
@@ -52,13 +55,15 @@ def score(gold: list[str], ranked: list[str], budget: list[str]) -> dict[str, fl
     }
 
 
-async def evaluate(engine: RecallEngine, mode: SearchType, questions: list, cost: dict) -> dict:
+async def evaluate(
+    engine: RecallEngine, mode: SearchType, questions: list, cost: dict, *, top_k: int = TOP_K
+) -> dict:
     rows, latencies = [], []
     with_sources = 0
     for q in questions:
         t0 = time.perf_counter()
         results = await engine.recall(
-            q.text, mode, datasets=[DATASET], top_k=TOP_K, only_context=True
+            q.text, mode, datasets=[DATASET], top_k=top_k, only_context=True
         )
         latencies.append(time.perf_counter() - t0)
         ranked = ranked_units(results, lambda s: [s["document_name"]])
@@ -73,13 +78,25 @@ async def evaluate(engine: RecallEngine, mode: SearchType, questions: list, cost
     }
 
 
-async def run(modes: list[SearchType], limit: int | None, data_dir: Path, extractor: str) -> dict:
+async def run(
+    modes: list[SearchType],
+    limit: int | None,
+    data_dir: Path,
+    extractor: str,
+    *,
+    top_k: int = TOP_K,
+) -> dict:
     docs, questions = load_hotpotqa()
     if limit:
         questions = questions[:limit]
     engine = RecallEngine(data_dir, graph_extractor=extractor)
     engine.embedder.embed(["warm up"])
-    report: dict = {"paragraphs": len(docs), "questions": len(questions), "modes": {}}
+    report: dict = {
+        "paragraphs": len(docs),
+        "questions": len(questions),
+        "top_k": top_k,
+        "modes": {},
+    }
     if DATASET not in await engine.list_datasets():
         t0 = time.perf_counter()
         stored = await engine.remember(docs, dataset_name=DATASET)
@@ -88,7 +105,7 @@ async def run(modes: list[SearchType], limit: int | None, data_dir: Path, extrac
     cost = {d.title: len(d.text.split()) for d in docs}
     for mode in modes:
         try:
-            report["modes"][mode.value] = await evaluate(engine, mode, questions, cost)
+            report["modes"][mode.value] = await evaluate(engine, mode, questions, cost, top_k=top_k)
         except Exception as exc:  # one retriever's failure must not hide the others' figures
             report["modes"][mode.value] = {"skipped": f"{type(exc).__name__}: {exc}"[:200]}
     engine.close()
@@ -96,7 +113,10 @@ async def run(modes: list[SearchType], limit: int | None, data_dir: Path, extrac
 
 
 def print_report(report: dict) -> None:
-    line = f"HotpotQA-100: {report['questions']} questions, {report['paragraphs']} paragraphs"
+    line = (
+        f"HotpotQA-100: {report['questions']} questions, {report['paragraphs']} paragraphs, "
+        f"top_k {report.get('top_k', TOP_K)}"
+    )
     if "ingest_s" in report:
         line += f", {report['chunks']} chunks ingested in {report['ingest_s']:.0f} s"
     print(line)
@@ -113,7 +133,14 @@ def print_report(report: dict) -> None:
 
 
 def main() -> None:
-    quality_main(__doc__, run, print_report, default_modes, limit_help="only the first N questions")
+    quality_main(
+        __doc__,
+        run,
+        print_report,
+        default_modes,
+        limit_help="only the first N questions",
+        top_k=TOP_K,
+    )
 
 
 if __name__ == "__main__":

@@ -12,7 +12,11 @@ each mode's latency is then recall() wall time without the embedding, the same
 for every mode.
 
     .venv/bin/python -m bench.locomo [--modes CHUNKS,HYBRID_COMPLETION] [--limit N]
-        [--store DIR] [--json FILE]
+        [--store DIR] [--json FILE] [--top-k K]
+
+``--top-k`` (default 25) is every recall's ``top_k``; the metrics look at the
+first 5, 10 and 25 units whatever it is, so a head that does not depend on
+``top_k`` gives the same recall@10 at ``--top-k 10`` as at 25.
 
 Without ``--modes`` every registered retriever that needs no LLM runs; one that
 fails or returns no provenance is reported as skipped. ``--store DIR`` keeps the
@@ -67,7 +71,9 @@ async def ingest(engine: RecallEngine, samples: list, report: dict) -> None:
     report["graph"] = graph
 
 
-async def evaluate(engine: RecallEngine, mode: SearchType, samples: list, cost: dict) -> dict:
+async def evaluate(
+    engine: RecallEngine, mode: SearchType, samples: list, cost: dict, *, top_k: int = TOP_K
+) -> dict:
     """One retriever over every question: scores per category and latency."""
     per_cat: dict[int, list[dict[str, float]]] = {}
     latencies = []
@@ -76,7 +82,7 @@ async def evaluate(engine: RecallEngine, mode: SearchType, samples: list, cost: 
         for q in sample.questions:
             t0 = time.perf_counter()
             results = await engine.recall(
-                q.text, mode, datasets=[sample.sample_id], top_k=TOP_K, only_context=True
+                q.text, mode, datasets=[sample.sample_id], top_k=top_k, only_context=True
             )
             latencies.append(time.perf_counter() - t0)
             ranked = ranked_units(results, lambda s: s["message_ids"])
@@ -115,6 +121,8 @@ async def run(
     limit: int | None,
     data_dir: Path,
     graph_extractor: str = "rules",
+    *,
+    top_k: int = TOP_K,
 ) -> dict:
     samples = load_locomo()
     if limit:
@@ -125,6 +133,7 @@ async def run(
         "conversations": len(samples),
         "messages": sum(len(s.conversation.messages) for s in samples),
         "extractor": graph_extractor,
+        "top_k": top_k,
         "modes": {},
     }
     await ingest(engine, samples, report)
@@ -138,7 +147,7 @@ async def run(
     report["embedding"] = warm_query_cache(engine, samples)
     for mode in modes:
         try:
-            report["modes"][mode.value] = await evaluate(engine, mode, samples, cost)
+            report["modes"][mode.value] = await evaluate(engine, mode, samples, cost, top_k=top_k)
         except Exception as exc:  # one retriever's failure must not hide the others' figures
             report["modes"][mode.value] = {"skipped": f"{type(exc).__name__}: {exc}"[:200]}
     engine.close()
@@ -150,6 +159,7 @@ def print_report(report: dict) -> None:
     print(
         f"LoCoMo dev: {report['conversations']} conversations, {report['messages']} messages"
         + (f", ingest {rate:.0f} messages/s" if rate else " (store reused)")
+        + f", top_k {report.get('top_k', TOP_K)}"
     )
     graph = report["graph"]
     if report["ingested_messages"]:
@@ -180,7 +190,12 @@ def print_report(report: dict) -> None:
 
 def main() -> None:
     quality_main(
-        __doc__, run, print_report, default_modes, limit_help="only the first N conversations"
+        __doc__,
+        run,
+        print_report,
+        default_modes,
+        limit_help="only the first N conversations",
+        top_k=TOP_K,
     )
 
 

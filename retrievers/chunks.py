@@ -8,6 +8,7 @@ from pydantic import Field
 
 from recall_engine.core.search_types import SearchType
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
+from retrievers.layout import read_depth
 
 
 class ChunksConfig(RetrieverConfig):
@@ -26,7 +27,8 @@ class ChunksRetriever:
 
     async def retrieve(self, query: str, ctx: RetrievalContext[ChunksConfig]) -> RetrieverOutput:
         options = config_of(ctx, ChunksConfig)
-        hits = await ctx.read.dense_chunks(ctx.query_vector, ctx.top_k)
+        found = await ctx.read.dense_chunks(ctx.query_vector, read_depth(ctx.top_k))
+        hits = found[: ctx.top_k]
         return RetrieverOutput(
             hits=[h for h in hits if h.score >= options.min_score], details={"scoring": "cosine"}
         )

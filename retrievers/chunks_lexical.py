@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from recall_engine.core.search_types import SearchType
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
+from retrievers.layout import read_depth
 
 
 class LexicalConfig(RetrieverConfig):
@@ -25,5 +26,6 @@ class LexicalChunksRetriever:
 
     async def retrieve(self, query: str, ctx: RetrievalContext[LexicalConfig]) -> RetrieverOutput:
         config_of(ctx, LexicalConfig)
-        hits = await ctx.read.lexical_chunks(query, ctx.top_k)
+        found = await ctx.read.lexical_chunks(query, read_depth(ctx.top_k))
+        hits = found[: ctx.top_k]
         return RetrieverOutput(hits=list(hits), details={"scoring": "bm25"})

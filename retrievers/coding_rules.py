@@ -14,6 +14,7 @@ from pydantic import Field
 
 from recall_engine.core.search_types import SearchType
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
+from retrievers.layout import read_depth
 
 DEFAULT_NODE_SET = "coding_agent_rules"
 
@@ -43,7 +44,7 @@ class CodingRulesRetriever:
         hits = await ctx.read.chunks_in_node_sets(
             node_sets,
             vector=ctx.query_vector,
-            k=ctx.top_k,
+            k=read_depth(ctx.top_k),
             match_all=options.node_name_filter_operator == "AND",
         )
-        return RetrieverOutput(hits=list(hits), details={"node_sets": list(node_sets)})
+        return RetrieverOutput(hits=list(hits[: ctx.top_k]), details={"node_sets": list(node_sets)})

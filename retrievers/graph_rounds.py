@@ -7,6 +7,12 @@ adds nothing new ends it ("converged"). Rounds are merged by reciprocal rank
 (a hit's best rank over the rounds, later rounds weighted lower), deduplicated
 by triplet key and chunk id, at most ``top_k``; so context never repeats and a
 round that finds nothing new adds nothing.
+
+The loop decides on each round's first ``round_k`` hits (what is new, the next
+query), never on ``top_k``, so the same rounds run for every ``top_k``; each
+round's list does not depend on ``top_k`` either, and the merge breaks ties by
+the round and rank of a hit's best score, so the first 10 merged hits are the
+same for any ``top_k`` of at least 10 (``retrievers.layout``).
 """
 
 from __future__ import annotations
@@ -27,6 +33,13 @@ LATER_ROUND_WEIGHT = 0.7
 
 class RoundsConfig(GraphSearchConfig):
     max_rounds: int = Field(default=4, ge=1, le=4, description="Retrieval rounds at most.")
+    round_k: int = Field(
+        default=25,
+        ge=1,
+        le=1000,
+        description="Hits of each round the loop decides on (what is new, the next query); "
+        "25, what the loop saw at the benches' top_k before it stopped following top_k.",
+    )
 
 
 @dataclass(frozen=True)
@@ -61,14 +74,16 @@ def merge_rounds(
     """One result from several rounds (first round first; see module docstring);
     ``later_weight`` 1 weighs all rounds the same (sub-questions)."""
     score: dict[Hashable, float] = {}
+    best_at: dict[Hashable, tuple[int, int]] = {}  # (round, rank) of the best score: ties
     first: dict[Hashable, AnyHit] = {}
     for n, result in enumerate(rounds):
         weight = 1.0 if n == 0 else later_weight
         for rank, hit in enumerate(result.hits, start=1):
             key = hit_key(hit)
-            score[key] = max(score.get(key, 0.0), weight / rank)
+            if weight / rank > score.get(key, 0.0):
+                score[key], best_at[key] = weight / rank, (n, rank)
             first.setdefault(key, hit)
-    order = sorted(score, key=lambda k: -score[k])[:top_k]
+    order = sorted(score, key=lambda k: (-score[k], best_at[k]))[:top_k]
     hits: list[AnyHit] = [first[k].with_score(round(score[k], 6)) for k in order]
     entities: dict[str, Any] = {}
     distances: dict[str, float] = {}
@@ -84,6 +99,20 @@ def merge_rounds(
         distances=distances,
         details=dict(rounds[0].details) if rounds else {},
     )
+
+
+async def _search(
+    query: str, vector: Any, ctx: RetrievalContext[Any], options: RoundsConfig
+) -> GraphResult:
+    """One round's graph search, long enough for the loop and for ``top_k``."""
+    top_k = max(ctx.top_k, options.round_k)
+    return await graph_search(query, vector, ctx.read, options, top_k=top_k, timings=ctx.timings)
+
+
+def _head(result: GraphResult, k: int) -> GraphResult:
+    """A round's first ``k`` hits, as the loop sees it."""
+    hits = result.hits[:k]
+    return GraphResult(hits=hits, details=result.details)
 
 
 def best_new_evidence(result: GraphResult, used: set[Hashable]) -> AnyHit | None:
@@ -108,16 +137,16 @@ async def llm_answer(llm: LLM, question: str, result: GraphResult) -> str:
 async def next_round(
     query: str,
     ctx: RetrievalContext[Any],
-    options: GraphSearchConfig,
+    options: RoundsConfig,
     seen: set[Hashable],
     log: list[dict[str, Any]],
 ) -> GraphResult | None:
-    """Search ``query`` as one more round and log it; None when the round adds
-    nothing to ``seen`` (the loop has converged), else the round's result."""
-    result = await graph_search(
-        query, await ctx.embed(query), ctx.read, options, top_k=ctx.top_k, timings=ctx.timings
-    )
-    added = new_keys(result, seen)
+    """Search ``query`` as one more round and log it; None when the round's first
+    ``round_k`` hits add nothing to ``seen`` (the loop has converged), else the
+    round's result (``max(top_k, round_k)`` hits)."""
+    vector = await ctx.embed(query)
+    result = await _search(query, vector, ctx, options)
+    added = new_keys(_head(result, options.round_k), seen)
     log.append({"query": query, "new": len(added)})
     if not added:
         return None
@@ -145,16 +174,14 @@ async def run_rounds(
 ) -> RetrieverOutput:
     """The loop (module docstring); the output's details log every round's query and
     how many new hits it brought, why it stopped, and ``mode``."""
-    first = await graph_search(
-        query, ctx.query_vector, ctx.read, options, top_k=ctx.top_k, timings=ctx.timings
-    )
+    first = await _search(query, ctx.query_vector, ctx, options)
     rounds = [first]
-    seen: set[Hashable] = {hit_key(h) for h in first.hits}
+    seen: set[Hashable] = {hit_key(h) for h in _head(first, options.round_k).hits}
     used: set[Hashable] = set()
-    log: list[dict[str, Any]] = [{"query": query, "new": len(first.hits)}]
+    log: list[dict[str, Any]] = [{"query": query, "new": len(seen)}]
     stop = "max_rounds"
     while len(rounds) < options.max_rounds:
-        step = await next_query(merge_rounds(rounds, ctx.top_k), used)
+        step = await next_query(merge_rounds(rounds, options.round_k), used)
         if isinstance(step, Stop):
             stop = step.reason
             break

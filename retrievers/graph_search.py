@@ -17,8 +17,13 @@
    each with its own distance (two entities + its relation text, a miss costing
    ``triplet_distance_penalty``) blended with a personalised PageRank over the
    projected entity graph (seeded by linked and nearest entities). Deduplicated by
-   (source, predicate, target); each kept triplet follows the chunk that states
-   it, so provenance stays chunk-ranked.
+   (source, predicate, target); the ``triplets_k`` best are kept.
+4. One list whose order does not depend on ``top_k`` (``retrievers.layout``): the
+   best ``passages_ahead`` chunks, the triplets they state, then each further
+   chunk followed by the triplets it states; the result is that list cut at
+   ``top_k``. Every depth above (``wide_search_top_k``, ``projection_k``) is the
+   config's, so the first 10 hits are the same for any ``top_k`` of at least 10,
+   and provenance stays chunk-ranked.
 
 LoCoMo dev (categories 1-4, top_k 25): recall@10 / cat-1 full@10. Previous graph
 search (own fusion, PageRank mass over mention edges) 68.9 / 21.8; the passage lane
@@ -54,6 +59,7 @@ from recall_engine.read.linking import name_grams as name_grams  # re-exported
 from recall_engine.read.linking import names_in
 from retrievers.graph_scoring import normalised, personalized_pagerank, triplet_distance
 from retrievers.graph_walk import walk_lane
+from retrievers.layout import PASSAGES_AHEAD
 from retrievers.passages import PassageConfig, passages
 
 
@@ -92,6 +98,19 @@ class GraphSearchConfig(PassageConfig):
     )
     expand_limit: int = Field(default=50, ge=0, description="Most passages the walk brings in.")
     include_passages: bool = Field(default=True, description="Interleave passages with triplets.")
+    projection_k: int = Field(
+        default=25,
+        ge=1,
+        le=1000,
+        description="Nearest entities and relations that seed the PageRank, and best chunks "
+        "whose relations are projected and may be listed (not top_k: see retrievers.layout).",
+    )
+    triplets_k: int = Field(
+        default=6, ge=0, description="Triplets listed beside the passages (whatever top_k is)."
+    )
+    passages_ahead: int = Field(
+        default=PASSAGES_AHEAD, ge=0, description="Best passages listed before any triplet."
+    )
 
 
 @dataclass
@@ -167,7 +186,7 @@ async def graph_search(
     wide = options.wide_search_top_k
     penalty = options.triplet_distance_penalty
     pool, edge_hits, entity_hits = await asyncio.gather(
-        passages(read, vector, query, wide, options),
+        passages(read, vector, query, wide, options, depth=max(options.depth, wide)),
         read.nearest_edges(vector, wide),
         read.nearest_entity_refs(vector, wide),
     )
@@ -215,14 +234,15 @@ async def graph_search(
     # projection: relations near the query, in the best chunks, around the seeds
     entity_distance = {ref.id: 1.0 - sim for ref, sim in entity_hits}
     edge_distance = {edge.id: 1.0 - sim for edge, sim in edge_hits}
+    near = options.projection_k
     seed_raw: dict[str, float] = dict.fromkeys(linked, 1.0)
-    for ref, sim in entity_hits[:top_k]:
+    for ref, sim in entity_hits[:near]:
         seed_raw[ref.id] = max(seed_raw.get(ref.id, 0.0), max(sim, 0.0))
-    for edge, sim in edge_hits[:top_k]:
+    for edge, sim in edge_hits[:near]:
         for end in (edge.source_id, edge.target_id):
             seed_raw[end] = max(seed_raw.get(end, 0.0), max(sim, 0.0))
     edges: dict[str, GraphEdge] = {e.id: e for e, _ in edge_hits}
-    for edge in await read.edges_in_chunks(ranked[:top_k]):
+    for edge in await read.edges_in_chunks(ranked[:near]):
         edges.setdefault(edge.id, edge)
     frontier, seen = set(seed_raw), set(seed_raw)
     for _ in range(options.neighborhood_depth):
@@ -248,10 +268,8 @@ async def graph_search(
     )
     lap("graph.pagerank")
 
-    # triplets stated by the chunks kept, best first, one per (source, predicate, target)
-    n_chunks = top_k if options.include_passages else 0
-    kept_chunks = ranked[:n_chunks] if n_chunks else ranked[:top_k]
-    position = {c: i for i, c in enumerate(kept_chunks)}
+    # triplets stated by the best chunks, best first, one per (source, predicate, target)
+    position = {c: i for i, c in enumerate(ranked[:near])}
     worst = 3 * penalty if penalty > 0 else 3.0
     distances: dict[str, float] = {}
     relevance: dict[str, float] = {}
@@ -271,19 +289,12 @@ async def graph_search(
     for edge_id in sorted(relevance, key=lambda i: (-relevance[i], i)):
         edge = edges[edge_id]
         best_by_key.setdefault((edge.source_id, edge.predicate, edge.target_id), edge_id)
-    room = max(1, top_k // 4) if options.include_passages else top_k
-    triplets = await read.triplets_by_id(list(best_by_key.values())[:room])
+    chosen = list(best_by_key.values())
+    if options.include_passages:
+        chosen = chosen[: options.triplets_k]
+    triplets = await read.triplets_by_id(chosen)
     lap("graph.triplets")
-
-    # chunks in rank order, each followed by the triplets it states
-    stated: dict[str, list[TripletHit]] = {}
-    for triplet in triplets:
-        stated.setdefault(triplet.chunk_id or "", []).append(triplet)
-    ordered: list[tuple[AnyHit, float]] = []
-    for chunk_id in kept_chunks:
-        if options.include_passages:
-            ordered.append((chunk_of[chunk_id], chunk_score[chunk_id]))
-        ordered += [(t, chunk_score[chunk_id]) for t in stated.get(chunk_id, ())]
+    ordered = _layout(ranked, chunk_of, chunk_score, triplets, options)
     hits: list[AnyHit] = []
     last = math.inf
     for item, value in ordered[:top_k]:
@@ -321,6 +332,35 @@ async def graph_search(
             "ms": round(sum(spent.values()), 3),
         },
     )
+
+
+def _layout(
+    ranked: list[str],
+    chunk_of: dict[str, ChunkHit],
+    chunk_score: dict[str, float],
+    triplets: list[TripletHit],
+    options: GraphSearchConfig,
+) -> list[tuple[AnyHit, float]]:
+    """One list whose order does not depend on top_k (``retrievers.layout``): the
+    best ``passages_ahead`` chunks, the triplets they state, then each further chunk
+    followed by the triplets it states; each triplet carries its chunk's score.
+    Without passages: the triplets in the order of the chunks stating them."""
+    stated: dict[str, list[TripletHit]] = {}
+    for triplet in triplets:
+        stated.setdefault(triplet.chunk_id or "", []).append(triplet)
+
+    def told(chunk_ids: list[str]) -> list[tuple[AnyHit, float]]:
+        return [(t, chunk_score[c]) for c in chunk_ids for t in stated.get(c, ())]
+
+    if not options.include_passages:
+        return told(ranked)
+    ahead = ranked[: options.passages_ahead]
+    ordered: list[tuple[AnyHit, float]] = [(chunk_of[c], chunk_score[c]) for c in ahead]
+    ordered += told(ahead)
+    for chunk_id in ranked[options.passages_ahead :]:
+        ordered.append((chunk_of[chunk_id], chunk_score[chunk_id]))
+        ordered += told([chunk_id])
+    return ordered
 
 
 def render_context(result: GraphResult) -> str:

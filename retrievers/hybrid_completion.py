@@ -7,9 +7,13 @@ Lanes (``asyncio.gather``):
   relations stated most often);
 - facts: the relation texts nearest the query.
 
-Hits are ranked provenance-first: the passages, then the entities, then the
-facts, so the result's ``sources`` lists the passages before the chunks behind
-the graph elements. Scores are the position in that context (1, 1/2, 1/3, ...).
+Hits are one list whose order does not depend on ``top_k`` (``retrievers.layout``):
+the best ``passages_ahead`` passages, then the remaining passages alternating
+with the graph lanes (entities and facts in turn, ``entities_k`` and ``facts_k``
+of them); the result is that list cut at ``top_k``. So the result's ``sources``
+lists the best passages before the chunks behind the graph elements, and the
+first 10 hits are the same for any ``top_k`` of at least 10. Scores are the
+position in that list (1, 1/2, 1/3, ...).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from recall_engine.core.models import SourceRef
 from recall_engine.core.search_types import SearchType
 from recall_engine.read.api import GraphEdge, ReadAPI
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
+from retrievers.layout import PASSAGES_AHEAD, after_lead, alternate
 from retrievers.passages import PassageConfig, passages
 
 T = TypeVar("T")
@@ -33,9 +38,12 @@ MAX_SOURCES = 8  # chunks cited per entity: its first mentions
 
 
 class HybridConfig(PassageConfig):
-    entities_k: int = Field(default=5, ge=0, description="Entities, at most a quarter of top_k.")
-    facts_k: int = Field(default=5, ge=0, description="Facts, at most a quarter of top_k.")
+    entities_k: int = Field(default=5, ge=0, description="Entities listed (whatever top_k is).")
+    facts_k: int = Field(default=5, ge=0, description="Facts listed (whatever top_k is).")
     edges_per_entity: int = Field(default=3, ge=0, description="Strongest edges shown per entity.")
+    passages_ahead: int = Field(
+        default=PASSAGES_AHEAD, ge=0, description="Best passages listed before entities and facts."
+    )
 
 
 async def timed(timings: dict[str, float], name: str, work: Awaitable[T]) -> T:
@@ -46,13 +54,6 @@ async def timed(timings: dict[str, float], name: str, work: Awaitable[T]) -> T:
     finally:
         elapsed = (time.perf_counter() - start) * 1000
         timings[name] = round(timings.get(name, 0.0) + elapsed, 3)
-
-
-def lane_sizes(top_k: int, options: HybridConfig) -> tuple[int, int, int]:
-    """(passages, entities, facts) so that passages keep at least half of ``top_k``."""
-    entities = min(options.entities_k, top_k // 4)
-    facts = min(options.facts_k, top_k // 4)
-    return top_k - entities - facts, entities, facts
 
 
 class HybridCompletionRetriever:
@@ -67,16 +68,21 @@ class HybridCompletionRetriever:
 
     async def retrieve(self, query: str, ctx: RetrievalContext[HybridConfig]) -> RetrieverOutput:
         options = config_of(ctx, HybridConfig)
-        n_pass, n_ent, n_fact = lane_sizes(ctx.top_k, options)
+        top_k = ctx.top_k
         vector, read, timings = ctx.query_vector, ctx.read, ctx.timings
-        chunks, entities, facts = await asyncio.gather(
-            timed(timings, "hybrid.passages", passages(read, vector, query, n_pass, options)),
-            timed(timings, "hybrid.entities", self._entities(ctx, n_ent, options)),
-            timed(timings, "hybrid.facts", self._facts(ctx, n_fact)),
+        found, entities, facts = await asyncio.gather(
+            timed(timings, "hybrid.passages", passages(read, vector, query, top_k, options)),
+            timed(timings, "hybrid.entities", self._entities(ctx, options.entities_k, options)),
+            timed(timings, "hybrid.facts", self._facts(ctx, options.facts_k)),
         )
-        entity_hits = [hit for hit, _ in entities]
-        ordered: list[AnyHit] = [*chunks, *entity_hits, *facts]
+        graph: list[AnyHit] = alternate([hit for hit, _ in entities], facts)
+        ordered = after_lead(found, graph, ahead=options.passages_ahead)[:top_k]
         hits = [hit.with_score(1.0 / (i + 1)) for i, hit in enumerate(ordered)]
+        # what the cut kept of each lane is a prefix of that lane
+        chunks = found[: sum(isinstance(h, ChunkHit) for h in ordered)]
+        entities = entities[: sum(isinstance(h, EntityHit) for h in ordered)]
+        facts = facts[: sum(isinstance(h, TripletHit) for h in ordered)]
+        entity_hits = [hit for hit, _ in entities]
         return RetrieverOutput(
             hits=hits,
             context=_context(chunks, entities, facts),
@@ -90,7 +96,10 @@ class HybridCompletionRetriever:
                     f"normalised dense+bm25 (depth {options.depth}), neighbours "
                     f"±{options.neighbour_window} x {options.neighbour_share}"
                 ),
-                "scoring": "position in the context (passages, then entities, then facts)",
+                "scoring": (
+                    f"position in one list: {options.passages_ahead} passages, then "
+                    "passages and entities/facts alternately"
+                ),
             },
         )
 

@@ -31,6 +31,7 @@ from recall_engine.core.hits import ChunkHit
 from recall_engine.read.api import ReadAPI
 from recall_engine.read.fusion import JoinMode, join, normalise
 from retrievers.base import RetrieverConfig
+from retrievers.layout import extend_tail
 
 
 class PassageConfig(RetrieverConfig):
@@ -132,14 +133,12 @@ async def passage_lists(
     return dense, lexical, titled
 
 
-async def passages(
-    read: ReadAPI, vector: np.ndarray, query: str, k: int, options: PassageConfig
+async def ranked_passages(
+    read: ReadAPI, vector: np.ndarray, query: str, options: PassageConfig, *, depth: int
 ) -> list[ChunkHit]:
-    """The ``k`` best chunks: fused dense, BM25 and title scores, the documents the
-    best ones name, and scores spread to neighbours."""
-    if k <= 0:
-        return []
-    dense, lexical, titled = await passage_lists(read, vector, query, max(options.depth, k))
+    """Every candidate of lists ``depth`` deep, best first: fused dense, BM25 and
+    title scores, the documents the best ones name, and scores spread to neighbours."""
+    dense, lexical, titled = await passage_lists(read, vector, query, depth)
     hits = {h.chunk_id: h for h in (*dense, *lexical, *titled)}
     scores = fuse(
         [dense, lexical, titled],
@@ -148,5 +147,28 @@ async def passages(
     )
     scores = await follow_titles(read, scores, hits, options)
     scores = await spread_to_neighbours(read, scores, hits, options)
-    best = sorted(scores, key=lambda c: (-scores[c], c))[:k]
+    best = sorted(scores, key=lambda c: (-scores[c], c))
     return [hits[c].with_score(scores[c]) for c in best]
+
+
+async def passages(
+    read: ReadAPI,
+    vector: np.ndarray,
+    query: str,
+    k: int,
+    options: PassageConfig,
+    *,
+    depth: int | None = None,
+) -> list[ChunkHit]:
+    """The ``k`` best chunks of ``ranked_passages`` at ``depth`` (default: the
+    config's), whatever ``k`` is: when they are fewer than ``k``, deeper lists
+    only add chunks after them (``layout.extend_tail``), so the order of the
+    first ones never depends on ``k``."""
+    if k <= 0:
+        return []
+    depth = options.depth if depth is None else depth
+    found = await ranked_passages(read, vector, query, options, depth=depth)
+    if len(found) < k and k > depth:
+        deeper = await ranked_passages(read, vector, query, options, depth=k)
+        found = extend_tail(found, deeper, key=lambda h: h.chunk_id)
+    return found[:k]

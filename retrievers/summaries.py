@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from recall_engine.core.search_types import SearchType
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
+from retrievers.layout import read_depth
 
 
 class SummariesConfig(RetrieverConfig):
@@ -24,5 +25,6 @@ class SummariesRetriever:
 
     async def retrieve(self, query: str, ctx: RetrievalContext[SummariesConfig]) -> RetrieverOutput:
         config_of(ctx, SummariesConfig)
-        hits = await ctx.read.nearest_summaries(ctx.query_vector, ctx.top_k)
+        found = await ctx.read.nearest_summaries(ctx.query_vector, read_depth(ctx.top_k))
+        hits = found[: ctx.top_k]
         return RetrieverOutput(hits=list(hits), details={"scoring": "cosine"})

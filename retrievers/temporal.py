@@ -22,8 +22,11 @@ Every result carries ``metadata["temporal"]``: the interval used (or ``"none"``)
 the phrase it came from, the reference time and where it came from, and what ran
 (``"TEMPORAL"``, or the fallback and why).
 
-Hits are the chunks, best first, then the events they rest on (in the interval
-or nearest the query), scored by position like HYBRID_COMPLETION's.
+Hits are one list whose order does not depend on ``top_k`` (``retrievers.layout``):
+the best ``passages_ahead`` chunks, then the remaining chunks alternating with
+``events_k`` events they rest on (in the interval or nearest the query), scored by position
+like HYBRID_COMPLETION's; every candidate list is ``depth`` deep (a larger
+``top_k`` only appends what deeper lists add).
 """
 
 from __future__ import annotations
@@ -35,12 +38,13 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from recall_engine.core.hits import AnyHit, ChunkHit, EventHit
+from recall_engine.core.hits import ChunkHit, EventHit
 from recall_engine.core.search_types import SearchType
 from recall_engine.read.time_query import Interval, asks_for_time, query_interval
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
 from retrievers.graph_completion import GraphCompletionRetriever
 from retrievers.hybrid_completion import timed
+from retrievers.layout import PASSAGES_AHEAD, after_lead, extend_tail
 from retrievers.passages import (
     PassageConfig,
     follow_titles,
@@ -57,7 +61,10 @@ class TemporalConfig(PassageConfig):
     event_weight: float = Field(
         default=0.5, ge=0.0, description="Weight of the nearest events for 'when' questions."
     )
-    events_k: int = Field(default=5, ge=0, description="Events listed, at most a quarter of top_k.")
+    events_k: int = Field(default=5, ge=0, description="Events listed (whatever top_k is).")
+    passages_ahead: int = Field(
+        default=PASSAGES_AHEAD, ge=0, description="Best passages listed before the events."
+    )
     reference_time: datetime | None = Field(
         default=None,
         description="What relative phrases resolve against (naive UTC); None: now, or the "
@@ -87,47 +94,14 @@ class TemporalRetriever:
         }
         if interval is None and not asks_for_time(query):
             return await _fall_back(query, ctx, about)
-        read, vector, timings = ctx.read, ctx.query_vector, ctx.timings
-        depth = max(options.depth, ctx.top_k)
-        if interval is not None:
-            (dense, lexical, titled), dated, events = await asyncio.gather(
-                timed(timings, "temporal.passages", passage_lists(read, vector, query, depth)),
-                timed(
-                    timings,
-                    "temporal.dated_chunks",
-                    read.chunks_between(interval.start, interval.end, vector=vector, k=depth),
-                ),
-                timed(
-                    timings,
-                    "temporal.events",
-                    read.events_between(interval.start, interval.end, vector=vector, k=depth),
-                ),
-            )
-            weight = options.time_weight
-        else:
-            (dense, lexical, titled), events = await asyncio.gather(
-                timed(timings, "temporal.passages", passage_lists(read, vector, query, depth)),
-                timed(timings, "temporal.events", read.nearest_events(vector, depth)),
-            )
-            dated, weight = [], options.event_weight
-        event_chunks = await _event_chunks(ctx, events)
-        hits = {h.chunk_id: h for h in (*dense, *lexical, *titled, *dated, *event_chunks)}
-        lists = [dense, lexical, titled, dated, event_chunks]
-        weights = [
-            options.dense_weight,
-            options.lexical_weight,
-            options.title_weight,
-            weight,
-            weight,
-        ]
-        scores = fuse(lists, weights)
-        scores = await follow_titles(read, scores, hits, options)
-        scores = await spread_to_neighbours(read, scores, hits, options)
-        n_events = min(options.events_k, ctx.top_k // 4)
-        best = sorted(scores, key=lambda c: (-scores[c], c))[: ctx.top_k - n_events]
-        chunks = [hits[c] for c in best]
-        listed = _unique_events(events)[:n_events]
-        ordered: list[AnyHit] = [*chunks, *listed]
+        found = await _ranked(query, ctx, options, interval, depth=options.depth)
+        if len(found.chunks) < ctx.top_k and ctx.top_k > options.depth:
+            deeper = await _ranked(query, ctx, options, interval, depth=ctx.top_k)
+            found.chunks = extend_tail(found.chunks, deeper.chunks, key=lambda h: h.chunk_id)
+        listed = _unique_events(found.events)[: options.events_k]
+        ordered = after_lead(found.chunks, listed, ahead=options.passages_ahead)[: ctx.top_k]
+        chunks = found.chunks[: sum(isinstance(h, ChunkHit) for h in ordered)]
+        listed = listed[: sum(isinstance(h, EventHit) for h in ordered)]
         ran = "interval" if interval else "nearest events (the query asks for a time, names none)"
         return RetrieverOutput(
             hits=[h.with_score(1.0 / (i + 1)) for i, h in enumerate(ordered)],
@@ -137,14 +111,68 @@ class TemporalRetriever:
                 "interval": interval.label() if interval else None,
                 "time_phrase": interval.phrase if interval else None,
                 "mode": "interval" if interval else "asks_for_time",
-                "lanes": {
-                    "dense": len(dense),
-                    "lexical": len(lexical),
-                    "dated_chunks": len(dated),
-                    "events": len(events),
-                },
+                "lanes": found.lanes,
             },
         )
+
+
+@dataclasses.dataclass
+class _Ranked:
+    """The chunks of one fusion, best first, the events it used, and its lane sizes."""
+
+    chunks: list[ChunkHit]
+    events: list[EventHit]
+    lanes: dict[str, int]
+
+
+async def _ranked(
+    query: str,
+    ctx: RetrievalContext[Any],
+    options: TemporalConfig,
+    interval: Interval | None,
+    *,
+    depth: int,
+) -> _Ranked:
+    """The passage lane (dense, BM25, titles) fused with the chunks dated in
+    ``interval`` and those stating its events (or, without one, the events
+    nearest the query), every list ``depth`` deep; neighbours and titles follow."""
+    read, vector, timings = ctx.read, ctx.query_vector, ctx.timings
+    if interval is not None:
+        (dense, lexical, titled), dated, events = await asyncio.gather(
+            timed(timings, "temporal.passages", passage_lists(read, vector, query, depth)),
+            timed(
+                timings,
+                "temporal.dated_chunks",
+                read.chunks_between(interval.start, interval.end, vector=vector, k=depth),
+            ),
+            timed(
+                timings,
+                "temporal.events",
+                read.events_between(interval.start, interval.end, vector=vector, k=depth),
+            ),
+        )
+        weight = options.time_weight
+    else:
+        (dense, lexical, titled), events = await asyncio.gather(
+            timed(timings, "temporal.passages", passage_lists(read, vector, query, depth)),
+            timed(timings, "temporal.events", read.nearest_events(vector, depth)),
+        )
+        dated, weight = [], options.event_weight
+    event_chunks = await _event_chunks(ctx, events)
+    hits = {h.chunk_id: h for h in (*dense, *lexical, *titled, *dated, *event_chunks)}
+    lists = [dense, lexical, titled, dated, event_chunks]
+    weights = [options.dense_weight, options.lexical_weight, options.title_weight, weight, weight]
+    scores = fuse(lists, weights)
+    scores = await follow_titles(read, scores, hits, options)
+    scores = await spread_to_neighbours(read, scores, hits, options)
+    best = sorted(scores, key=lambda c: (-scores[c], c))
+    lanes = {
+        "dense": len(dense),
+        "lexical": len(lexical),
+        "dated_chunks": len(dated),
+        "events": len(events),
+    }
+    return _Ranked([hits[c] for c in best], events, lanes)
 
 
 async def _event_chunks(ctx: RetrievalContext[Any], events: list[EventHit]) -> list[ChunkHit]:

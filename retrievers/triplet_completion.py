@@ -8,12 +8,43 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import numpy as np
+from pydantic import Field
+
+from recall_engine.core.hits import TripletHit
 from recall_engine.core.search_types import SearchType
+from recall_engine.read.api import ReadAPI
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
+from retrievers.layout import read_depth
 
 
 class TripletCompletionConfig(RetrieverConfig):
-    """TRIPLET_COMPLETION has no options yet."""
+    depth: int = Field(
+        default=30,
+        ge=1,
+        le=1000,
+        description="Nearest relations read first; read twice as deep while duplicates "
+        "leave fewer than top_k distinct triplets (not a share of top_k: see retrievers.layout).",
+    )
+
+
+async def distinct_triplets(
+    read: ReadAPI, vector: np.ndarray, k: int, depth: int
+) -> list[TripletHit]:
+    """The ``k`` nearest triplets, one per (source, predicate, target): the nearest
+    ``depth`` relations deduplicated, read deeper only while they give fewer than
+    ``k`` and the store has more (exact search: a deeper read starts the same way)."""
+    while True:
+        found = await read.nearest_triplets(vector, depth)
+        hits: list[TripletHit] = []
+        seen: set[tuple[str, str, str]] = set()
+        for hit in found:  # the nearest of each key
+            if hit.key not in seen:
+                seen.add(hit.key)
+                hits.append(hit)
+        if len(hits) >= k or len(found) < depth:
+            return hits[:k]
+        depth *= 2
 
 
 class TripletCompletionRetriever:
@@ -29,18 +60,12 @@ class TripletCompletionRetriever:
     async def retrieve(
         self, query: str, ctx: RetrievalContext[TripletCompletionConfig]
     ) -> RetrieverOutput:
-        config_of(ctx, TripletCompletionConfig)
-        found = await ctx.read.nearest_triplets(ctx.query_vector, ctx.top_k * 2)
-        hits, seen = [], set()
-        for hit in found:  # one per (source, predicate, target), the nearest
-            if hit.key not in seen:
-                seen.add(hit.key)
-                hits.append(hit)
-        hits = hits[: ctx.top_k]
+        options = config_of(ctx, TripletCompletionConfig)
+        hits = await distinct_triplets(ctx.read, ctx.query_vector, ctx.top_k, options.depth)
         if not hits:  # no relation in scope: say so, and give the nearest passages
-            passages = await ctx.read.dense_chunks(ctx.query_vector, ctx.top_k)
+            passages = await ctx.read.dense_chunks(ctx.query_vector, read_depth(ctx.top_k))
             return RetrieverOutput(
-                hits=list(passages),
+                hits=list(passages[: ctx.top_k]),
                 details={"scoring": "cosine", "fallback": "no relations in scope: passages"},
             )
         context = "Connections:\n" + "\n".join(f"- {h.text}" for h in hits)

@@ -230,15 +230,18 @@ class RecallPipeline:
         request, output = state.request, state.output
         if output is None or not output.hits or request.feedback_influence <= 0:
             return
+        assert state.search_type is not None
+        window = _feedback_window(request, RETRIEVERS[state.search_type])  # the type asked
         hits = list(output.hits)
         weights = await asyncio.to_thread(
-            self.services.sessions.element_weights, state.tenant_id, element_ids(hits)
+            self.services.sessions.element_weights, state.tenant_id, element_ids(hits[:window])
         )
-        ranked, applied = rerank(hits, weights, request.feedback_influence)
-        output.hits = list(ranked[: request.top_k])
+        ranked, applied = rerank(hits[:window], weights, request.feedback_influence)
+        output.hits = [*ranked, *hits[window:]][: request.top_k]
         output.details["feedback"] = {
             "influence": request.feedback_influence,
             "rated_hits": len(applied),
+            "window": window,
         }
 
     async def measure_coverage(self, state: RecallState) -> None:
@@ -381,12 +384,33 @@ class RecallPipeline:
         return np.asarray(vector, dtype=np.float32)
 
 
+FEEDBACK_WINDOW = 20
+"""The best hits of an item result that feedback may reorder: the retriever is asked
+for at least this many, so a well-rated hit down to rank 20 can move into a cut at 10.
+A fixed window, not a multiple of ``top_k``: the head is then the same for every
+``top_k`` (a window that grows with ``top_k`` moves the min-max scaling of every score)."""
+
+STABLE_HEAD = 10
+"""The head of an answering type's hits that feedback may reorder. Its context was laid
+out from what it retrieved, so it is not asked for more than ``top_k``; reordering only
+the first 10 keeps them the same for every ``top_k`` of at least 10."""
+
+
 def _retrieval_k(request: RecallRequest, retriever: type[Retriever]) -> int:
-    """Hits to ask for: twice top_k for item results re-ranked by feedback, so a
-    well-rated hit just below the cut can move into it."""
+    """Hits to ask for: ``top_k``, and for item results re-ranked by feedback at
+    least ``FEEDBACK_WINDOW``, so a well-rated hit below the cut can move into it."""
     if request.feedback_influence > 0 and not retriever.answers:
-        return min(MAX_TOP_K, request.top_k * 2)
+        return min(MAX_TOP_K, max(request.top_k, FEEDBACK_WINDOW))
     return request.top_k
+
+
+def _feedback_window(request: RecallRequest, retriever: type[Retriever]) -> int:
+    """How many of the best hits feedback reorders (the rest keep their order);
+    ``retriever`` is the type asked (FEELING_LUCKY's, not the one it ran), whose
+    ``_retrieval_k`` the hits were asked with."""
+    if retriever.answers:
+        return min(request.top_k, STABLE_HEAD)
+    return FEEDBACK_WINDOW
 
 
 def _retriever_config(retriever: type[Retriever], request: RecallRequest) -> RetrieverConfig:

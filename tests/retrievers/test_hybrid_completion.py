@@ -8,7 +8,7 @@ from recall_engine import Document, SearchType
 from recall_engine.core.hits import ChunkHit
 from recall_engine.read.store_reader import StoreReader
 from retrievers import Identity, RetrievalContext
-from retrievers.hybrid_completion import HybridCompletionRetriever, HybridConfig, lane_sizes
+from retrievers.hybrid_completion import HybridCompletionRetriever, HybridConfig
 
 DOCS = [
     Document(text="Marie Curie worked in Paris with Pierre Curie.", title="curie"),
@@ -71,10 +71,22 @@ async def test_top_k_is_respected(make_ctx, top_k):
     assert 0 < len(out.hits) <= top_k
 
 
-def test_passages_keep_at_least_half_of_top_k():
-    for top_k in range(1, 40):
-        n_pass, n_ent, n_fact = lane_sizes(top_k, HybridConfig())
-        assert n_pass + n_ent + n_fact == top_k and n_pass >= top_k / 2
+async def test_graph_lanes_follow_the_leading_passages_whatever_top_k(make_ctx):
+    query = "Where was Albert Einstein born?"
+    lists = []
+    for top_k in (4, 12):
+        ctx = make_ctx(query, top_k=top_k, passages_ahead=2)
+        lists.append(
+            [
+                (h.kind, h.text)
+                for h in (await HybridCompletionRetriever().retrieve(query, ctx)).hits
+            ]
+        )
+    short, long = lists
+    assert long[: len(short)] == short
+    kinds = [kind for kind, _ in long]
+    # two passages ahead, then the third passage, then entities and facts alternately
+    assert kinds[:5] == ["chunk", "chunk", "chunk", "entity", "triplet"]
 
 
 async def test_recall_only_context_lists_passage_sources_first(engine):
