@@ -47,9 +47,12 @@ def top_k(scores: np.ndarray, rows: np.ndarray, k: int) -> list[tuple[int, float
     if rows.size == 0 or k <= 0:
         return []
     if rows.size > k:
-        part = np.argpartition(-scores, k - 1)[:k]
-        rows, scores = rows[part], scores[part]
-    order = np.lexsort((rows, -scores))
+        # Keep every row tied with the k-th score (argpartition keeps an arbitrary one
+        # of them), so the row-order tie break below decides which make the cut.
+        kth = np.partition(scores, rows.size - k)[rows.size - k]
+        keep = np.flatnonzero(scores >= kth)
+        rows, scores = rows[keep], scores[keep]
+    order = np.lexsort((rows, -scores))[:k]
     return [(int(rows[i]), float(scores[i])) for i in order]
 
 

@@ -37,3 +37,18 @@ def test_growth_keeps_rows() -> None:
         mirror.add([{"id": str(i), "dataset_id": "d"}], unit(1.0, i / 600)[None, :])
     assert len(mirror) == 600
     assert mirror.search(unit(1, 0), 1)[0][0]["id"] == "0"
+
+
+def test_top_k_breaks_ties_at_the_cut_by_row_order():
+    """Rows tied with the k-th score: the earliest rows make the cut, whatever k is, so
+    a longer list starts with a shorter one (argpartition alone kept an arbitrary one)."""
+    from recall_engine.storage.vector_index import top_k
+
+    rng = np.random.default_rng(7)
+    for _ in range(500):
+        n = int(rng.integers(1, 80))
+        scores = rng.integers(0, 3, n).astype(np.float64)
+        rows = rng.permutation(4 * n)[:n]
+        full = [(int(rows[i]), float(scores[i])) for i in np.lexsort((rows, -scores))]
+        for k in (1, 5, 10, 50):
+            assert top_k(scores, rows, k) == full[:k]
