@@ -27,7 +27,7 @@ from typing import Any
 
 from bench._data import CATEGORY_NAMES, cut_to_budget, load_locomo, mean_scores, ranked_units, score
 from recall_engine import RecallEngine, SearchType
-from recall_engine.tenants.convert import KNOWLEDGE, dataset_name
+from recall_engine.tenants.ids import KNOWLEDGE, dataset_name
 
 TENANT = "locomo"
 TOP_K = 25

@@ -3,7 +3,7 @@
 One union, ``Hit``, of six shapes (chunk, entity, triplet, summary, event,
 row). Each carries its score and the provenance it rests on (``sources``, in
 rank order), and renders itself as context text with ``text``. One normaliser
-(``recall_engine.pipeline.results``) maps hits to ``ResponseGraphEntry``;
+(``recall_engine.core.results``) maps hits to ``ResponseGraphEntry``;
 ``dedupe_sources`` is the one place provenance is deduplicated.
 """
 

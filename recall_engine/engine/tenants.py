@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from recall_engine.tenants import TenantAPI
-    from recall_engine.tenants.models import (
+    from recall_engine.core.hydra import (
         AddMemoryResponse,
         CustomPropertyDefinition,
         KnowledgeSource,
@@ -18,6 +17,7 @@ if TYPE_CHECKING:
         SourceUploadResponse,
         TenantCreateAcceptedResponse,
     )
+    from recall_engine.tenants import TenantAPI
 
 
 class TenantsMixin:

@@ -9,10 +9,10 @@ from recall_engine.completion import Answer, generate_answer
 from recall_engine.config import RecallConfig
 from recall_engine.core.hits import AnyHit, dedupe_sources
 from recall_engine.core.models import ResponseGraphEntry
+from recall_engine.core.results import hit_raw, single_dataset
 from recall_engine.core.search_types import SearchType
 from recall_engine.pipeline.coverage import Coverage
 from recall_engine.pipeline.request import RecallRequest
-from recall_engine.pipeline.results import hit_raw, single_dataset
 from recall_engine.read.api import ReadAPI
 from retrievers.base import RetrieverOutput
 

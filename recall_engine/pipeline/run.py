@@ -26,6 +26,7 @@ from recall_engine.core.models import (
     ResponseGraphEntry,
     ResponseSessionContextEntry,
 )
+from recall_engine.core.results import context_entry, item_entries
 from recall_engine.embedding import embed_query
 from recall_engine.pipeline.answer import answer_entry
 from recall_engine.pipeline.coverage import matches_nothing, measure
@@ -38,7 +39,6 @@ from recall_engine.pipeline.delegate import (
 from recall_engine.pipeline.feedback import rerank
 from recall_engine.pipeline.references import add_evidence
 from recall_engine.pipeline.request import _PARAM_DEFAULTS, MAX_TOP_K, RecallRequest
-from recall_engine.pipeline.results import context_entry, item_entries
 from recall_engine.pipeline.route import choose_search_type
 from recall_engine.pipeline.scope import resolve_readable
 from recall_engine.pipeline.session import (

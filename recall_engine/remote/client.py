@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, TypeAdapter
 
+from recall_engine.core import hydra as tm
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.models import (
     Conversation,
@@ -25,7 +26,6 @@ from recall_engine.core.models import (
 )
 from recall_engine.identity.models import DatasetAccess, User
 from recall_engine.remote.errors import RemoteUnavailableError, error_from_reply
-from recall_engine.tenants import models as tm
 
 DEFAULT_TIMEOUT_S = 60.0
 _RESULTS = TypeAdapter(list[ResponseGraphEntry | ResponseQAEntry])

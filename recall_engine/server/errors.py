@@ -25,8 +25,8 @@ from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from recall_engine.core import errors as core
+from recall_engine.core.hydra import ActualErrorResponse, ErrorResponse
 from recall_engine.tenants import errors as tenant_errors
-from recall_engine.tenants.models import ActualErrorResponse, ErrorResponse
 
 logger = logging.getLogger("recall_engine.server")
 

@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from recall_engine.core.hydra import KnowledgeSource, SourceUploadResponse
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import ERROR_RESPONSES, ApiError
 from recall_engine.server.responses import (
@@ -19,7 +20,6 @@ from recall_engine.server.responses import (
     VerifyProcessingResponse,
 )
 from recall_engine.tenants import TenantAPI
-from recall_engine.tenants.models import KnowledgeSource, SourceUploadResponse
 
 
 class DeleteKnowledgeRequest(BaseModel):

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from recall_engine.tenants.models import Entity, RelationEvidence
+from recall_engine.core.hydra import Entity, RelationEvidence
 
 
 class DeleteMemoryResponse(BaseModel):

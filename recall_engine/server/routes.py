@@ -10,15 +10,7 @@ import time
 
 from fastapi import APIRouter, Depends
 
-from recall_engine.server.auth import Authenticator, Principal
-from recall_engine.server.errors import ERROR_RESPONSES, not_implemented
-from recall_engine.server.fetch_routes import fetch_router
-from recall_engine.server.ingest_routes import ingestion_router
-from recall_engine.server.key_routes import key_router
-from recall_engine.server.port import EnginePort
-from recall_engine.server.responses import AdminMetrics, TenantMetrics
-from recall_engine.server.tenant_routes import tenant_router
-from recall_engine.tenants.models import (
+from recall_engine.core.hydra import (
     AddMemoryRequest,
     AddMemoryResponse,
     BooleanRecallRequest,
@@ -27,6 +19,14 @@ from recall_engine.tenants.models import (
     RecallSearchRequest,
     RetrievalResult,
 )
+from recall_engine.server.auth import Authenticator, Principal
+from recall_engine.server.errors import ERROR_RESPONSES, not_implemented
+from recall_engine.server.fetch_routes import fetch_router
+from recall_engine.server.ingest_routes import ingestion_router
+from recall_engine.server.key_routes import key_router
+from recall_engine.server.port import EnginePort
+from recall_engine.server.responses import AdminMetrics, TenantMetrics
+from recall_engine.server.tenant_routes import tenant_router
 
 
 def hydra_router(engine: EnginePort, auth: Authenticator) -> APIRouter:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Query
 
+from recall_engine.core.hydra import TenantCreateAcceptedResponse, TenantCreateRequest
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import ERROR_RESPONSES, not_implemented
 from recall_engine.server.responses import (
@@ -15,7 +16,6 @@ from recall_engine.server.responses import (
     TenantDeleteResponse,
 )
 from recall_engine.tenants import TenantAPI
-from recall_engine.tenants.models import TenantCreateAcceptedResponse, TenantCreateRequest
 
 
 def tenant_router(api: TenantAPI, auth: Authenticator) -> APIRouter:

@@ -2,8 +2,7 @@
 memories and knowledge, hybrid ``full_recall`` / ``recall_preferences``,
 ``boolean_recall``, and ``build_context_string``."""
 
-from recall_engine.tenants.context_string import build_context_string
-from recall_engine.tenants.models import (
+from recall_engine.core.hydra import (
     AddMemoryResponse,
     GraphContext,
     KnowledgeSource,
@@ -13,6 +12,7 @@ from recall_engine.tenants.models import (
     SourceInfo,
     VectorStoreChunk,
 )
+from recall_engine.tenants.context_string import build_context_string
 from recall_engine.tenants.service import TenantAPI
 
 __all__ = [

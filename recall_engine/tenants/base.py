@@ -9,18 +9,16 @@ from collections.abc import Sequence
 from typing import Any, Literal, Protocol
 
 from recall_engine.config import RecallConfig
+from recall_engine.core.hydra import (
+    DEFAULT_SUB_TENANT,
+)
 from recall_engine.core.models import RememberResult
 from recall_engine.core.validation import dataset_id_for
 from recall_engine.embedding import Embedder
 from recall_engine.read.filters import ChunkFilter
 from recall_engine.read.tenant_reader import TenantReader
 from recall_engine.tenants.batching import QueryBatcher
-from recall_engine.tenants.convert import (
-    dataset_name,
-)
-from recall_engine.tenants.models import (
-    DEFAULT_SUB_TENANT,
-)
+from recall_engine.tenants.ids import dataset_name
 from recall_engine.tenants.registry import TenantRecord, TenantRegistry
 
 Collection = Literal["kb", "mem"]

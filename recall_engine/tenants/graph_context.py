@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from recall_engine.core.hydra import GraphContext, ScoredPathResponse
+from recall_engine.core.results import to_triplet
 from recall_engine.read.linking import link_entities
 from recall_engine.read.tenant_reader import TenantReader
-from recall_engine.tenants.convert import to_triplet
 from recall_engine.tenants.hybrid import Ranked
-from recall_engine.tenants.models import GraphContext, ScoredPathResponse
 
 QUERY_RELATIONS = 5
 MIN_RELATION_SCORE = 0.2

@@ -24,10 +24,11 @@ import numpy as np
 import regex
 
 from recall_engine.core.hits import ChunkHit
+from recall_engine.core.metadata import ADDITIONAL_KEY, TENANT_KEY
+from recall_engine.core.results import source_time
 from recall_engine.read.filters import ChunkFilter
 from recall_engine.read.fusion import alpha_weights
 from recall_engine.read.tenant_reader import TenantReader
-from recall_engine.tenants.convert import ADDITIONAL_KEY, TENANT_KEY, source_time
 from recall_engine.tenants.errors import InvalidFilterError
 from retrievers.graph_search import GraphSearchConfig, graph_search
 from retrievers.passages import PassageConfig, passages

@@ -8,13 +8,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from recall_engine.tenants.base import Collection, TenantBase
-from recall_engine.tenants.convert import (
-    KNOWLEDGE,
-    MEMORIES,
-)
-from recall_engine.tenants.memories import Prepared, prepare_memory, prepare_source
-from recall_engine.tenants.models import (
+from recall_engine.core.hydra import (
     DEFAULT_SUB_TENANT,
     AddMemoryResponse,
     KnowledgeSource,
@@ -23,6 +17,9 @@ from recall_engine.tenants.models import (
     SourceUploadResponse,
     SourceUploadResultItem,
 )
+from recall_engine.tenants.base import Collection, TenantBase
+from recall_engine.tenants.ids import KNOWLEDGE, MEMORIES
+from recall_engine.tenants.memories import Prepared, prepare_memory, prepare_source
 
 
 class TenantIngest(TenantBase):

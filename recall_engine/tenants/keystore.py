@@ -25,8 +25,8 @@ from datetime import UTC, datetime
 
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.state.sql import Connection, SqlDatabase
-from recall_engine.tenants.convert import safe_name
 from recall_engine.tenants.errors import ApiKeyNotFoundError
+from recall_engine.tenants.ids import safe_name
 
 ADMIN = "*"
 """The tenant of an admin key: it may act on every tenant."""

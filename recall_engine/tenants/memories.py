@@ -9,11 +9,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from recall_engine.core.metadata import EXPIRES_KEY
+from recall_engine.core.hydra import KnowledgeSource, MemoryItem
+from recall_engine.core.metadata import ADDITIONAL_KEY, EXPIRES_KEY, SOURCE_KEY, TENANT_KEY
 from recall_engine.core.models import Conversation, Document, Message
 from recall_engine.core.validation import check_metadata
-from recall_engine.tenants.convert import ADDITIONAL_KEY, SOURCE_KEY, TENANT_KEY
-from recall_engine.tenants.models import KnowledgeSource, MemoryItem
 
 
 @dataclass

@@ -8,20 +8,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from recall_engine.core.limits import check_query_size
-from recall_engine.read.filters import ChunkFilter
-from recall_engine.read.tenant_reader import TenantReader
-from recall_engine.tenants import hybrid
-from recall_engine.tenants.base import TenantBase
-from recall_engine.tenants.convert import (
-    KNOWLEDGE,
-    MEMORIES,
-    source_of,
-    to_chunk,
-    to_sources,
-)
-from recall_engine.tenants.graph_context import build_graph_context
-from recall_engine.tenants.models import (
+from recall_engine.core.hydra import (
     DEFAULT_ALPHA,
     BooleanRecallRequest,
     QnARequest,
@@ -29,6 +16,14 @@ from recall_engine.tenants.models import (
     RecallSearchRequest,
     RetrievalResult,
 )
+from recall_engine.core.limits import check_query_size
+from recall_engine.core.results import source_of, to_chunk, to_sources
+from recall_engine.read.filters import ChunkFilter
+from recall_engine.read.tenant_reader import TenantReader
+from recall_engine.tenants import hybrid
+from recall_engine.tenants.base import TenantBase
+from recall_engine.tenants.graph_context import build_graph_context
+from recall_engine.tenants.ids import KNOWLEDGE, MEMORIES
 
 DEFAULT_MAX_RESULTS = 10
 EXTRA_CHUNKS_PER_SOURCE = 2

@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from recall_engine.core.errors import InvalidInputError
-from recall_engine.tenants.ingest import TenantIngest
-from recall_engine.tenants.models import (
+from recall_engine.core.hydra import (
     CustomPropertyDefinition,
     TenantCreateAcceptedResponse,
 )
+from recall_engine.tenants.ingest import TenantIngest
 from recall_engine.tenants.search import TenantSearch
 from recall_engine.tenants.sources import TenantSources
 

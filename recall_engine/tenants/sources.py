@@ -7,16 +7,13 @@ import asyncio
 import time
 from typing import Any
 
-from recall_engine.tenants.base import Collection, TenantBase
-from recall_engine.tenants.convert import (
-    KNOWLEDGE,
-    MEMORIES,
-    source_of,
-)
-from recall_engine.tenants.errors import SourceNotFoundError
-from recall_engine.tenants.models import (
+from recall_engine.core.hydra import (
     DEFAULT_SUB_TENANT,
 )
+from recall_engine.core.results import source_of, to_triplet
+from recall_engine.tenants.base import Collection, TenantBase
+from recall_engine.tenants.errors import SourceNotFoundError
+from recall_engine.tenants.ids import KNOWLEDGE, MEMORIES
 
 
 class TenantSources(TenantBase):
@@ -99,8 +96,6 @@ class TenantSources(TenantBase):
         limit: int = 100,
     ) -> list[dict[str, Any]]:
         """The graph relations stated in a source, grouped per (source, target, chunk)."""
-        from recall_engine.tenants.convert import to_triplet
-
         collection: Collection = MEMORIES if is_memory else KNOWLEDGE
         found = await self.source(
             tenant_id, source_id, sub_tenant_id=sub_tenant_id, collection=collection

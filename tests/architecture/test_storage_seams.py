@@ -131,7 +131,7 @@ NO_CYPHER = [
 
 def test_the_scanned_trees_are_found() -> None:
     assert "recall_engine/server/app.py" in SEAM_SIDE
-    assert "recall_engine/tenants/convert.py" in SEAM_SIDE
+    assert "recall_engine/tenants/ids.py" in SEAM_SIDE
     assert "retrievers/cypher.py" in NO_CYPHER and "bench/locomo.py" in NOT_STORAGE
 
 

@@ -21,10 +21,10 @@ from recall_engine import (
     TenantNotFoundError,
     UserNotFoundError,
 )
+from recall_engine.core.hydra import RetrievalResult
 from recall_engine.identity.models import DatasetAccess, User
 from recall_engine.remote import RemoteRecallEngine
 from recall_engine.remote.errors import RemoteAuthenticationError
-from recall_engine.tenants.models import RetrievalResult
 from tests.remote_fixture import API_KEY, serve
 
 

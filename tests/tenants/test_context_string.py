@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from recall_engine import build_context_string
-from recall_engine.tenants.models import RetrievalResult
+from recall_engine.core.hydra import RetrievalResult
 
 RECORDED = Path(__file__).with_name("recorded_result.json")
 

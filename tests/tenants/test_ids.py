@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from recall_engine.config import RecallConfig, dir_name
 from recall_engine.core.errors import InvalidInputError
-from recall_engine.tenants.convert import safe_name
 from recall_engine.tenants.errors import TenantAlreadyExistsError
+from recall_engine.tenants.ids import safe_name
 from recall_engine.tenants.registry import TenantRegistry
 
 ids = st.text(

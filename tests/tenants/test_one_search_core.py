@@ -4,7 +4,7 @@ order, from the same passage lane; the request's filter binds every lane of it."
 from __future__ import annotations
 
 from recall_engine import Conversation, Message, SearchType
-from recall_engine.tenants.convert import KNOWLEDGE, dataset_name
+from recall_engine.tenants.ids import KNOWLEDGE, dataset_name
 
 TURNS = [
     ("ana", "I booked the ferry to the island for Saturday morning."),

@@ -1,99 +1,94 @@
-"""How a HydraDB source is stored on the engine's chunks, and how chunks and
-relations come back out as HydraDB shapes.
+"""The one normaliser: typed hits become results, for both APIs.
 
-Every chunk of a source carries, in its metadata: ``hydra_source`` (source id,
-title, type, description, url, timestamp, upload time, forceful relations),
-``tenant_metadata``, ``additional_metadata`` and, for memories with a time to
-live, ``expires_at`` (epoch seconds).
+``recall()``'s tag stage maps every search type's hits and answers to
+``ResponseGraphEntry`` here, so result shapes and provenance
+(``metadata["sources"]``, deduplicated, in rank order) are the same everywhere;
+the tenant API maps the same hits to HydraDB's ``VectorStoreChunk``,
+``SourceInfo`` and ``PathTriplet`` here too.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping
-from datetime import datetime
-from typing import Any, Literal
+from datetime import UTC, datetime
+from typing import Any
 
-import regex
-
-from recall_engine.core.errors import InvalidInputError
-from recall_engine.core.hits import ChunkHit, TripletHit
-from recall_engine.core.validation import check_name
-from recall_engine.tenants.models import (
+from recall_engine.core.hits import AnyHit, ChunkHit, TripletHit, dedupe_sources
+from recall_engine.core.hydra import (
     Entity,
     PathTriplet,
     RelationEvidence,
     SourceInfo,
     VectorStoreChunk,
 )
-
-SOURCE_KEY = "hydra_source"
-TENANT_KEY = "tenant_metadata"
-ADDITIONAL_KEY = "additional_metadata"
-KNOWLEDGE: Literal["kb"] = "kb"
-MEMORIES: Literal["mem"] = "mem"
-
-_UNSAFE = regex.compile(r"[^\p{L}\p{N} .@:+-]|\.\.")
-_CONTROL = regex.compile(r"[\p{Cc}\p{Cs}]")
-_HASHED = regex.compile(r"\.[0-9a-f]{32}$")
-MAX_ID_LENGTH = 100
+from recall_engine.core.metadata import ADDITIONAL_KEY, SOURCE_KEY, TENANT_KEY
+from recall_engine.core.models import ResponseGraphEntry
+from recall_engine.core.search_types import SearchType
 
 
-def _checked(raw: object, what: str) -> str:
-    if not isinstance(raw, str) or not raw.strip() or len(raw) > MAX_ID_LENGTH:
-        raise InvalidInputError(
-            f"{what} must be 1-{MAX_ID_LENGTH} printable characters, got {str(raw)[:40]!r}."
+def hit_raw(hit: AnyHit) -> Any:
+    """What a result carries in ``raw`` for one hit."""
+    if isinstance(hit, ChunkHit):
+        return hit.payload()
+    return hit.model_dump(mode="json", exclude={"sources"})
+
+
+def _hit_metadata(hit: AnyHit) -> dict[str, Any]:
+    if isinstance(hit, ChunkHit):
+        metadata = {k: v for k, v in hit.payload().items() if k not in ("text", "metadata", "id")}
+        metadata.update(hit.metadata)
+        metadata["chunk_id"] = hit.chunk_id
+    else:
+        metadata = {"hit_kind": hit.kind}
+    metadata["sources"] = [s.model_dump() for s in hit.sources]
+    return metadata
+
+
+def item_entries(
+    hits: list[AnyHit], *, kind: str, search_type: SearchType
+) -> list[ResponseGraphEntry]:
+    """One result per hit, best first."""
+    return [
+        ResponseGraphEntry(
+            text=hit.text,
+            kind=kind,
+            search_type=search_type,
+            dataset_id=hit.dataset_id,
+            dataset_name=hit.dataset_name,
+            metadata=_hit_metadata(hit),
+            raw=hit_raw(hit),
+            score=hit.score,
         )
-    if _CONTROL.search(raw):
-        raise InvalidInputError(
-            f"{what} {raw[:40]!r} contains a control character or a lone surrogate; "
-            "pass printable characters only."
-        )
-    return raw
+        for hit in hits
+    ]
 
 
-def _readable(raw: str) -> str:
-    return _UNSAFE.sub("-", raw.strip()).strip(" .-@:+")[:60] or "id"
+def single_dataset(hits: list[AnyHit]) -> tuple[str | None, str | None]:
+    """The one dataset every hit comes from, or (None, None)."""
+    datasets = {(h.dataset_id, h.dataset_name) for h in hits}
+    return next(iter(datasets)) if len(datasets) == 1 else (None, None)
 
 
-def safe_name(raw: str, *, what: str) -> str:
-    """The engine name (tenant store or dataset suffix) of a HydraDB id, injectively.
-
-    An id that is a valid engine name (letters, digits, space and ``._@:+-``,
-    starting with a letter or digit, no ``..``) is its own name, unless it ends
-    in ``.`` and 32 hex digits: that shape is reserved for every other id, which
-    becomes a readable form plus the first 32 hex digits (128 bits) of its
-    SHA-256. So two distinct ids never share a name.
-
-    Raises:
-        InvalidInputError: empty, longer than 100 characters, or control characters.
-    """
-    raw = _checked(raw, what)
-    try:
-        name = check_name(raw, what=what)
-    except InvalidInputError:
-        name = ""
-    if name and not _HASHED.search(name):
-        return name
-    return f"{_readable(raw)}.{hashlib.sha256(raw.encode('utf-8')).hexdigest()[:32]}"
+def context_entry(
+    hits: list[AnyHit], context: str, *, kind: str, search_type: SearchType
+) -> ResponseGraphEntry:
+    """The context of an answering search type, returned instead of an answer."""
+    dataset_id, dataset_name = single_dataset(hits)
+    return ResponseGraphEntry(
+        text=context,
+        kind=kind,
+        search_type=search_type,
+        dataset_id=dataset_id,
+        dataset_name=dataset_name,
+        metadata={
+            "sources": [s.model_dump() for s in dedupe_sources(hits)],
+            "answer_mode": "context_only",
+        },
+        raw=[hit_raw(h) for h in hits],
+    )
 
 
-def legacy_name(raw: str) -> str:
-    """The name a store or dataset got before ids mapped injectively (a valid
-    name itself, else a readable form plus 10 hex digits of its SHA-256): what
-    a registry row written before then still points at."""
-    try:
-        return check_name(raw, what="id")
-    except InvalidInputError:
-        pass
-    readable = _UNSAFE.sub("-", raw.strip()).strip(" .-@:+")[:80] or "id"
-    return f"{readable}.{hashlib.sha256(raw.encode('utf-8')).hexdigest()[:10]}"
-
-
-def dataset_name(collection: str, sub_name: str) -> str:
-    """The engine dataset of a collection in a sub-tenant, from the sub-tenant's
-    engine name (``TenantRegistry.sub_tenant_name``)."""
-    return f"{collection}:{sub_name}"
+# HydraDB's shapes (the tenant API)
 
 
 def source_of(metadata: Mapping[str, Any]) -> dict[str, Any]:
@@ -178,8 +173,6 @@ def source_time(metadata: Mapping[str, Any]) -> float | None:
         when = _when(str(source.get(key) or ""))
         if when is not None:
             if when.tzinfo is None:
-                from datetime import UTC
-
                 when = when.replace(tzinfo=UTC)
             return when.timestamp()
     return None
