@@ -141,3 +141,15 @@ def test_store_locked_message_points_at_connect() -> None:
     from recall_engine.storage.store_lock import REMEDY
 
     assert "RecallEngine.connect" in REMEDY
+
+
+def test_one_client_serves_one_asyncio_run_after_another(served) -> None:
+    """As the embedded engine does: a pool opened on a closed loop is not reused."""
+    import asyncio
+
+    remote = served.connect()
+    asyncio.run(remote.remember("Einstein was born in Ulm.", dataset_name="physics"))
+    for _ in range(2):
+        found = asyncio.run(remote.recall("Ulm", SearchType.CHUNKS_LEXICAL, only_context=True))
+        assert found and "Ulm" in found[0].text
+    asyncio.run(remote.aclose())
