@@ -21,8 +21,8 @@ from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.models import (
     Conversation,
     Document,
+    RecallResult,
     RememberResult,
-    ResponseGraphEntry,
     ResponseQAEntry,
 )
 from recall_engine.identity.models import DatasetAccess, User
@@ -30,7 +30,7 @@ from recall_engine.remote.errors import RemoteUnavailableError, error_from_reply
 from recall_engine.tenants import models as tm
 
 DEFAULT_TIMEOUT_S = 60.0
-_RESULTS = TypeAdapter(list[ResponseGraphEntry | ResponseQAEntry])
+_RESULTS = TypeAdapter(list[RecallResult])
 _USERS = TypeAdapter(list[User])
 _DATASETS = TypeAdapter(list[DatasetAccess])
 
@@ -173,7 +173,7 @@ class RemoteRecallEngine:
 
     async def recall(
         self, query_text: str, query_type: Any = None, **options: Any
-    ) -> list[ResponseGraphEntry | ResponseQAEntry]:
+    ) -> list[RecallResult]:
         """``RecallEngine.recall`` (``response_model`` and ``system_prompt_path`` stay local)."""
         if options.get("response_model") is not None:
             raise InvalidInputError("response_model cannot be sent to a remote engine.")
