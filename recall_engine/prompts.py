@@ -40,6 +40,7 @@ PROMPT_VARIABLES: dict[str, frozenset[str]] = {
     "graph_extraction": frozenset({"text", "entity_types"}),
     "structured_output": frozenset({"schema"}),
     "structured_output_retry": frozenset({"error"}),
+    "summarize_trace": frozenset({"call"}),
 }
 
 _NAME = re.compile(r"^[a-z0-9_]+$")

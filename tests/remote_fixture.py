@@ -2,13 +2,17 @@
 same engine served by uvicorn on 127.0.0.1 (a thread of the test process, over
 the same data dir) and reached through ``RecallEngine.connect``.
 
-``serve(engine)`` starts one server and returns a ``Served``; ``remote_or_not``
-is the parameter list for an engine fixture (``"embedded"``, ``"remote"``).
+``serve(engine)`` starts one server and returns a ``Served``; ``MODES`` is the
+parameter list for an engine fixture (``"embedded"``, ``"remote"``). ``in_mode``
+(sync) and ``opened`` (async) give a test the engine in either mode, so a suite's
+body does not know which one it drives.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,17 +52,38 @@ def serve(engine: RecallEngine, *, auth: bool = True) -> Served:
     return Served(engine, f"http://127.0.0.1:{port}", server, thread)
 
 
+@contextmanager
+def in_mode(mode: str, engine: RecallEngine) -> Iterator[Any]:
+    """``engine`` itself, or ``engine`` served on 127.0.0.1 and reached through
+    ``RecallEngine.connect``; the caller still owns (and closes) ``engine``."""
+    if mode == "embedded":
+        yield engine
+        return
+    served = serve(engine)
+    try:
+        yield served.connect()
+    finally:
+        served.stop()
+
+
+@asynccontextmanager
+async def opened(mode: str, path: Any, **engine_options: Any) -> AsyncIterator[Any]:
+    """``async with opened(mode, path, ...) as e`` for ``async with RecallEngine(path, ...)``:
+    the engine on ``path`` in ``mode``, closed (with its server) on the way out."""
+    embedded = RecallEngine(path, **engine_options)
+    try:
+        with in_mode(mode, embedded) as engine:
+            try:
+                yield engine
+            finally:
+                if engine is not embedded:
+                    await engine.aclose()
+    finally:
+        embedded.close()
+
+
 async def engine_in_mode(mode: str, path: Any, embedder: Any) -> Any:
     """An async generator body for an engine fixture: embedded, or the same engine
     served on 127.0.0.1 and reached through ``RecallEngine.connect``."""
-    embedded = RecallEngine(path, embedder=embedder)
-    if mode == "embedded":
-        yield embedded
-        embedded.close()
-        return
-    served = serve(embedded)
-    remote = served.connect()
-    yield remote
-    await remote.aclose()
-    served.stop()
-    embedded.close()
+    async with opened(mode, path, embedder=embedder) as engine:
+        yield engine

@@ -220,6 +220,11 @@ class ResponseTraceEntry(BaseModel):
     result: Any = None
     error: str | None = None
     duration_ms: float = 0.0
+    summary: str | None = Field(
+        default=None,
+        description="The LLM's one-line summary of the call, searched with its text "
+        "(trace(summarize=True) with an LLM configured; None otherwise).",
+    )
     score: float | None = None
     source: Literal["trace"] = "trace"
 

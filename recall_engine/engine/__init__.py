@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any
 
+from recall_engine.completion import resolve_llm_config
 from recall_engine.config import RecallConfig
 from recall_engine.core.errors import (
     ConfigError,
@@ -23,17 +24,17 @@ from recall_engine.embedding import Embedder, make_embedder
 from recall_engine.engine.access import AccessMixin
 from recall_engine.engine.listing import ListingMixin
 from recall_engine.engine.tenants import TenantsMixin
+from recall_engine.engine.tracing import TracingMixin
 from recall_engine.identity import IdentityRegistry, User
 from recall_engine.identity.service import AccessControl
 from recall_engine.ingest.node_sets import apply_node_sets, check_node_sets
 from recall_engine.ingest.sources import collect_items
-from recall_engine.pipeline.request import RecallParams, RecallRequest, check_session_id
+from recall_engine.pipeline.request import RecallParams, RecallRequest
 from recall_engine.pipeline.run import RecallPipeline
 from recall_engine.pipeline.scope import resolve_dataset_ids
 from recall_engine.sessions import SessionStore
-from recall_engine.sessions.redact import Redactor
+from recall_engine.sessions.summaries import TraceSummaries
 from recall_engine.sessions.traces import TraceStore
-from recall_engine.sessions.tracing import TraceTarget, traced
 from recall_engine.state.redis_cache import RedisQueryCache, SharedQueryEmbedder
 from recall_engine.state.redis_store import RedisStore
 from recall_engine.state.store import open_state, registry_source
@@ -45,9 +46,6 @@ from router import DEFAULT_RULES, Router, default_router, load_rules
 if TYPE_CHECKING:
     from recall_engine.remote import RemoteRecallEngine
     from recall_engine.tenants import TenantAPI
-
-P = ParamSpec("P")
-R = TypeVar("R")
 
 
 def _build_router(config: RecallConfig) -> Router:
@@ -71,7 +69,7 @@ def _build_router(config: RecallConfig) -> Router:
     return Router(load_rules(config.router_rules, base=DEFAULT_RULES))
 
 
-class RecallEngine(AccessMixin, ListingMixin, TenantsMixin):
+class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
     """A recall engine over one data dir; each tenant gets its own stores inside it.
 
     Args:
@@ -142,6 +140,7 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin):
             self.identity = IdentityRegistry(source)
             self.sessions = SessionStore(source, ttl_s=config.session_ttl_days * 86400)
             self.traces = TraceStore(config.data_dir, ttl_s=config.session_ttl_days * 86400)
+            self.trace_summaries = TraceSummaries(self.traces, resolve_llm_config(config))
             self._access = AccessControl(self.identity)
             self._pipeline = RecallPipeline(self)
         except BaseException:
@@ -176,6 +175,7 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin):
                 self._stores.clear()
                 self.identity.close()
                 self.sessions.close()
+                self.trace_summaries.close()
                 self.traces.close()
                 if self._tenant_api is not None:
                     self._tenant_api.registry.close()
@@ -355,44 +355,6 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin):
         request = RecallRequest.build(params)
         check_query_size(request.query_text, limit=self.config.max_query_chars)
         return await self._pipeline.run(request)
-
-    def trace(
-        self,
-        session_id: str,
-        *,
-        name: str | None = None,
-        user: User | str | None = None,
-        tenant_id: str | None = None,
-    ) -> Callable[[Callable[P, R]], Callable[P, R]]:
-        """A decorator that records each call of a function (sync or async) in a
-        session: its name, arguments, return value or error, duration and time.
-        ``recall(..., scope=["trace"], session_id=...)`` then searches them.
-
-        Arguments and values are stored as JSON of at most
-        ``config.trace_max_chars`` characters, with the values of secret-named
-        arguments and keys (``config.trace_redact``) and credential-shaped strings
-        replaced by ``"[redacted]"``. Recording never changes what the function
-        returns or raises.
-
-        Raises:
-            InvalidInputError: a bad session_id or name.
-            UserNotFoundError: an unknown ``user``.
-        """
-        session = check_session_id(session_id)
-        if session is None:
-            raise InvalidInputError("trace() needs a session_id: the session the calls belong to.")
-        if name is not None and (not isinstance(name, str) or not name.strip()):
-            raise InvalidInputError(f"name must be a non-empty string or None, got {name!r}.")
-        tenant = self._tenant(tenant_id)
-        owner = self.identity.resolve_user(tenant, user).id
-        key = self.config.llm_api_key
-        redactor = Redactor(
-            self.config.trace_redact,
-            max_chars=self.config.trace_max_chars,
-            secret_values=[key.get_secret_value()] if key is not None else [],
-        )
-        target = TraceTarget(self.traces, redactor, tenant, session, owner)
-        return traced(target, name.strip() if name else None)
 
     def _scope(
         self, store: TenantStore, names: tuple[str, ...] | None, ids: tuple[str, ...] | None

@@ -52,6 +52,7 @@ from recall_engine.pipeline.session import (
 from recall_engine.pipeline.state import EngineServices, RecallState, StageTimer
 from recall_engine.pipeline.traces import PROMPT_TRACES, TraceVectors, prompt_block, rank_traces
 from recall_engine.read.store_reader import StoreReader
+from recall_engine.sessions.traces import TraceRecord
 from recall_engine.storage.expiry import forget_expired
 from retrievers import RETRIEVERS, Identity, RetrievalContext, Retriever, RetrieverOutput
 from retrievers.base import NO_VECTOR, RetrieverConfig, wants_query_vector
@@ -149,10 +150,7 @@ class RecallPipeline:
                 state.side.extend(cache_hits(session, request.query_text, top_k=request.top_k))
             elif source == "trace":
                 records = await asyncio.to_thread(
-                    self.services.traces.entries,
-                    state.tenant_id,
-                    state.user.id,
-                    request.session_id,
+                    self._trace_records, state.tenant_id, state.user.id, request.session_id
                 )
                 if records:
                     vector = await self.embed_query(request.query_text)
@@ -167,6 +165,11 @@ class RecallPipeline:
                     state.side.extend(state.traces)
         if "graph" not in request.scope:
             state.done = True
+
+    def _trace_records(self, tenant_id: str, user_id: str, session_id: str) -> list[TraceRecord]:
+        """The session's traces, once the summaries asked for in it are written."""
+        self.services.trace_summaries.settle(tenant_id, user_id, session_id)
+        return self.services.traces.entries(tenant_id, user_id, session_id)
 
     async def route(self, state: RecallState) -> None:
         request = state.request

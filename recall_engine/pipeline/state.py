@@ -23,6 +23,7 @@ from recall_engine.pipeline.coverage import Coverage
 from recall_engine.pipeline.request import RecallRequest
 from recall_engine.pipeline.session import SessionHistory
 from recall_engine.sessions import SessionStore
+from recall_engine.sessions.summaries import TraceSummaries
 from recall_engine.sessions.traces import TraceStore
 from recall_engine.storage.tenant import TenantStore
 from retrievers import Retriever, RetrieverOutput
@@ -38,6 +39,7 @@ class EngineServices(Protocol):
     identity: IdentityRegistry
     sessions: SessionStore
     traces: TraceStore
+    trace_summaries: TraceSummaries
 
     def store(self, tenant_id: str | None = None, *, create: bool = False) -> TenantStore: ...
 

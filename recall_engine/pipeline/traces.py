@@ -4,8 +4,10 @@ Offline and with an LLM alike, a trace is searched like a session entry: by the
 query's content words (stemmed, as in the extractive answers) and by meaning
 (the engine's embedder on the call's one-line text). The two scores are averaged
 with equal weight, so a call that shares no word with "what failed?" is still
-found by meaning, and ties go to the newer call. Vectors are kept per trace id
-in a bounded cache, so each call is embedded once per process.
+found by meaning, and ties go to the newer call. A call's LLM summary, when it
+has one (``trace(summarize=True)``), is searched as part of its text. Vectors
+are kept per trace (and per summary) in a bounded cache, so each is embedded
+once per process.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ _CACHE_SIZE = 20_000
 
 
 class TraceVectors:
-    """trace id -> unit vector of its text, least recently used out first."""
+    """trace -> unit vector of its searched text, least recently used out first; a
+    summary written later makes a new key, so it is never searched stale."""
 
     def __init__(self, embedder: Embedder, size: int = _CACHE_SIZE) -> None:
         self.embedder, self.size = embedder, size
@@ -39,24 +42,28 @@ class TraceVectors:
 
     def of(self, records: Sequence[TraceRecord]) -> np.ndarray:
         with self._lock:
-            missing = [r for r in records if r.trace_id not in self._vectors]
+            missing = [r for r in records if _key(r) not in self._vectors]
         if missing:
             vectors = check_vectors(
-                self.embedder.embed([r.text() for r in missing]),
+                self.embedder.embed([r.searched_text() for r in missing]),
                 rows=len(missing),
                 dimension=self.embedder.dimension,
                 model_id=self.embedder.model_id,
             )
             with self._lock:
                 for record, vector in zip(missing, vectors, strict=True):
-                    self._vectors[record.trace_id] = vector
+                    self._vectors[_key(record)] = vector
                 while len(self._vectors) > self.size:
                     self._vectors.popitem(last=False)
         with self._lock:
-            rows = [self._vectors.get(r.trace_id) for r in records]
+            rows = [self._vectors.get(_key(r)) for r in records]
         if any(row is None for row in rows):  # evicted meanwhile by a concurrent search
-            return self.embedder.embed([r.text() for r in records])
+            return self.embedder.embed([r.searched_text() for r in records])
         return np.stack([row for row in rows if row is not None])
+
+
+def _key(record: TraceRecord) -> str:
+    return record.trace_id if record.summary is None else f"{record.trace_id}+summary"
 
 
 def rank_traces(
@@ -75,7 +82,7 @@ def rank_traces(
     dense = vectors.of(recent) @ np.asarray(query_vector, dtype=np.float32)
     scored = []
     for order, (record, similarity) in enumerate(zip(recent, dense, strict=True)):
-        words = set(terms(record.text()))
+        words = set(terms(record.searched_text()))
         lexical = len(wanted & words) / len(wanted) if wanted else 0.0
         score = 0.5 * lexical + 0.5 * max(0.0, float(similarity))
         scored.append((score, order, record))
@@ -85,5 +92,8 @@ def rank_traces(
 
 def prompt_block(entries: Sequence[ResponseTraceEntry]) -> str:
     """Traces as the completion prompt shows them, beside the session history."""
-    lines = [f"- {e.time:%Y-%m-%d %H:%M:%S} {e.text}" for e in entries[:PROMPT_TRACES]]
+    lines = [
+        f"- {e.time:%Y-%m-%d %H:%M:%S} {e.text}" + (f" (summary: {e.summary})" if e.summary else "")
+        for e in entries[:PROMPT_TRACES]
+    ]
     return "Recorded tool calls of this session:\n" + "\n".join(lines) if lines else ""

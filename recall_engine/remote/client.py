@@ -8,7 +8,9 @@ logs and error messages.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,17 +22,24 @@ from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.models import (
     Conversation,
     Document,
+    RecallResult,
     RememberResult,
-    ResponseGraphEntry,
     ResponseQAEntry,
 )
 from recall_engine.identity.models import DatasetAccess, User
 from recall_engine.remote.errors import RemoteUnavailableError, error_from_reply
 
 DEFAULT_TIMEOUT_S = 60.0
-_RESULTS = TypeAdapter(list[ResponseGraphEntry | ResponseQAEntry])
+_RESULTS = TypeAdapter(list[RecallResult])
 _USERS = TypeAdapter(list[User])
 _DATASETS = TypeAdapter(list[DatasetAccess])
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:  # another async library (trio): one pool for its one loop
+        return None
 
 
 def _wire(value: Any) -> Any:
@@ -91,12 +100,15 @@ class RemoteRecallEngine:
             raise InvalidInputError(f"timeout_s must be a positive number, got {timeout_s!r}.")
         self.url = url.rstrip("/")
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.AsyncClient(
+        self._new_client = partial(
+            httpx.AsyncClient,
             base_url=self.url,
             headers=headers,
             timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0)),
             transport=transport,
         )
+        self._client: httpx.AsyncClient | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:
         return f"RemoteRecallEngine(url={self.url!r})"
@@ -108,12 +120,26 @@ class RemoteRecallEngine:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Close the connection pool."""
-        await self._client.aclose()
+        """Close the connection pool (the engine opens a new one if used again)."""
+        client, self._client = self._client, None
+        if client is not None and self._loop is _running_loop():
+            await client.aclose()
+
+    def _pool(self) -> httpx.AsyncClient:
+        """The connection pool of the running event loop.
+
+        A pooled connection belongs to the loop that opened it, and the embedded
+        engine may be driven by one ``asyncio.run`` after another; so a call on a
+        new loop gets a new pool (the old loop's connections closed with it).
+        """
+        loop = _running_loop()
+        if self._client is None or loop is not self._loop:
+            self._client, self._loop = self._new_client(), loop
+        return self._client
 
     async def _send(self, method: str, path: str, **options: Any) -> Any:
         try:
-            reply = await self._client.request(method, path, **options)
+            reply = await self._pool().request(method, path, **options)
         except httpx.TimeoutException:
             raise RemoteUnavailableError(
                 f"The recall-engine server at {self.url} did not answer in time; "
@@ -147,7 +173,7 @@ class RemoteRecallEngine:
 
     async def recall(
         self, query_text: str, query_type: Any = None, **options: Any
-    ) -> list[ResponseGraphEntry | ResponseQAEntry]:
+    ) -> list[RecallResult]:
         """``RecallEngine.recall`` (``response_model`` and ``system_prompt_path`` stay local)."""
         if options.get("response_model") is not None:
             raise InvalidInputError("response_model cannot be sent to a remote engine.")

@@ -5,12 +5,16 @@ tenant, user and session id like them, and expiring with the same time to live:
 a session's traces go ``ttl_s`` seconds after its last trace was written. A
 session keeps at most ``MAX_PER_SESSION`` entries (the oldest go first), so a
 search over one session reads a bounded number of rows. Arguments, return
-values and errors arrive here already redacted and capped (``redact``).
+values and errors arrive here already redacted and capped (``redact``). A call
+traced with ``summarize=True`` gets its LLM summary written later, beside it
+(``set_summary``; ``summaries``); a file from before summaries gains the column
+on first use.
 """
 
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -28,10 +32,12 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS traces (
     trace_id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, user_id TEXT NOT NULL,
     session_id TEXT NOT NULL, time REAL NOT NULL, name TEXT NOT NULL, status TEXT NOT NULL,
-    arguments TEXT NOT NULL, result TEXT, error TEXT, duration_ms REAL NOT NULL);
+    arguments TEXT NOT NULL, result TEXT, error TEXT, duration_ms REAL NOT NULL, summary TEXT);
 CREATE INDEX IF NOT EXISTS traces_session ON traces (tenant_id, user_id, session_id, time);
 """
-_COLUMNS = "trace_id, session_id, time, name, status, arguments, result, error, duration_ms"
+_COLUMNS = (
+    "trace_id, session_id, time, name, status, arguments, result, error, duration_ms, summary"
+)
 _PREVIEW = 300
 
 
@@ -48,6 +54,8 @@ class TraceRecord:
     result: str | None
     error: str | None
     duration_ms: float
+    summary: str | None = None
+    """The LLM's one line on the call, once written (``summarize=True``)."""
 
     def text(self) -> str:
         """The call in one line: what the search reads and the LLM is shown."""
@@ -55,6 +63,10 @@ class TraceRecord:
         if self.status == "error":
             return f"{call} failed after {self.duration_ms:.1f} ms with {self.error}"
         return f"{call} succeeded in {self.duration_ms:.1f} ms and returned {_preview(self.result)}"
+
+    def searched_text(self) -> str:
+        """What a search matches: the call's line and, once written, its summary."""
+        return self.text() if self.summary is None else f"{self.text()}\n{self.summary}"
 
     def entry(self, score: float | None = None) -> ResponseTraceEntry:
         return ResponseTraceEntry(
@@ -68,6 +80,7 @@ class TraceRecord:
             result=json.loads(self.result) if self.result is not None else None,
             error=self.error,
             duration_ms=self.duration_ms,
+            summary=self.summary,
             score=score,
         )
 
@@ -87,6 +100,16 @@ class TraceStore:
         self._db = SqliteFile(data_dir / FILE_NAME, _SCHEMA, wal=True)
         self.ttl_s = ttl_s
         self.clock = clock
+        self._summary_column = False
+
+    def _upgrade(self, conn: sqlite3.Connection) -> None:
+        """Give a file written before summaries existed its ``summary`` column."""
+        if self._summary_column:
+            return
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(traces)")}
+        if "summary" not in columns:
+            conn.execute("ALTER TABLE traces ADD COLUMN summary TEXT")
+        self._summary_column = True
 
     def close(self) -> None:
         self._db.close()
@@ -120,6 +143,7 @@ class TraceStore:
         )
         key = (tenant_id, user_id, session_id)
         with self._db.write() as conn:
+            self._upgrade(conn)
             conn.execute(
                 "DELETE FROM traces WHERE (tenant_id, user_id, session_id) IN (SELECT tenant_id, "
                 "user_id, session_id FROM traces GROUP BY tenant_id, user_id, session_id "
@@ -128,7 +152,7 @@ class TraceStore:
             )
             conn.execute(
                 f"INSERT INTO traces ({_COLUMNS}, tenant_id, user_id) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (*_row(record), tenant_id, user_id),
             )
             conn.execute(
@@ -139,11 +163,23 @@ class TraceStore:
             )
         return record
 
+    def set_summary(self, tenant_id: str, user_id: str, trace_id: str, summary: str) -> bool:
+        """Write a call's summary; False when the trace is gone (expired, cut)."""
+        with self._db.write() as conn:
+            self._upgrade(conn)
+            cursor = conn.execute(
+                "UPDATE traces SET summary = ? "
+                "WHERE trace_id = ? AND tenant_id = ? AND user_id = ?",
+                (summary, trace_id, tenant_id, user_id),
+            )
+        return cursor.rowcount > 0
+
     def entries(self, tenant_id: str, user_id: str, session_id: str) -> list[TraceRecord]:
         """The session's live traces, oldest first ([] when expired or unknown)."""
         with self._db.read() as conn:
             if conn is None:
                 return []
+            self._upgrade(conn)
             rows = conn.execute(
                 f"SELECT {_COLUMNS} FROM traces WHERE tenant_id = ? AND user_id = ? "
                 "AND session_id = ? ORDER BY time, rowid",
@@ -165,9 +201,12 @@ def _row(record: TraceRecord) -> tuple[Any, ...]:
         record.result,
         record.error,
         record.duration_ms,
+        record.summary,
     )
 
 
 def _record(row: Sequence[Any]) -> TraceRecord:
-    trace_id, session_id, at, name, status, arguments, result, error, duration = row
-    return TraceRecord(trace_id, session_id, at, name, status, arguments, result, error, duration)
+    trace_id, session_id, at, name, status, arguments, result, error, duration, summary = row
+    return TraceRecord(
+        trace_id, session_id, at, name, status, arguments, result, error, duration, summary
+    )

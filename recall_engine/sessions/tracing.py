@@ -4,7 +4,9 @@ A traced call is recorded whether it returns or raises (the exception is
 re-raised unchanged); recording never changes what the function does: a trace
 that cannot be written is logged and dropped. Arguments are bound to their
 parameter names (``self``/``cls`` left out), so an argument named like a secret
-is redacted by name (``redact``).
+is redacted by name (``redact``). With ``summaries``, each recorded call is
+handed on for its one-line LLM summary, made off the function's path
+(``summaries``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any, Literal, ParamSpec, TypeVar, cast
 
 from recall_engine.core.errors import RecallEngineError
 from recall_engine.sessions.redact import Redactor
+from recall_engine.sessions.summaries import TraceSummaries
 from recall_engine.sessions.traces import TraceStore
 
 logger = logging.getLogger(__name__)
@@ -37,6 +40,8 @@ class TraceTarget:
     session_id: str
     user_id: str
     """The user the session belongs to."""
+    summaries: TraceSummaries | None = None
+    """Where each recorded call is sent for its summary (``summarize=True``)."""
 
 
 def _arguments(signature: inspect.Signature | None, args: tuple[Any, ...], kwargs: dict[str, Any]):
@@ -60,7 +65,7 @@ class _Call:
         target = self.target
         status: Literal["ok", "error"] = "ok" if error is None else "error"
         try:
-            target.store.append(
+            record = target.store.append(
                 target.tenant_id,
                 target.user_id,
                 target.session_id,
@@ -75,6 +80,12 @@ class _Call:
             )
         except RecallEngineError as exc:  # tracing must never break the traced function
             logger.warning("trace of %s not recorded: %s", self.name, exc)
+            return
+        if target.summaries is not None:
+            target.summaries.request(target.tenant_id, target.user_id, record, self._clean)
+
+    def _clean(self, text: str) -> str:
+        return str(self.target.redactor.plain(text))
 
 
 def traced(

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import random
 import time
+from functools import partial
 
 import pytest
 
-from recall_engine import RecallEngine, ResponseGraphEntry, ResponseQAEntry, SearchType
+from recall_engine import ResponseGraphEntry, ResponseQAEntry, SearchType
 from recall_engine.core.errors import DatasetNotFoundError, PermissionDeniedError
+from tests.remote_fixture import MODES, opened
 
 WORDS = ["alpha", "beta", "gamma", "delta", "omega", "sigma"]
 NAMES = ["notes", "work"]
@@ -36,6 +38,14 @@ class Model:
         return next((d for d, o in self.owner.items() if o == user and self.name[d] == name), None)
 
 
+@pytest.fixture(params=MODES)
+def open_engine(request):
+    """``open_engine(path, ...)`` for ``RecallEngine(path, ...)`` in ``async with``: the
+    engine itself, or the engine served on 127.0.0.1 and reached through
+    ``RecallEngine.connect``."""
+    return partial(opened, request.param)
+
+
 def _sources(entry: ResponseGraphEntry) -> set[str]:
     found = {s["dataset_id"] for s in entry.metadata.get("sources", [])}
     if entry.dataset_id is not None:
@@ -43,11 +53,11 @@ def _sources(entry: ResponseGraphEntry) -> set[str]:
     return found
 
 
-async def _run(tmp_path, embedder, *, queries: int, seed: int) -> dict[str, int]:
+async def _run(open_engine, tmp_path, embedder, *, queries: int, seed: int) -> dict[str, int]:
     rng = random.Random(seed)
     model = Model()
     counts = {"queries": 0, "results": 0, "errors": 0, "session_hits": 0}
-    async with RecallEngine(tmp_path / f"d{seed}", embedder=embedder, graph_extractor="none") as e:
+    async with open_engine(tmp_path / f"d{seed}", embedder=embedder, graph_extractor="none") as e:
         users: dict[str, object] = {"default": None}
         for key in ("u1", "u2", "u3"):
             users[key] = await e.create_user(key)
@@ -148,15 +158,17 @@ def _default(engine) -> str:
     return default_user_id("default")
 
 
-async def test_scoping_is_exclusive_over_random_calls(tmp_path, hash_embedder):
+async def test_scoping_is_exclusive_over_random_calls(open_engine, tmp_path, hash_embedder):
     started = time.perf_counter()
-    counts = await _run(tmp_path, hash_embedder, queries=2000, seed=12)
+    counts = await _run(open_engine, tmp_path, hash_embedder, queries=2000, seed=12)
     assert counts["results"] > 2000 and counts["errors"] > 50 and counts["session_hits"] > 20
     assert time.perf_counter() - started < 60
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3])
-async def test_scoping_is_exclusive_over_many_more_calls(tmp_path, hash_embedder, seed):
-    counts = await _run(tmp_path, hash_embedder, queries=5000, seed=seed)
+async def test_scoping_is_exclusive_over_many_more_calls(
+    open_engine, tmp_path, hash_embedder, seed
+):
+    counts = await _run(open_engine, tmp_path, hash_embedder, queries=5000, seed=seed)
     assert counts["results"] > 5000

@@ -141,3 +141,32 @@ def test_store_locked_message_points_at_connect() -> None:
     from recall_engine.storage.store_lock import REMEDY
 
     assert "RecallEngine.connect" in REMEDY
+
+
+def test_one_client_serves_one_asyncio_run_after_another(served) -> None:
+    """As the embedded engine does: a pool opened on a closed loop is not reused."""
+    import asyncio
+
+    remote = served.connect()
+    asyncio.run(remote.remember("Einstein was born in Ulm.", dataset_name="physics"))
+    for _ in range(2):
+        found = asyncio.run(remote.recall("Ulm", SearchType.CHUNKS_LEXICAL, only_context=True))
+        assert found and "Ulm" in found[0].text
+    asyncio.run(remote.aclose())
+
+
+async def test_trace_and_session_context_entries_come_back_as_their_models(served) -> None:
+    """recall(scope=["trace"]) over HTTP returns the embedded engine's trace entries."""
+    from recall_engine.core.models import ResponseTraceEntry
+
+    @served.engine.trace(session_id="agent")
+    def pay_invoice(invoice: str) -> str:
+        raise RuntimeError("bank rejected the transfer")
+
+    with pytest.raises(RuntimeError):
+        pay_invoice("INV-7")
+    async with served.connect() as remote:
+        found = await remote.recall("what failed?", scope=["trace"], session_id="agent")
+    assert found and isinstance(found[0], ResponseTraceEntry)
+    assert found[0].source == "trace" and found[0].status == "error"
+    assert "bank rejected" in (found[0].error or "")

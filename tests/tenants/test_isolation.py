@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from recall_engine import RecallEngine
 from recall_engine.testing import DeterministicEmbedder
+from tests.remote_fixture import MODES, in_mode
 
 TENANTS = ("t_one", "t two", "t/3")
 SUBS = (None, "alice", "bob_b", "Ωmega")
@@ -21,18 +22,20 @@ placement = st.tuples(st.sampled_from(TENANTS), st.sampled_from(SUBS))
 memory = st.tuples(placement, st.lists(st.sampled_from(WORDS), min_size=1, max_size=4))
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    """One engine with every tenant, shared by all examples; data accumulates."""
-    engine = RecallEngine(tmp_path_factory.mktemp("iso"), embedder=DeterministicEmbedder())
+@pytest.fixture(scope="module", params=MODES)
+def world(request, tmp_path_factory):
+    """One engine with every tenant, shared by all examples; data accumulates. Used
+    directly, or served on 127.0.0.1 and reached through ``RecallEngine.connect``."""
+    embedded = RecallEngine(tmp_path_factory.mktemp("iso"), embedder=DeterministicEmbedder())
+    with in_mode(request.param, embedded) as engine:
 
-    async def create() -> None:
-        for tenant in TENANTS:
-            await engine.create_tenant(tenant)
+        async def create() -> None:
+            for tenant in TENANTS:
+                await engine.create_tenant(tenant)
 
-    asyncio.run(create())
-    yield engine, {}, itertools.count()
-    engine.close()
+        asyncio.run(create())
+        yield engine, {}, itertools.count()
+    embedded.close()
 
 
 @settings(
