@@ -134,10 +134,17 @@ async def passage_lists(
 
 
 async def ranked_passages(
-    read: ReadAPI, vector: np.ndarray, query: str, options: PassageConfig, *, depth: int
+    read: ReadAPI,
+    vector: np.ndarray,
+    query: str,
+    options: PassageConfig,
+    *,
+    depth: int,
+    limit: int | None = None,
 ) -> list[ChunkHit]:
-    """Every candidate of lists ``depth`` deep, best first: fused dense, BM25 and
-    title scores, the documents the best ones name, and scores spread to neighbours."""
+    """The candidates of lists ``depth`` deep (the first ``limit`` of them; None:
+    all), best first: fused dense, BM25 and title scores, the documents the best
+    ones name, and scores spread to neighbours."""
     dense, lexical, titled = await passage_lists(read, vector, query, depth)
     hits = {h.chunk_id: h for h in (*dense, *lexical, *titled)}
     scores = fuse(
@@ -147,7 +154,7 @@ async def ranked_passages(
     )
     scores = await follow_titles(read, scores, hits, options)
     scores = await spread_to_neighbours(read, scores, hits, options)
-    best = sorted(scores, key=lambda c: (-scores[c], c))
+    best = sorted(scores, key=lambda c: (-scores[c], c))[:limit]
     return [hits[c].with_score(scores[c]) for c in best]
 
 
@@ -167,8 +174,8 @@ async def passages(
     if k <= 0:
         return []
     depth = options.depth if depth is None else depth
-    found = await ranked_passages(read, vector, query, options, depth=depth)
+    found = await ranked_passages(read, vector, query, options, depth=depth, limit=k)
     if len(found) < k and k > depth:
-        deeper = await ranked_passages(read, vector, query, options, depth=k)
+        deeper = await ranked_passages(read, vector, query, options, depth=k, limit=k)
         found = extend_tail(found, deeper, key=lambda h: h.chunk_id)
     return found[:k]
