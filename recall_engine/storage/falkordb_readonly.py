@@ -3,7 +3,9 @@
 ``GRAPH.RO_QUERY`` refuses every query that would write, on the server itself,
 so the guard does not rest on a keyword list; ``cypher_guard.check_read_query``
 runs first anyway (one statement, no procedure ``CALL``, bounded generators),
-and each refusal gets the same message on both backends. The query reaches the
+and each refusal gets the same message on both backends. A label or type the
+graph does not have is refused too (``check_names``), as Kuzu refuses a table
+it does not have. The query reaches the
 tenant's own graph only: FalkorDB has no clause that opens another graph.
 
 Bounds: the server stops the query at ``timeout_ms`` (at most ``MAX_TIMEOUT_MS``);
@@ -20,14 +22,18 @@ a node is its properties with ``_id`` and ``_label``; a relationship adds
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from recall_engine.core.errors import InvalidInputError, QueryTimeoutError
-from recall_engine.storage.cypher_guard import check_read_query
+from recall_engine.storage import falkordb_schema as fs
+from recall_engine.storage.cypher_guard import _mask, check_read_query
 from recall_engine.storage.kuzu_readonly import MAX_ROWS, MAX_TIMEOUT_MS
 
 _READ_ONLY = "to be executed only on read-only queries"
 _MEMORY = "mem consumption exceeded capacity"
+# What FalkorDB says about a query it cannot parse or bind.
+_INVALID = ("errmsg:", "invalid input", "unknown function", "not defined", "syntax", "unknown")
 
 
 def run_read_only(
@@ -46,6 +52,7 @@ def run_read_only(
     import redis
 
     check_read_query(query)
+    check_names(query)
     timeout_ms = min(MAX_TIMEOUT_MS, max(1, int(timeout_ms)))
     try:
         result = graph.ro_query(query, params or {}, timeout=timeout_ms)
@@ -56,6 +63,38 @@ def run_read_only(
     columns = [str(column[1]) for column in result.header]
     rows = [[plain(value) for value in row] for row in result.result_set[: MAX_ROWS + 1]]
     return columns, rows
+
+
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_NODE_LABELS = re.compile(rf"\(\s*(?:{_NAME})?\s*((?::\s*{_NAME}\s*)+)")
+_REL_TYPES = re.compile(rf"\[\s*(?:{_NAME})?\s*:\s*({_NAME}(?:\s*\|\s*:?\s*{_NAME})*)")
+LABEL_NAMES = frozenset(label.name for label in fs.LABELS)
+TYPE_NAMES = frozenset(rel.name for rel in fs.REL_TYPES)
+
+
+def check_names(query: str) -> None:
+    """Refuse a pattern with a label or relationship type the graph does not have.
+
+    FalkorDB keeps no schema, so ``(n:NoSuchTable)`` would just match nothing;
+    Kuzu refuses it, and a text-to-Cypher retry needs that refusal to learn.
+    Names in backticks are not checked.
+
+    Raises:
+        InvalidInputError: naming the unknown name and the known ones.
+    """
+    text = _mask(query)
+    for pattern, known, what in (
+        (_NODE_LABELS, LABEL_NAMES, "label"),
+        (_REL_TYPES, TYPE_NAMES, "relationship type"),
+    ):
+        for match in pattern.finditer(text):
+            for name in re.findall(_NAME, match.group(1)):
+                if name != "_" and name not in known:
+                    raise InvalidInputError(
+                        f"The query is not valid Cypher: the graph has no {what} {name!r}. "
+                        f"Labels: {', '.join(sorted(LABEL_NAMES))}; relationship types: "
+                        f"{', '.join(sorted(TYPE_NAMES))}."
+                    )
 
 
 def plain(value: Any) -> Any:
@@ -106,6 +145,8 @@ def _query_error(message: str, timeout_ms: int) -> Exception:
             "The Cypher query needs more memory than the graph server allows one query; "
             "narrow it (add LIMIT, a WHERE clause, or aggregate less)."
         )
-    # Every other answer of the server is about the query itself: its syntax, an
-    # unknown function or variable, a type mismatch, a division by zero.
-    return InvalidInputError(f"The Cypher query is not valid or failed on its values: {message}")
+    if any(word in lower for word in _INVALID):
+        return InvalidInputError(f"The query is not valid Cypher: {message}")
+    # Every other answer of the server is about the query's own values (a type
+    # mismatch at run time, a division by zero): the caller's to fix as well.
+    return InvalidInputError(f"The Cypher query failed on its values: {message}")

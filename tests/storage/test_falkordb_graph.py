@@ -109,6 +109,14 @@ def test_caller_cypher_bounds_and_values(store: FalkorGraphStore) -> None:
         store.read_only_query("MATCH (e:Entity RETURN e")
     with pytest.raises(InvalidInputError, match="CALL"):
         store.read_only_query("CALL db.labels()")
+    # FalkorDB keeps no schema, so a name the graph lacks would match nothing quietly.
+    with pytest.raises(InvalidInputError, match="no label 'NoSuchTable'"):
+        store.read_only_query("MATCH (n:NoSuchTable) RETURN n")
+    with pytest.raises(InvalidInputError, match="no relationship type 'KNOWS'"):
+        store.read_only_query("MATCH (:Entity)-[:RELATES|KNOWS]->(b) RETURN b")
+    assert store.read_only_query("MATCH (c:Chunk) WHERE c.text = '(n:Nope)' RETURN c.id") == (
+        ["c.id"], [],
+    )  # fmt: skip
     columns, rows = store.read_only_query(
         "MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN a, r, b.name AS name"
     )
