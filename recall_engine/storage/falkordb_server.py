@@ -48,10 +48,14 @@ class FalkorServer:
         """
         conn_url, self.prefix, self.where = _split(url)
         self._password = urlsplit(url).password
-        self.reads = self._client(conn_url, timeout=READ_TIMEOUT_S, retries=2)
-        self.writes = self._client(conn_url, timeout=WRITE_TIMEOUT_S, retries=0)
-        with self.calls("checking the server"):
-            modules = self.reads.connection.execute_command("MODULE", "LIST")
+        try:
+            self.reads = self._client(conn_url, timeout=READ_TIMEOUT_S, retries=2)
+            self.writes = self._client(conn_url, timeout=WRITE_TIMEOUT_S, retries=0)
+            with self.calls("checking the server"):
+                modules = self.reads.connection.execute_command("MODULE", "LIST")
+        except BaseException:
+            self.close()
+            raise
         if not any("graph" in str(entry).lower() for entry in modules):
             self.close()
             raise ConfigError(
@@ -100,7 +104,7 @@ class FalkorServer:
         try:
             yield
         except (redis.ConnectionError, redis.TimeoutError, redis.AuthenticationError) as exc:
-            reason = self.scrub(str(exc).strip() or type(exc).__name__)
+            reason = self.scrub(str(exc).strip().rstrip(".") or type(exc).__name__)
             raise StoreError(
                 f"FalkorDB at {self.where} failed ({what}): {reason}. Check that the server "
                 f"runs and that {SETTING} names it."

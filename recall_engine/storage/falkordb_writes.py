@@ -47,7 +47,7 @@ class WriteQuery:
         the ``$replace`` items' chunks mention and ends by deleting those that no
         chunk mentions any more. Its one row is the list of the entities it removed."""
         head = (
-            "OPTIONAL MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE c.data_id IN $replace "
+            "UNWIND $replace AS i MATCH (:Chunk {data_id: i})-[:MENTIONS]->(e:Entity) "
             "WITH collect(DISTINCT e.id) AS touched"
             if removes
             else "WITH 0 AS nothing"
