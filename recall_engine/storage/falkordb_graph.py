@@ -13,7 +13,15 @@ leaves nothing. A client that dies while sending sends nothing (the server runs
 a command only once it is whole). When the reply is lost after the query was
 sent (a dropped connection, a write timeout), the store asks the server whether
 the write landed, through the new items' own (id, content hash, creation time),
-and answers as the server says; it never re-sends a write. What is not covered:
+and answers as the server says; it never re-sends a write.
+
+The price of one query per ingest: FalkorDB holds the graph's write lock from
+the query's first change to its end, so the tenant's graph reads wait for a
+running ingest. Measured: 0.98 s of server time for a 1 MB document with the
+rules graph (1,285 chunks, 8,508 entities, 9,553 relations); p50 0.9 ms, p95
+2.2 ms for a one-turn remember(). Other tenants' graphs do not wait.
+
+What is not covered:
 a server that dies mid-write without persistence loses its whole graph anyway,
 and the server's durability is its own (AOF or RDB settings); edges whose end
 node is missing are not written (Kuzu would fail the ingest), which the
