@@ -42,6 +42,7 @@ import numpy as np
 from recall_engine.core.errors import EmbeddingModelMismatchError, StoreError
 from recall_engine.storage.chunk_index import ChunkIndex
 from recall_engine.storage.falkordb_graph import FalkorGraphStore
+from recall_engine.storage.falkordb_home import check_home, check_unclaimed, graph_home
 from recall_engine.storage.falkordb_server import FalkorServer
 from recall_engine.storage.graph_records import (
     ENTITIES,
@@ -140,11 +141,16 @@ class TenantStore:
 
         Raises:
             EmbeddingModelMismatchError: the store was built with another embedding model.
+            ConfigError: the store was made with another graph, or (vectors in the data
+                dir) the graph server's graph holds items this data dir has no vectors for
+                (``falkordb_home``).
             StoreError: a backend could not be opened.
         """
         meta_path = root / META_FILE
+        home = graph_home(graph_server, root.name)
         if meta_path.is_file():
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            check_home(meta, home, tenant_id=tenant_id)
             if meta.get("embedding_model") != model_id:
                 raise EmbeddingModelMismatchError(
                     f"The store of tenant {tenant_id!r} was built with embedding model "
@@ -159,6 +165,7 @@ class TenantStore:
                 "schema_version": SCHEMA_VERSION,
                 "tenant_id": tenant_id,
                 "created_at": datetime.now(UTC).isoformat(),
+                "graph": home,
             }
         if shared is not None:
             vectors = LanceVectorStore(
@@ -173,6 +180,8 @@ class TenantStore:
             root.mkdir(parents=True, exist_ok=True)
             graph = _open_graph(root, graph_server)
             try:
+                if graph_server is not None and not meta_path.is_file():
+                    check_unclaimed(graph, tenant_id=tenant_id)
                 vectors = LanceVectorStore(root / "vectors", int(meta["dimension"]))
             except Exception:
                 graph.close()

@@ -169,3 +169,58 @@ async def test_a_down_graph_server_fails_the_engine_clearly(tmp_path: Path) -> N
     assert falkordb_live.PASSWORD not in str(info.value)
     # Nothing was left holding the data dir: the embedded engine opens it at once.
     RecallEngine(tmp_path / "data", embedder=DeterministicEmbedder()).close()
+
+
+async def test_a_data_dir_made_on_kuzu_is_not_opened_against_the_server(tmp_path: Path) -> None:
+    from recall_engine.core.errors import ConfigError
+
+    data = tmp_path / "data"
+    async with RecallEngine(data, embedder=DeterministicEmbedder()) as engine:
+        await engine.remember("Ada Lovelace worked with Charles Babbage.", dataset_name="people")
+    url = falkordb_live.server().url()
+    async with RecallEngine(data, embedder=DeterministicEmbedder(), graph_url=url) as engine:
+        with pytest.raises(ConfigError, match="made with the Kuzu graph in the data dir"):
+            await engine.recall("Ada", SearchType.CHUNKS_LEXICAL)
+    # Nothing was dropped: the embedded engine still finds it.
+    async with RecallEngine(data, embedder=DeterministicEmbedder()) as engine:
+        assert await engine.recall("Ada", SearchType.CHUNKS_LEXICAL)
+
+
+async def test_a_new_data_dir_beside_a_filled_graph_needs_shared_vectors(tmp_path: Path) -> None:
+    from recall_engine.core.errors import ConfigError
+
+    url = falkordb_live.server().url()
+    async with RecallEngine(tmp_path / "a", embedder=DeterministicEmbedder(), graph_url=url) as a:
+        await a.remember("Ada Lovelace worked with Charles Babbage.", dataset_name="people")
+    async with RecallEngine(tmp_path / "b", embedder=DeterministicEmbedder(), graph_url=url) as b:
+        with pytest.raises(ConfigError, match="share vectors too"):
+            await b.remember("Grace Hopper wrote a compiler.", dataset_name="people")
+    assert not (tmp_path / "b" / "tenants" / "default" / "store.json").exists()
+
+
+async def test_two_replicas_share_graph_and_vectors(tmp_path: Path) -> None:
+    """The distributed pair: graph on FalkorDB, vectors at an s3:// URI (moto)."""
+    from tests.storage import moto_s3
+
+    s3 = moto_s3.server()
+    shared = {
+        "graph_url": falkordb_live.server().url(),
+        "vector_uri": s3.fresh_uri(),
+        "vector_storage_options": s3.options,
+        "vector_refresh_s": 0,
+    }
+    a = RecallEngine(tmp_path / "a", embedder=DeterministicEmbedder(), **shared)
+    b = RecallEngine(tmp_path / "b", embedder=DeterministicEmbedder(), **shared)
+    try:
+        await a.remember(DATA / "standup.json", dataset_name="standup")
+        hits = await b.recall("ERR-4012 Difference Engine", SearchType.CHUNKS_LEXICAL)
+        assert hits and "ERR-4012" in hits[0].text
+        graph_b = b.store().graph
+        assert graph_b.document_ids() == a.store().graph.document_ids()
+        (answer,) = await b.recall(QUESTION, SearchType.GRAPH_COMPLETION, only_context=True)
+        assert answer.metadata["sources"]
+        await b.remember("Grace fixed the connection pool on Tuesday.", dataset_name="standup")
+        assert len(a.store().graph.document_ids()) == 2
+    finally:
+        a.close()
+        b.close()
