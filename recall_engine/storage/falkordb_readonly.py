@@ -11,9 +11,11 @@ tenant's own graph only: FalkorDB has no clause that opens another graph.
 Bounds: the server stops the query at ``timeout_ms`` (at most ``MAX_TIMEOUT_MS``);
 at most ``MAX_ROWS + 1`` rows are handed back (the extra row tells the caller
 that rows were left out). FalkorDB sends a result whole, so the row bound limits
-what the caller holds, not what crosses the wire; memory per query is the
-server's ``QUERY_MEM_CAPACITY`` setting (deployments should set it; the test
-server does).
+what the caller holds, not what crosses the wire. Memory per query is the
+server's own ``QUERY_MEM_CAPACITY`` (unbounded by default; the test server sets
+256 MiB). It bounds writes too, and an ingest is one query: a 10 MB document
+(bench.ingest_large) is refused under 256 MiB, so a deployment sets it above
+what its largest remember() needs.
 
 Nodes, relationships and paths come back as plain dicts, shaped like Kuzu's:
 a node is its properties with ``_id`` and ``_label``; a relationship adds

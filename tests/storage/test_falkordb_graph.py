@@ -109,6 +109,14 @@ def test_caller_cypher_bounds_and_values(store: FalkorGraphStore) -> None:
         store.read_only_query("MATCH (e:Entity RETURN e")
     with pytest.raises(InvalidInputError, match="CALL"):
         store.read_only_query("CALL db.labels()")
+    # The test server caps a query's memory (falkordb_live.QUERY_MEM_CAPACITY).
+    pad = "x" * 400
+    with pytest.raises(InvalidInputError, match="more memory than the graph server allows"):
+        store.read_only_query(
+            f"UNWIND range(1, 1000000) AS x WITH collect(toString(x) + '{pad}') AS l "
+            "RETURN size(l)",
+            timeout_ms=30_000,
+        )
     # FalkorDB keeps no schema, so a name the graph lacks would match nothing quietly.
     with pytest.raises(InvalidInputError, match="no label 'NoSuchTable'"):
         store.read_only_query("MATCH (n:NoSuchTable) RETURN n")
