@@ -107,7 +107,9 @@ def _python312() -> str:
         shutil.which("python3.12"),
         *sorted(glob.glob(str(Path.home() / ".pyenv/versions/3.12*/bin/python"))),
     ]:
-        if candidate:
+        # A pyenv shim is on PATH even when 3.12 is not the selected version, and then
+        # fails (exit 127): only a candidate that actually runs counts.
+        if candidate and subprocess.run([candidate, "-c", ""], capture_output=True).returncode == 0:
             return candidate
     raise SystemExit(
         "services: FalkorDB is built with Python >= 3.12 (falkordblite); none found. "

@@ -61,6 +61,7 @@ ENV_VARS: dict[str, str] = {
     "RECALL_ENGINE_TRACE_MAX_CHARS": "trace_max_chars",
     "RECALL_ENGINE_STATE_URL": "state_url",
     "RECALL_ENGINE_REDIS_URL": "redis_url",
+    "RECALL_ENGINE_GRAPH_URL": "graph_url",
     "RECALL_ENGINE_VECTOR_URI": "vector_uri",
     "RECALL_ENGINE_VECTOR_REFRESH_S": "vector_refresh_s",
 }
@@ -80,7 +81,10 @@ _BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 
 
 _BLANK_IS_AN_ERROR = frozenset({"RECALL_ENGINE_DATA_DIR"})
-_URL_FIELDS = frozenset({"state_url", "redis_url"})  # never shown with their password
+_URL_FIELDS = frozenset({"state_url", "redis_url", "graph_url"})  # never shown with their password
+# A FalkorDB server speaks the Redis protocol: falkordb:// is redis:// by another name.
+GRAPH_SCHEMES = ("falkordb", "redis", "rediss")
+_SCHEMES = {"state_url": POSTGRES_SCHEMES, "redis_url": REDIS_SCHEMES, "graph_url": GRAPH_SCHEMES}
 
 # Field -> environment variable, for the fields ``load`` took from the environment,
 # so that a ConfigError names the variable to fix.
@@ -186,19 +190,26 @@ class RecallConfig(BaseModel):
         description="redis://[:pass@]host:6379/0[?prefix=NAME]: rate-limit buckets and query "
         "vectors shared by replicas, under keys 'recall-engine:NAME:'; None = per process.",
     )
+    graph_url: str | None = Field(
+        default=None,
+        description="falkordb://[:pass@]host:6379[?prefix=NAME] (or redis://): each tenant's "
+        "graph is the FalkorDB graph 'recall-engine:[NAME:]graph:<tenant folder>' on that "
+        "server, shared by replicas; None = an embedded Kuzu graph in the data dir. Needs "
+        "the 'distributed' extra (the falkordb client).",
+    )
 
-    @field_validator("state_url", "redis_url", mode="before")
+    @field_validator("state_url", "redis_url", "graph_url", mode="before")
     @classmethod
     def _server_url(cls, value: Any, info: Any) -> Any:
         if value is None or (isinstance(value, str) and not value.strip()):
             return None
-        schemes = POSTGRES_SCHEMES if info.field_name == "state_url" else REDIS_SCHEMES
+        schemes = _SCHEMES[info.field_name]
         try:
             return check_url(value, schemes=schemes, what=info.field_name)
         except ConfigError as exc:
             raise ValueError(str(exc).removeprefix(f"{info.field_name} ").rstrip(".")) from None
 
-    @field_serializer("state_url", "redis_url", when_used="json")
+    @field_serializer("state_url", "redis_url", "graph_url", when_used="json")
     def _url_redacted(self, value: str | None) -> str | None:
         return None if value is None else redacted(value)
 

@@ -38,6 +38,7 @@ from recall_engine.sessions.traces import TraceStore
 from recall_engine.state.redis_cache import RedisQueryCache, SharedQueryEmbedder
 from recall_engine.state.redis_store import RedisStore
 from recall_engine.state.store import open_state, registry_source
+from recall_engine.storage.falkordb_server import FalkorServer
 from recall_engine.storage.store_lock import hold_data_dir
 from recall_engine.storage.tenant import TenantStore
 from recall_engine.storage.vector_location import SharedVectors
@@ -109,11 +110,20 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
         # or one Postgres schema shared with other replicas (config.state_url).
         # Opened before the lock too: a bad or unreachable state_url changes nothing.
         self._redis = RedisStore(config.redis_url) if config.redis_url else None
+        self._graph_server: FalkorServer | None = None
         try:
             self.state = open_state(config)
         except BaseException:
             if self._redis is not None:
                 self._redis.close()
+            raise
+        # Each tenant's graph: a graph on this FalkorDB server (config.graph_url),
+        # else Kuzu in the tenant's folder. Checked here, so a bad server fails now.
+        try:
+            if config.graph_url is not None:
+                self._graph_server = FalkorServer(config.graph_url)
+        except BaseException:
+            self._close_shared()
             raise
         if self._redis is not None:  # query vectors shared with the other replicas
             self.embedder = SharedQueryEmbedder(self.embedder, RedisQueryCache(self._redis))
@@ -152,6 +162,8 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
         self.state.close()
         if self._redis is not None:
             self._redis.close()
+        if self._graph_server is not None:
+            self._graph_server.close()
 
     @staticmethod
     def connect(url: str, *, api_key: str | None = None, **options: Any) -> RemoteRecallEngine:
@@ -221,6 +233,7 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
                     model_id=self.embedder.model_id,
                     dimension=lambda: self.embedder.dimension,
                     shared=self._shared_vectors,
+                    graph_server=self._graph_server,
                 )
             except OSError as exc:  # the data dir itself: a file in the way, no permission
                 raise ConfigError(  # no path: the message may reach an HTTP client

@@ -1,4 +1,4 @@
-"""A tenant's store: its own Kuzu graph, LanceDB directory and in-memory indexes.
+"""A tenant's store: its own graph (Kuzu, or FalkorDB), LanceDB tables and in-memory indexes.
 
 Write protocol (one writer per tenant at a time, serialised by ``write_lock``):
 chunks and the vector rows of new graph elements go to LanceDB first, then one
@@ -9,9 +9,13 @@ whose entity) never reached Kuzu are removed when the tenant is next opened, so
 a half-written data item is never visible. Reads use the in-memory indexes and
 only wait for the moment an ingest swaps its rows in.
 
+A graph server (``FalkorServer``, ``RecallConfig.graph_url``): the tenant's graph
+is one FalkorDB graph instead of Kuzu, written by the same protocol; its commit
+point is the one query each ingest is (``falkordb_graph``).
+
 Shared vector tables (``SharedVectors``: LanceDB at an ``s3://`` URI, the graph
-still in the local data dir): the chunks table is then the truth about chunks
-for every process that opens it. Nothing is removed as an orphan on open (the
+in the local data dir or on the graph server): the chunks table is then the
+truth about chunks for every process that opens it. Nothing is removed as an orphan on open (the
 rows may belong to another process's graph), every chunk row is mirrored, and
 ``sync`` brings the mirror up to date before a read: a read sees every chunk
 write or deletion another process committed more than ``refresh_s`` seconds
@@ -37,6 +41,9 @@ import numpy as np
 
 from recall_engine.core.errors import EmbeddingModelMismatchError, StoreError
 from recall_engine.storage.chunk_index import ChunkIndex
+from recall_engine.storage.falkordb_graph import FalkorGraphStore
+from recall_engine.storage.falkordb_home import check_home, check_unclaimed, graph_home
+from recall_engine.storage.falkordb_server import FalkorServer
 from recall_engine.storage.graph_records import (
     ENTITIES,
     EVENTS,
@@ -56,6 +63,15 @@ logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 META_FILE = "store.json"
+
+
+def _open_graph(root: Path, server: FalkorServer | None) -> GraphStore:
+    """The tenant's graph: its own graph on the FalkorDB server when there is one
+    (named after the store's folder, so every replica finds the same one), else
+    an embedded Kuzu database in the folder."""
+    if server is not None:
+        return FalkorGraphStore(server, root.name)
+    return KuzuGraphStore(root / "graph.kuzu")
 
 
 class TenantStore:
@@ -112,9 +128,12 @@ class TenantStore:
         model_id: str,
         dimension: Callable[[], int],
         shared: SharedVectors | None = None,
+        graph_server: FalkorServer | None = None,
     ):
         """Open (or create) the store under ``root``; its vector tables at ``shared``
-        (``<uri>/<root.name>``) when given, else under ``root``.
+        (``<uri>/<root.name>``) when given, else under ``root``; its graph on
+        ``graph_server`` (the graph named after ``root.name``) when given, else
+        Kuzu under ``root``.
 
         ``dimension`` is called only when the store is new (it may load the model).
         Shared tables are opened first, so that a location that cannot be used
@@ -122,11 +141,16 @@ class TenantStore:
 
         Raises:
             EmbeddingModelMismatchError: the store was built with another embedding model.
+            ConfigError: the store was made with another graph, or (vectors in the data
+                dir) the graph server's graph holds items this data dir has no vectors for
+                (``falkordb_home``).
             StoreError: a backend could not be opened.
         """
         meta_path = root / META_FILE
+        home = graph_home(graph_server, root.name)
         if meta_path.is_file():
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            check_home(meta, home, tenant_id=tenant_id)
             if meta.get("embedding_model") != model_id:
                 raise EmbeddingModelMismatchError(
                     f"The store of tenant {tenant_id!r} was built with embedding model "
@@ -141,6 +165,7 @@ class TenantStore:
                 "schema_version": SCHEMA_VERSION,
                 "tenant_id": tenant_id,
                 "created_at": datetime.now(UTC).isoformat(),
+                "graph": home,
             }
         if shared is not None:
             vectors = LanceVectorStore(
@@ -150,11 +175,13 @@ class TenantStore:
                 model_id=model_id,
             )
             root.mkdir(parents=True, exist_ok=True)
-            graph = KuzuGraphStore(root / "graph.kuzu")
+            graph = _open_graph(root, graph_server)
         else:
             root.mkdir(parents=True, exist_ok=True)
-            graph = KuzuGraphStore(root / "graph.kuzu")
+            graph = _open_graph(root, graph_server)
             try:
+                if graph_server is not None and not meta_path.is_file():
+                    check_unclaimed(graph, tenant_id=tenant_id)
                 vectors = LanceVectorStore(root / "vectors", int(meta["dimension"]))
             except Exception:
                 graph.close()

@@ -15,12 +15,14 @@ import pytest
 
 from recall_engine.storage.kuzu_graph import KuzuGraphStore
 from recall_engine.storage.lance_vectors import LanceVectorStore
-from tests.storage import moto_s3
+from tests.storage import falkordb_live, moto_s3
 
 DIMENSION = 4
 
 GRAPH_STORES: dict[str, Callable[[Path], Any]] = {
     "kuzu": lambda root: KuzuGraphStore(root / "graph.kuzu"),
+    # A graph of its own on a real FalkorDB server (started once per session).
+    "falkordb": lambda root: falkordb_live.fresh_store(),
 }
 VECTOR_STORES: dict[str, Callable[[Path], Any]] = {
     "lancedb": lambda root: LanceVectorStore(root / "vectors", DIMENSION),
