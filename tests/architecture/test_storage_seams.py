@@ -27,7 +27,7 @@ import regex
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = ("recall_engine", "retrievers", "router", "prompts")
 PRODUCT = (*LIBRARY, "bench", "examples")
-DB_CLIENTS = ("kuzu", "lancedb")
+DB_CLIENTS = ("kuzu", "lancedb", "falkordb")
 
 # Cypher clauses as this codebase writes them: upper-case keywords before a node
 # pattern, or a relationship pattern ``)-[...]->(``.
