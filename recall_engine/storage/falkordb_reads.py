@@ -13,7 +13,16 @@ from typing import Any
 
 from recall_engine.core.graph import Entity, Relation
 from recall_engine.storage import falkordb_schema as fs
-from recall_engine.storage.graph_reads import EdgeRecord, EntityRecord, MentionLink, TableSchema
+from recall_engine.storage.graph_reads import (
+    EDGE_COLUMNS,
+    ENTITY_RECORD_COLUMNS,
+    EdgeRecord,
+    EntityRecord,
+    MentionLink,
+    TableSchema,
+    edge_from_row,
+    entity_record_from_row,
+)
 from recall_engine.storage.kuzu_graph_elements import (
     ENTITY_RETURN,
     RELATION_RETURN,
@@ -21,22 +30,7 @@ from recall_engine.storage.kuzu_graph_elements import (
     relation_from_row,
 )
 
-_EDGE_RETURN = (
-    "RETURN r.id, a.id, a.name, a.type, b.id, b.name, b.type, r.predicate, r.raw_predicate, "
-    "r.context, r.confidence, r.time_text, r.timestamp, r.chunk_id, r.data_id, r.dataset_id "
-    "ORDER BY r.id"
-)
-
-
-def _edge(row: Sequence[Any]) -> EdgeRecord:
-    (rid, aid, aname, atype, bid, bname, btype, pred, raw, context, conf, time_text,
-     stamp, chunk_id, data_id, dataset_id) = row  # fmt: skip
-    return EdgeRecord(
-        id=rid, source_id=aid, source_name=aname, source_type=atype, target_id=bid,
-        target_name=bname, target_type=btype, predicate=pred, raw_predicate=raw,
-        context=context or "", confidence=conf, time_text=time_text, timestamp=stamp,
-        chunk_id=chunk_id, data_id=data_id, dataset_id=dataset_id,
-    )  # fmt: skip
+_EDGE_RETURN = f"RETURN {EDGE_COLUMNS} ORDER BY r.id"
 
 
 def _unique(values: Sequence[str]) -> list[str]:
@@ -60,7 +54,7 @@ class FalkorReads:
             f"WITH DISTINCT r WITH r, startNode(r) AS a, endNode(r) AS b {_EDGE_RETURN}",
             {"ids": ids, "ds": scope},
         )
-        return [_edge(row) for row in rows]
+        return [edge_from_row(row) for row in rows]
 
     def edges_by_id(
         self, relation_ids: Sequence[str], dataset_ids: Sequence[str]
@@ -95,20 +89,10 @@ class FalkorReads:
         rows = self.read(
             "UNWIND $keys AS k MATCH (e:Entity) WHERE k IN e.keys AND e.dataset_id IN $ds "
             "WITH DISTINCT e "
-            "RETURN e.id, e.name, e.type, e.description, e.aliases, e.dataset_id ORDER BY e.id",
+            "RETURN " + ENTITY_RECORD_COLUMNS + " ORDER BY e.id",
             {"ds": scope, "keys": keys},
         )
-        return [
-            EntityRecord(
-                id=r[0],
-                name=r[1],
-                type=r[2],
-                description=r[3] or "",
-                aliases=tuple(r[4] or ()),
-                dataset_id=r[5],
-            )
-            for r in rows
-        ]
+        return [entity_record_from_row(r) for r in rows]
 
     def entity_candidates(self, dataset_id: str, keys: Sequence[str]) -> list[Entity]:
         """Stored entities of a dataset whose name, alias or surname key is in

@@ -8,8 +8,9 @@ its own dialect (``kuzu_reads`` holds Kuzu's).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 
 @dataclass(frozen=True)
@@ -74,3 +75,36 @@ class TableSchema:
             pairs = ", ".join(f"(:{a})-[:{self.name}]->(:{b})" for a, b in self.connections)
             return f"relationship {pairs} {{{fields}}}"
         return f"node (:{self.name} {{{fields}}})"
+
+
+# The columns both backends return an edge in (``a``/``b`` its ends, ``r`` the
+# relation: openCypher that Kuzu and FalkorDB accept alike), and their decoders.
+EDGE_COLUMNS = (
+    "r.id, a.id, a.name, a.type, b.id, b.name, b.type, r.predicate, r.raw_predicate, "
+    "r.context, r.confidence, r.time_text, r.timestamp, r.chunk_id, r.data_id, r.dataset_id"
+)
+ENTITY_RECORD_COLUMNS = "e.id, e.name, e.type, e.description, e.aliases, e.dataset_id"
+
+
+def edge_from_row(row: Sequence[Any]) -> EdgeRecord:
+    """An ``EdgeRecord`` from a row in ``EDGE_COLUMNS`` order."""
+    (rid, aid, aname, atype, bid, bname, btype, pred, raw, context, conf, time_text,
+     stamp, chunk_id, data_id, dataset_id) = row  # fmt: skip
+    return EdgeRecord(
+        id=rid, source_id=aid, source_name=aname, source_type=atype, target_id=bid,
+        target_name=bname, target_type=btype, predicate=pred, raw_predicate=raw,
+        context=context or "", confidence=conf, time_text=time_text, timestamp=stamp,
+        chunk_id=chunk_id, data_id=data_id, dataset_id=dataset_id,
+    )  # fmt: skip
+
+
+def entity_record_from_row(row: Sequence[Any]) -> EntityRecord:
+    """An ``EntityRecord`` from a row in ``ENTITY_RECORD_COLUMNS`` order."""
+    return EntityRecord(
+        id=row[0],
+        name=row[1],
+        type=row[2],
+        description=row[3] or "",
+        aliases=tuple(row[4] or ()),
+        dataset_id=row[5],
+    )

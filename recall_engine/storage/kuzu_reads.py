@@ -10,37 +10,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from recall_engine.storage.graph_reads import EdgeRecord, EntityRecord, MentionLink, TableSchema
-
-_EDGE_MATCH = "MATCH (a:Entity)-[r:RELATES]->(b:Entity) "
-_EDGE_RETURN = (
-    "RETURN r.id, a.id, a.name, a.type, b.id, b.name, b.type, r.predicate, r.raw_predicate, "
-    "r.context, r.confidence, r.time_text, r.timestamp, r.chunk_id, r.data_id, r.dataset_id "
-    "ORDER BY r.id"
+from recall_engine.storage.graph_reads import (
+    EDGE_COLUMNS,
+    ENTITY_RECORD_COLUMNS,
+    EdgeRecord,
+    EntityRecord,
+    MentionLink,
+    TableSchema,
+    edge_from_row,
+    entity_record_from_row,
 )
 
-
-def _edge(row: Sequence[Any]) -> EdgeRecord:
-    (rid, aid, aname, atype, bid, bname, btype, pred, raw, context, conf, time_text,
-     stamp, chunk_id, data_id, dataset_id) = row  # fmt: skip
-    return EdgeRecord(
-        id=rid,
-        source_id=aid,
-        source_name=aname,
-        source_type=atype,
-        target_id=bid,
-        target_name=bname,
-        target_type=btype,
-        predicate=pred,
-        raw_predicate=raw,
-        context=context or "",
-        confidence=conf,
-        time_text=time_text,
-        timestamp=stamp,
-        chunk_id=chunk_id,
-        data_id=data_id,
-        dataset_id=dataset_id,
-    )
+_EDGE_MATCH = "MATCH (a:Entity)-[r:RELATES]->(b:Entity) "
+_EDGE_RETURN = f"RETURN {EDGE_COLUMNS} ORDER BY r.id"
 
 
 class KuzuReads:
@@ -59,7 +41,7 @@ class KuzuReads:
             f"{_EDGE_MATCH}WHERE ({where}) AND r.dataset_id IN $ds {_EDGE_RETURN}",
             {"ids": ids, "ds": scope},
         )
-        return [_edge(row) for row in rows]
+        return [edge_from_row(row) for row in rows]
 
     def edges_by_id(
         self, relation_ids: Sequence[str], dataset_ids: Sequence[str]
@@ -90,21 +72,11 @@ class KuzuReads:
         rows = self.read(
             "MATCH (e:Entity) WHERE e.dataset_id IN $ds UNWIND e.keys AS key "
             "WITH e, key WHERE key IN $keys "
-            "RETURN DISTINCT e.id, e.name, e.type, e.description, e.aliases, e.dataset_id "
+            "RETURN DISTINCT " + ENTITY_RECORD_COLUMNS + " "
             "ORDER BY e.id",
             {"ds": scope, "keys": keys},
         )
-        return [
-            EntityRecord(
-                id=r[0],
-                name=r[1],
-                type=r[2],
-                description=r[3] or "",
-                aliases=tuple(r[4] or ()),
-                dataset_id=r[5],
-            )
-            for r in rows
-        ]
+        return [entity_record_from_row(r) for r in rows]
 
     def mention_links(self) -> list[MentionLink]:
         """Every (chunk, entity) mention of the tenant, each once, by chunk then entity."""
