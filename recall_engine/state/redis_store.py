@@ -10,18 +10,22 @@ without its password.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from recall_engine.core.errors import ConfigError, StoreError
-from recall_engine.state.urls import REDIS_SCHEMES, check_url, redacted, scrub
+from recall_engine.core.key_prefix import KEY_ROOT, take_prefix
+from recall_engine.state.urls import (
+    REDIS_SCHEMES,
+    check_url,
+    redacted,
+    scrub,
+)
 
-ROOT_PREFIX = "recall-engine:"
+ROOT_PREFIX = KEY_ROOT
 TIMEOUT_S = 3.0
-_PREFIX_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 
 def split_prefix(url: str) -> tuple[str, str]:
@@ -30,20 +34,8 @@ def split_prefix(url: str) -> tuple[str, str]:
     Raises:
         ConfigError: a prefix that is not letters, digits, ``_``, ``.`` and ``-``.
     """
-    parts = urlsplit(url)
-    name, rest = None, []
-    for key, value in parse_qsl(parts.query, keep_blank_values=True):
-        if key == "prefix":
-            name = value
-        else:
-            rest.append((key, value))
-    if name is not None and not _PREFIX_NAME.match(name):
-        raise ConfigError(
-            f"Redis URL {redacted(url)!r}: prefix {name!r} must be 1 to 64 letters, digits, "
-            "'_', '.' or '-'."
-        )
-    prefix = f"{ROOT_PREFIX}{name}:" if name else ROOT_PREFIX
-    return urlunsplit(parts._replace(query=urlencode(rest))), prefix
+    parts, prefix = take_prefix(urlsplit(url), what=f"Redis URL {redacted(url)!r}")
+    return urlunsplit(parts), prefix
 
 
 class RedisStore:

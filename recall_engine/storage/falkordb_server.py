@@ -16,21 +16,20 @@ cut out of whatever the client says.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from recall_engine.core.errors import ConfigError, StoreError
+from recall_engine.core.key_prefix import KEY_ROOT, take_prefix
 
-ROOT_PREFIX = "recall-engine:"
+ROOT_PREFIX = KEY_ROOT
 CONNECT_TIMEOUT_S = 3.0
 READ_TIMEOUT_S = 70.0
 """Longer than ``read_only_query``'s own bound (60 s), which the server enforces."""
 WRITE_TIMEOUT_S = 600.0
 SETTING = "graph_url ($RECALL_ENGINE_GRAPH_URL)"
-_PREFIX_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _SCHEMES = {"falkordb": "redis", "redis": "redis", "rediss": "rediss"}
 
 
@@ -131,16 +130,5 @@ def _split(url: str) -> tuple[str, str, str]:
     if scheme is None:
         raise ConfigError(f"{SETTING} must start with falkordb://, redis:// or rediss://.")
     where = f"{parts.hostname or 'localhost'}:{port}"
-    name, rest = None, []
-    for key, value in parse_qsl(parts.query, keep_blank_values=True):
-        if key == "prefix":
-            name = value
-        else:
-            rest.append((key, value))
-    if name is not None and not _PREFIX_NAME.match(name):
-        raise ConfigError(
-            f"{SETTING} at {where}: prefix {name!r} must be 1 to 64 letters, digits, "
-            "'_', '.' or '-'."
-        )
-    prefix = f"{ROOT_PREFIX}{name}:" if name else ROOT_PREFIX
-    return urlunsplit(parts._replace(scheme=scheme, query=urlencode(rest))), prefix, where
+    parts, prefix = take_prefix(parts, what=f"{SETTING} at {where}")
+    return urlunsplit(parts._replace(scheme=scheme)), prefix, where
