@@ -51,14 +51,18 @@ def _args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-async def _ingest(data_dir: Path, samples: int) -> tuple[list[str], float]:
+async def ingest_tenant(data_dir: Path, samples: int, **config: Any) -> tuple[list[str], float]:
+    """Remember the first ``samples`` LoCoMo dev conversations into the tenant, one
+    sub-tenant each (one source per turn), through an engine on ``data_dir`` with
+    the ``config`` overrides; the questions as JSON ``[sample, question]`` and the
+    seconds it took. A data dir (and stores) that hold the tenant are reused."""
     from bench._data import load_locomo
     from recall_engine import RecallEngine
     from recall_engine.tenants.errors import TenantAlreadyExistsError
 
     loaded = load_locomo()[:samples]
     started = time.perf_counter()
-    async with RecallEngine(data_dir) as engine:
+    async with RecallEngine(data_dir, **config) as engine:
         try:
             await engine.create_tenant(TENANT)
         except TenantAlreadyExistsError:  # a --data-dir ingested by an earlier run
@@ -85,16 +89,20 @@ async def _ingest(data_dir: Path, samples: int) -> tuple[list[str], float]:
     return [json.dumps(q) for q in questions], time.perf_counter() - started
 
 
-def _start_server(data_dir: Path, port: int, key: str) -> subprocess.Popen[bytes]:
+def start_server(
+    data_dir: Path, port: int, key: str, *, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """A ``recall_engine.server`` process on 127.0.0.1:``port`` with admin key ``key``
+    (no rate limit); ``env``: its whole environment (default: this one's)."""
     command = [
         sys.executable, "-m", "recall_engine.server", "--data-dir", str(data_dir),
         "--host", HOST, "--port", str(port), "--admin-key", key, "--rate-limit", "0",
         "--log-level", "warning",
     ]  # fmt: skip
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
 
 
-async def _wait_ready(base: str, process: subprocess.Popen[bytes]) -> None:
+async def wait_ready(base: str, process: subprocess.Popen[bytes]) -> None:
     import httpx
 
     deadline = time.monotonic() + 120
@@ -111,18 +119,24 @@ async def _wait_ready(base: str, process: subprocess.Popen[bytes]) -> None:
     raise SystemExit("server did not start in 120 s")
 
 
-async def _level(
-    base: str,
+async def run_level(
+    bases: list[str],
     key: str,
     questions: list[str],
     *,
     clients: int,
     mode: str,
     offset: int,
-    args: argparse.Namespace,
+    requests: int,
+    seconds: float,
+    warmup: int,
+    max_results: int,
 ) -> dict[str, Any]:
-    """One concurrency level; questions from ``offset`` on, so that no level asks
-    what an earlier one asked (the server caches query embeddings)."""
+    """One concurrency level: at most ``requests`` requests or ``seconds`` seconds
+    from ``clients`` concurrent clients, client n on ``bases[n % len(bases)]``
+    (round robin over replicas), after ``warmup`` requests to each base.
+    Questions from ``offset`` on, so that no level asks what an earlier one asked
+    (the server caches query embeddings)."""
     import httpx
 
     from bench._data import percentile
@@ -130,46 +144,55 @@ async def _level(
     latencies: list[float] = []
     errors = 0
     issued = 0
-    stop_at = time.perf_counter() + args.seconds
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    stop_at = 0.0  # set after the warm-up
+    per_base = -(-clients // len(bases))
+    limits = httpx.Limits(max_connections=per_base, max_keepalive_connections=per_base)
     headers = {"Authorization": f"Bearer {key}"}
+    https = [
+        httpx.AsyncClient(base_url=base, headers=headers, limits=limits, timeout=60)
+        for base in bases
+    ]
 
-    async with httpx.AsyncClient(base_url=base, headers=headers, limits=limits, timeout=60) as http:
+    async def one(http: httpx.AsyncClient, n: int) -> float | None:
+        sample, question = json.loads(questions[(offset + n) % len(questions)])
+        body = {
+            "tenant_id": TENANT,
+            "sub_tenant_id": sample,
+            "query": question,
+            "mode": mode,
+            "max_results": max_results,
+        }
+        t0 = time.perf_counter()
+        response = await http.post("/recall/full_recall", json=body)
+        elapsed = time.perf_counter() - t0
+        return elapsed if response.status_code == 200 else None
 
-        async def one(n: int) -> float | None:
-            sample, question = json.loads(questions[(offset + n) % len(questions)])
-            body = {
-                "tenant_id": TENANT,
-                "sub_tenant_id": sample,
-                "query": question,
-                "mode": mode,
-                "max_results": args.max_results,
-            }
-            t0 = time.perf_counter()
-            response = await http.post("/recall/full_recall", json=body)
-            elapsed = time.perf_counter() - t0
-            return elapsed if response.status_code == 200 else None
+    async def worker(http: httpx.AsyncClient) -> None:
+        nonlocal issued, errors
+        while issued < requests and time.perf_counter() < stop_at:
+            n = issued
+            issued += 1
+            elapsed = await one(http, n + warmup * len(bases))
+            if elapsed is None:
+                errors += 1
+            else:
+                latencies.append(elapsed)
 
-        for n in range(args.warmup):
-            await one(n)
-
-        async def worker() -> None:
-            nonlocal issued, errors
-            while issued < args.requests and time.perf_counter() < stop_at:
-                n = issued
-                issued += 1
-                elapsed = await one(n + args.warmup)
-                if elapsed is None:
-                    errors += 1
-                else:
-                    latencies.append(elapsed)
-
+    try:
+        for b, http in enumerate(https):
+            for n in range(warmup):
+                await one(http, b * warmup + n)
         started = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(clients)))
+        stop_at = started + seconds
+        await asyncio.gather(*(worker(https[c % len(https)]) for c in range(clients)))
         wall = time.perf_counter() - started
+    finally:
+        for http in https:
+            await http.aclose()
     return {
         "mode": mode,
         "clients": clients,
+        "replicas": len(bases),
         "requests": len(latencies) + errors,
         "errors": errors,
         "rps": round(len(latencies) / wall, 1) if wall > 0 else 0.0,
@@ -178,7 +201,7 @@ async def _level(
     }
 
 
-def _line(row: dict[str, Any]) -> str:
+def line(row: dict[str, Any]) -> str:
     return (
         f"{row['mode']:8} clients={row['clients']:>3}  {row['rps']:>7.1f} req/s  "
         f"p50={row['p50_ms']} ms  p95={row['p95_ms']} ms  "
@@ -189,24 +212,33 @@ def _line(row: dict[str, Any]) -> str:
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-server-") as tmp:
         data_dir = Path(args.data_dir or tmp)
-        questions, ingest_s = await _ingest(data_dir, args.samples)
+        questions, ingest_s = await ingest_tenant(data_dir, args.samples)
         key = secrets.token_urlsafe(24)
         port = free_port()
         base = f"http://{HOST}:{port}"
-        process = _start_server(data_dir, port, key)
+        process = start_server(data_dir, port, key)
         try:
-            await _wait_ready(base, process)
+            await wait_ready(base, process)
             levels: list[dict[str, Any]] = []
             offset = 0
             for mode in args.modes.split(","):
                 for clients in (int(c) for c in args.clients.split(",")):
-                    row = await _level(
-                        base, key, questions, clients=clients, mode=mode, offset=offset, args=args
+                    row = await run_level(
+                        [base],
+                        key,
+                        questions,
+                        clients=clients,
+                        mode=mode,
+                        offset=offset,
+                        requests=args.requests,
+                        seconds=args.seconds,
+                        warmup=args.warmup,
+                        max_results=args.max_results,
                     )
                     offset += args.warmup + args.requests + clients
                     levels.append(row)
                     if not args.json:
-                        print(_line(row), flush=True)
+                        print(line(row), flush=True)
         finally:
             process.terminate()
             process.wait(timeout=30)
