@@ -98,9 +98,26 @@ def _parse(text: str) -> dict[str, str]:
 
 
 @contextlib.contextmanager
+def _embedded_by_default() -> Iterator[dict[str, str]]:
+    """Take the profile's variables out of this process's environment for the run
+    (returned), so that an engine or server given none of them is embedded."""
+    taken = {key: os.environ.pop(key) for key in (*URL_KEYS, *AWS_KEYS) if key in os.environ}
+    try:
+        yield taken
+    finally:
+        os.environ.update(taken)
+
+
+@contextlib.contextmanager
 def started(run_dir: Path) -> Iterator[Profile]:
     """A FalkorDB and a moto S3 server of this run (free ports, pid files in
     ``run_dir``) beside the machine's Postgres and Redis; stopped afterwards."""
+    with _embedded_by_default(), _started(run_dir) as profile:
+        yield profile
+
+
+@contextlib.contextmanager
+def _started(run_dir: Path) -> Iterator[Profile]:
     env = {
         **os.environ,
         "RECALL_ENGINE_SERVICES_DIR": str(run_dir),
@@ -124,12 +141,12 @@ def started(run_dir: Path) -> Iterator[Profile]:
 @contextlib.contextmanager
 def from_env() -> Iterator[Profile]:
     """The servers of a running ``make services`` (its lines in the environment)."""
-    keys = (*URL_KEYS, *AWS_KEYS)
-    profile = _own_names({key: os.environ[key] for key in keys if os.environ.get(key)})
-    try:
-        yield profile
-    finally:
-        _remove_names(profile, servers_stop=False)
+    with _embedded_by_default() as lines:
+        profile = _own_names({key: value for key, value in lines.items() if value})
+        try:
+            yield profile
+        finally:
+            _remove_names(profile, servers_stop=False)
 
 
 def _remove_names(profile: Profile, *, servers_stop: bool) -> None:

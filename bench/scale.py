@@ -36,8 +36,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import secrets
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -50,6 +52,7 @@ from bench._loopback import free_port, latency_figures
 MODES = ("CHUNKS_LEXICAL", "HYBRID_COMPLETION", "GRAPH_COMPLETION")
 RECALL_TARGET = 3.0
 INGEST_TARGET = 0.5
+WARM_UP = "Mara Lind met Tomas Berg in Oslo on 4 May 2023 to plan the harbour survey."
 
 
 def _args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -62,27 +65,33 @@ def _args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--clients", default="8,32", help="server concurrency levels")
     parser.add_argument("--replicas", default="1,2", help="replica counts")
-    parser.add_argument("--requests", type=int, default=300, help="at most, per level")
-    parser.add_argument("--seconds", type=float, default=20.0, help="at most, per level")
+    parser.add_argument("--requests", type=int, default=200, help="at most, per level")
+    parser.add_argument("--seconds", type=float, default=15.0, help="at most, per level")
+    parser.add_argument("--rounds", type=int, default=3, help="of every server level")
     parser.add_argument("--warmup", type=int, default=5, help="requests per replica and level")
     parser.add_argument("--writes", type=int, default=20, help="visibility probes")
     parser.add_argument("--reuse-env", action="store_true", help="the exported servers")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
-    for name in ("samples", "questions", "requests", "writes"):
+    for name in ("samples", "questions", "requests", "rounds", "writes"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1")
     return args
 
 
 async def _ingest(engines: dict[str, Any], samples: list[Any]) -> dict[str, Any]:
-    """Each conversation into each engine in turn (so that load drifts hit both)."""
+    """Each conversation into each engine in turn, in alternating order (so that
+    load drifts hit both), after one short untimed item each (first-use costs)."""
     rows: dict[str, dict[str, float]] = {
         name: {"seconds": 0.0, "chunks": 0, "entities": 0, "relations": 0, "events": 0}
         for name in engines
     }
-    for sample in samples:
-        for name, engine in engines.items():
+    for engine in engines.values():
+        await engine.remember(WARM_UP, dataset_name="warm-up", show_progress=False)
+    names = list(engines)
+    for n, sample in enumerate(samples):
+        for name in names if n % 2 == 0 else names[::-1]:
+            engine = engines[name]
             started = time.perf_counter()
             stored = await engine.remember(
                 sample.conversation, dataset_name=sample.sample_id, show_progress=False
@@ -179,40 +188,59 @@ def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
             process.kill()
 
 
-async def _levels(
-    label: str,
-    bases: list[str],
-    key: str,
-    questions: list[str],
-    args: argparse.Namespace,
-    offset: int,
+async def _rounds(
+    targets: dict[str, list[str]], key: str, questions: list[str], args: argparse.Namespace
 ) -> list[dict[str, Any]]:
+    """Every (clients, target) level once per round, the targets taking turns within
+    a concurrency level (so that load drifts hit all); per cell the medians over rounds."""
     from bench.server import run_level
 
-    rows = []
-    for clients in (int(c) for c in args.clients.split(",")):
-        row = await run_level(
-            bases, key, questions, clients=clients, mode="fast", offset=offset,
-            requests=args.requests, seconds=args.seconds, warmup=args.warmup, max_results=10,
-        )  # fmt: skip
-        row["profile"] = label
-        rows.append(row)
-        offset += args.requests + args.warmup * len(bases)
-        if not args.json:
-            print(_server_line(row), flush=True)
-    return rows
+    cells: dict[tuple[int, str], list[dict[str, Any]]] = {}
+    offset = 0
+    for _ in range(args.rounds):
+        for clients in (int(c) for c in args.clients.split(",")):
+            for label, bases in targets.items():
+                row = await run_level(
+                    bases, key, questions, clients=clients, mode="fast", offset=offset,
+                    requests=args.requests, seconds=args.seconds, warmup=args.warmup,
+                    max_results=10,
+                )  # fmt: skip
+                offset += args.requests + args.warmup * len(bases)
+                cells.setdefault((clients, label), []).append(row)
+    out = []
+    for (clients, label), rows in cells.items():
+        out.append(
+            {
+                "profile": label,
+                "clients": clients,
+                "rounds": len(rows),
+                "rps": statistics.median(r["rps"] for r in rows),
+                "p50_ms": statistics.median(r["p50_ms"] or math.nan for r in rows),
+                "p95_ms": statistics.median(r["p95_ms"] or math.nan for r in rows),
+                "rps_each": [r["rps"] for r in rows],
+                "requests": sum(r["requests"] for r in rows),
+                "errors": sum(r["errors"] for r in rows),
+            }
+        )
+    return out
 
 
 async def _visibility(
     writer: str, reader: str, key: str, sub_tenant: str, args: argparse.Namespace
 ) -> dict[str, Any]:
-    """Seconds from A's acknowledgement of an upload until B's full_recall returns it."""
+    """From A's acknowledgement of an upload until B's ``full_recall`` returns it:
+    when the first poll that found it began and when it answered; and the polls
+    that began more than ``vector_refresh_s`` after the acknowledgement and still
+    missed it (the stated bound says there are none)."""
     import httpx
 
     from bench.server import TENANT
+    from recall_engine.config import RecallConfig
 
+    bound = RecallConfig.load().vector_refresh_s
     headers = {"Authorization": f"Bearer {key}"}
-    delays, acks, polls = [], [], []
+    began, seen, acks, polls = [], [], [], []
+    late_misses = 0
     run = secrets.token_hex(3)
     async with httpx.AsyncClient(headers=headers, timeout=60) as http:
         for n in range(args.writes):
@@ -233,61 +261,69 @@ async def _visibility(
             tries = 0
             while True:
                 tries += 1
+                asked = time.perf_counter()
                 found = await http.post(f"{reader}/recall/full_recall", json=query)
                 chunks = found.json().get("chunks", []) if found.status_code == 200 else []
                 if any(chunk.get("source_id") == source_id for chunk in chunks):
                     break
+                if asked - acked > bound:
+                    late_misses += 1
                 if time.perf_counter() - acked > 60:
                     raise SystemExit(f"bench: replica B did not see {source_id} within 60 s")
                 await asyncio.sleep(0.01)
-            delays.append(time.perf_counter() - acked)
+            began.append(asked - acked)
+            seen.append(time.perf_counter() - acked)
             polls.append(tries)
-    figures = latency_figures(delays)
     return {
-        **figures,
-        "max_ms": 1000 * max(delays),
+        "writes": args.writes,
+        "bound_s": bound,
+        "began": latency_figures(began),
+        "seen": {**latency_figures(seen), "max_ms": 1000 * max(seen)},
+        "late_misses": late_misses,
         "ack_p50_ms": latency_figures(acks)["p50_ms"],
-        "polls_p50": sorted(polls)[len(polls) // 2],
+        "polls_p50": statistics.median(polls),
     }
 
 
 async def compare_servers(
     root: Path, profile: Any, embedder: Any, args: argparse.Namespace
 ) -> dict[str, Any]:
+    """One embedded server and the replicas on the same corpus, all started before
+    the first level (an idle server costs nothing), then the rounds, then the probe."""
     from bench.server import ingest_tenant
 
     key = secrets.token_urlsafe(24)
     counts = sorted({int(r) for r in args.replicas.split(",")})
-    out: dict[str, Any] = {"levels": []}
+    out: dict[str, Any] = {}
     questions, out["embedded_ingest_s"] = await ingest_tenant(
         root / "embedded-server", args.samples, embedder=embedder
     )
-    bases, processes = await _servers([root / "embedded-server"], key, env=None)
-    try:
-        out["levels"] += await _levels("embedded", bases, key, questions, args, offset=0)
-    finally:
-        _stop(processes)
     _, out["distributed_ingest_s"] = await ingest_tenant(
         root / "loader", args.samples, embedder=embedder, **profile.overrides
     )
-    dirs = [root / f"replica-{n}" for n in range(max(max(counts), 2))]
-    bases, processes = await _servers(dirs, key, env=profile.process_env())
+    embedded, first = await _servers([root / "embedded-server"], key, env=None)
+    processes = list(first)
     try:
-        for count in counts:
-            label = f"distributed x{count}"
-            out["levels"] += await _levels(label, bases[:count], key, questions, args, offset=0)
+        dirs = [root / f"replica-{n}" for n in range(max(max(counts), 2))]
+        replicas, more = await _servers(dirs, key, env=profile.process_env())
+        processes += more
+        targets = {"embedded": embedded}
+        targets |= {f"distributed x{count}": replicas[:count] for count in counts}
+        out["levels"] = await _rounds(targets, key, questions, args)
         sample = json.loads(questions[0])[0]
-        out["visibility"] = await _visibility(bases[0], bases[1], key, sample, args)
+        out["visibility"] = await _visibility(replicas[0], replicas[1], key, sample, args)
     finally:
         _stop(processes)
     return out
 
 
 def _server_line(row: dict[str, Any]) -> str:
+    each = ", ".join(f"{rps:.0f}" for rps in row["rps_each"])
     return (
         f"  {row['profile']:<15} clients={row['clients']:>3}  {row['rps']:>6.1f} req/s  "
-        f"p50 {row['p50_ms']} ms  p95 {row['p95_ms']} ms  "
-        f"(requests {row['requests']}, errors {row['errors']})"
+        f"p50 {row['p50_ms']:.0f} ms  p95 {row['p95_ms']:.0f} ms  (medians of "
+        f"{row['rounds']} rounds: {each} req/s; {row['requests']} requests, "
+        f"{row['errors']} errors)"
     )
 
 
@@ -331,16 +367,24 @@ def _print_engines(report: dict[str, Any]) -> None:
             f"distributed p50 {dist['p50_ms']:.1f} / p95 {dist['p95_ms']:.1f} ms; "
             f"p50 x{ratio:.2f} (target <= 3x: {verdict})"
         )
-    print("server /recall/full_recall (fast):", flush=True)
+    print("server /recall/full_recall (fast) ...", flush=True)
 
 
 def _print_tail(report: dict[str, Any]) -> None:
     servers = report["servers"]
+    print("server /recall/full_recall (fast):")
+    for row in servers["levels"]:
+        print(_server_line(row))
     v = servers["visibility"]
+    seen, began = v["seen"], v["began"]
     print(
-        f"  cross-replica visibility (write on A, poll B every 10 ms): p50 {v['p50_ms']:.0f} ms, "
-        f"p95 {v['p95_ms']:.0f} ms, max {v['max_ms']:.0f} ms over {v['n']} writes "
-        f"(A's upload ack p50 {v['ack_p50_ms']:.0f} ms)"
+        f"cross-replica visibility, {v['writes']} uploads through replica A, replica B polled "
+        f"every 10 ms (A's ack p50 {v['ack_p50_ms']:.0f} ms):\n"
+        f"  returned by B: p50 {seen['p50_ms']:.0f} ms, p95 {seen['p95_ms']:.0f} ms, max "
+        f"{seen['max_ms']:.0f} ms after A's ack; the poll that found it began p50 "
+        f"{began['p50_ms']:.0f} / p95 {began['p95_ms']:.0f} ms after it\n"
+        f"  polls begun more than vector_refresh_s = {v['bound_s']:g} s after the ack that "
+        f"missed it: {v['late_misses']}"
     )
     print(
         f"  server corpus ingest: embedded {servers['embedded_ingest_s']:.1f} s, "
