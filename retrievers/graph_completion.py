@@ -1,37 +1,42 @@
 """GRAPH_COMPLETION: graph-aware context (triplets and the passages they rest on) + answer.
 
 The router's default target. The search itself is ``retrievers.graph_search``;
-this class runs it once for the query and lays the context out as a Nodes
-block, a Connections block (``A --[predicate]--> B (context)``) and the
-passages, best first.
+this class runs it once for the query (``follow_up_hops`` 0, the default) and
+lays the context out as a Nodes block, a Connections block
+(``A --[predicate]--> B (context)``) and the passages, best first.
+
+With ``follow_up_hops`` > 0 it searches again for the question plus the best
+evidence not used yet, as offline chain-of-thought does (``graph_rounds``), and
+merges the rounds: the bridge to a second hop that shares no word with the
+question. The routed default (no rule fires) asks for one hop
+(``recall_engine.pipeline.route``); an explicit GRAPH_COMPLETION runs one search,
+within its latency budget.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from pydantic import Field
+
 from recall_engine.core.search_types import SearchType
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
-from retrievers.graph_search import GraphResult, GraphSearchConfig, graph_search, render_context
+from retrievers.graph_output import graph_output as graph_output  # re-exported
+from retrievers.graph_rounds import RoundsConfig, offline_follow_up, run_rounds
+from retrievers.graph_search import GraphSearchConfig, graph_search
+
+HOP_MODE = "follow-up hops: question + best new evidence"
 
 
 class GraphCompletionConfig(GraphSearchConfig):
     """GRAPH_COMPLETION options (see ``GraphSearchConfig``)."""
 
-
-def graph_output(result: GraphResult, **details: object) -> RetrieverOutput:
-    """A graph search as a retriever output: hits, laid-out context, per-edge distances."""
-    return RetrieverOutput(
-        hits=list(result.hits),
-        context=render_context(result) if result.hits else None,
-        details={
-            **result.details,
-            "triplets": [
-                {"id": t.id, "key": list(t.key), "distance": result.distances.get(t.id)}
-                for t in result.triplets
-            ],
-            **details,
-        },
+    follow_up_hops: int = Field(
+        default=0,
+        ge=0,
+        le=3,
+        description="Searches after the first, each for the question plus the best "
+        "evidence not used yet; the rounds are merged by rank (graph_rounds).",
     )
 
 
@@ -49,6 +54,12 @@ class GraphCompletionRetriever:
         self, query: str, ctx: RetrievalContext[GraphCompletionConfig]
     ) -> RetrieverOutput:
         options = config_of(ctx, GraphCompletionConfig)
+        if options.follow_up_hops > 0:
+            rounds = RoundsConfig(
+                **options.model_dump(exclude={"follow_up_hops"}),
+                max_rounds=1 + options.follow_up_hops,
+            )
+            return await run_rounds(query, ctx, rounds, offline_follow_up(query), mode=HOP_MODE)
         result = await graph_search(
             query, ctx.query_vector, ctx.read, options, top_k=ctx.top_k, timings=ctx.timings
         )

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 from recall_engine.core.search_types import SearchType
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
-from retrievers.graph_rounds import RoundsConfig, Stop, llm_answer, run_rounds, unused_evidence
+from retrievers.graph_rounds import RoundsConfig, Stop, llm_answer, offline_follow_up, run_rounds
 from retrievers.graph_search import GraphResult, render_context
 
 OFFLINE_MODE = "offline: follow-up = question + best new evidence"
@@ -38,12 +38,13 @@ class GraphCompletionCotRetriever:
     async def retrieve(self, query: str, ctx: RetrievalContext[GraphCotConfig]) -> RetrieverOutput:
         llm = ctx.llm
 
+        offline = offline_follow_up(query)
+
         async def follow_up(merged: GraphResult, used: set[Hashable]) -> str | Stop:
+            if llm is None:
+                return await offline(merged, used)
             if not merged.hits:
                 return Stop("no_context")
-            if llm is None:
-                evidence = unused_evidence(merged, used)
-                return evidence if isinstance(evidence, Stop) else f"{query} {evidence}"
             answer = await llm_answer(llm, query, merged)
             reasoning = await llm.complete(
                 "cot_validation", question=query, answer=answer, context=render_context(merged)

@@ -19,7 +19,7 @@ from pydantic import Field
 
 from recall_engine.core.search_types import SearchType
 from retrievers.base import LLM, RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
-from retrievers.graph_completion import graph_output
+from retrievers.graph_output import graph_output
 from retrievers.graph_rounds import llm_answer, merge_rounds
 from retrievers.graph_search import GraphResult, GraphSearchConfig, graph_search, render_context
 

@@ -25,7 +25,7 @@ from pydantic import Field
 
 from recall_engine.core.hits import AnyHit, ChunkHit, TripletHit
 from retrievers.base import LLM, RetrievalContext, RetrieverOutput
-from retrievers.graph_completion import graph_output
+from retrievers.graph_output import graph_output
 from retrievers.graph_search import GraphResult, GraphSearchConfig, graph_search, render_context
 
 LATER_ROUND_WEIGHT = 0.7
@@ -162,6 +162,19 @@ def unused_evidence(merged: GraphResult, used: set[Hashable]) -> str | Stop:
         return Stop("converged")
     used.add(hit_key(evidence))
     return evidence.text
+
+
+def offline_follow_up(query: str) -> NextQuery:
+    """The next query without an LLM: ``query`` plus the text of the best hit not
+    used as a follow-up yet (a bridge to the next hop); ``Stop`` when none is left."""
+
+    async def follow_up(merged: GraphResult, used: set[Hashable]) -> str | Stop:
+        if not merged.hits:
+            return Stop("no_context")
+        evidence = unused_evidence(merged, used)
+        return evidence if isinstance(evidence, Stop) else f"{query} {evidence}"
+
+    return follow_up
 
 
 async def run_rounds(

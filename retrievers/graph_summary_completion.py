@@ -13,7 +13,7 @@ from pydantic import Field
 
 from recall_engine.core.search_types import SearchType
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
-from retrievers.graph_completion import graph_output
+from retrievers.graph_output import graph_output
 from retrievers.graph_search import GraphSearchConfig, graph_search, render_context
 
 

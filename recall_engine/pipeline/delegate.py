@@ -54,8 +54,16 @@ def require_llm(retriever: type[Retriever], llm: object, *, only_context: bool) 
 class PipelineSearchTypes:
     """Implements ``retrievers.base.SearchTypes`` over the registry."""
 
-    def __init__(self, config: RecallConfig, *, routed: SearchType | None, llm: bool) -> None:
+    def __init__(
+        self,
+        config: RecallConfig,
+        *,
+        routed: SearchType | None,
+        llm: bool,
+        routed_config: dict[str, object] | None = None,
+    ) -> None:
         self._routed = routed
+        self._routed_config = routed_config or {}
         self._available = tuple(
             t
             for t, cls in RETRIEVERS.items()
@@ -81,7 +89,8 @@ class PipelineSearchTypes:
                 f"{search_type.value} cannot run here; available: {choices}."
             )
         cls = RETRIEVERS[search_type]
-        sub = dataclasses.replace(ctx, config=cls.config_model())
+        options = self._routed_config if search_type is self._routed else {}
+        sub = dataclasses.replace(ctx, config=cls.config_model(**options))
         if wants_query_vector(cls) and ctx.query_vector.size == 0:
             sub = dataclasses.replace(sub, query_vector=await ctx.embed(query))
         output = await cls().retrieve(query, sub)

@@ -39,7 +39,12 @@ from recall_engine.pipeline.delegate import (
 from recall_engine.pipeline.feedback import rerank
 from recall_engine.pipeline.references import add_evidence
 from recall_engine.pipeline.request import _PARAM_DEFAULTS, MAX_TOP_K, RecallRequest
-from recall_engine.pipeline.route import choose_search_type
+from recall_engine.pipeline.route import (
+    choose_search_type,
+    handover,
+    handover_reason,
+    routed_handover,
+)
 from recall_engine.pipeline.scope import resolve_readable
 from recall_engine.pipeline.session import (
     HISTORY_TURNS,
@@ -180,6 +185,7 @@ class RecallPipeline:
             config=self.services.config,
             rules=self.services.router,
         )
+        state.handover = handover(state.search_type, request.query_type, state.decision)
         retriever = RETRIEVERS.get(state.search_type)
         if retriever is None:
             available = ", ".join(t.value for t in RETRIEVERS)
@@ -192,7 +198,7 @@ class RecallPipeline:
     async def retrieve(self, state: RecallState) -> None:
         assert state.retriever is not None and state.store is not None
         request, retriever = state.request, state.retriever
-        config = _retriever_config(retriever, request)
+        config = _retriever_config(retriever, request, state.handover)
         if not holds_data(state.store, state.dataset_ids):
             state.output = RetrieverOutput()  # an empty scope answers [] for every type
             return
@@ -218,6 +224,7 @@ class RecallPipeline:
             search_types=PipelineSearchTypes(
                 self.services.config,
                 routed=state.decision.search_type if state.decision else None,
+                routed_config=routed_handover(state.decision),
                 llm=llm is not None,
             ),
             session=state.session,
@@ -364,6 +371,12 @@ class RecallPipeline:
         """Report the route decision, what the retriever reports on every result (its
         ``metadata``) and, verbose, details and timings on every result."""
         route = state.decision.model_dump(mode="json") if state.decision is not None else None
+        if route is not None and state.handover is not None:
+            assert state.search_type is not None
+            route["handover"] = {
+                "reason": handover_reason(state.search_type),
+                "config": dict(state.handover),
+            }
         output = state.output
         coverage = state.coverage.metadata() if state.coverage is not None else None
         for entry in state.results:
@@ -416,15 +429,20 @@ def _feedback_window(request: RecallRequest, retriever: type[Retriever]) -> int:
     return FEEDBACK_WINDOW
 
 
-def _retriever_config(retriever: type[Retriever], request: RecallRequest) -> RetrieverConfig:
-    """The retriever's typed config from retriever_specific_config and the recall()
-    parameters it declares.
+def _retriever_config(
+    retriever: type[Retriever],
+    request: RecallRequest,
+    handover: dict[str, object] | None = None,
+) -> RetrieverConfig:
+    """The retriever's typed config from the routed default's ``handover``,
+    retriever_specific_config (which wins over it) and the recall() parameters it
+    declares.
 
     Raises:
         InvalidInputError: an option the retriever does not have, or a bad value.
     """
     fields = retriever.config_model.model_fields
-    values = dict(request.retriever_specific_config)
+    values = {**(handover or {}), **request.retriever_specific_config}
     for name, value in request.retriever_params.items():
         if name not in fields:
             raise InvalidInputError(

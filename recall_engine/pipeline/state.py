@@ -60,6 +60,8 @@ class RecallState:
     session: SessionHistory | None = None
     search_type: SearchType | None = None
     decision: RouteDecision | None = None
+    handover: dict[str, object] | None = None
+    """Retriever options the routed default adds (``pipeline.route.handover``)."""
     retriever: type[Retriever] | None = None
     output: RetrieverOutput | None = None
     query_vector: np.ndarray | None = None

@@ -1,0 +1,87 @@
+"""The routed default hands over to GRAPH_COMPLETION with one follow-up hop, says
+so in metadata["route"], and an explicit query_type runs one search."""
+
+from __future__ import annotations
+
+import pytest
+
+from recall_engine import SearchType
+from recall_engine.core.errors import InvalidInputError
+from recall_engine.pipeline.route import HANDOVER, handover
+from retrievers.graph_completion import HOP_MODE, GraphCompletionRetriever
+from router import route
+from tests.retrievers.graph_fixtures import make_ctx, remember_docs
+
+QUERY = "Who worked with Charles Babbage?"  # no rule fires: the router's default
+
+
+async def test_the_routed_default_takes_one_follow_up_hop_and_says_so(engine):
+    await remember_docs(engine)
+    results = await engine.recall(QUERY, only_context=True, verbose=True)
+    assert results[0].search_type == SearchType.GRAPH_COMPLETION
+    routed = results[0].metadata["route"]
+    assert routed["default"] is True
+    assert routed["handover"]["config"] == {"follow_up_hops": 1}
+    assert "follow-up hop" in routed["handover"]["reason"]
+    rounds = results[0].metadata["retrieval"]["rounds"]
+    assert len(rounds) == 2 and rounds[0]["query"] == QUERY
+    assert rounds[1]["query"].startswith(QUERY + " ")  # the question + its best evidence
+    assert results[0].metadata["retrieval"]["mode"] == HOP_MODE
+
+
+async def test_an_explicit_graph_completion_runs_one_search(engine):
+    await remember_docs(engine)
+    results = await engine.recall(
+        QUERY, SearchType.GRAPH_COMPLETION, only_context=True, verbose=True
+    )
+    assert "handover" not in results[0].metadata["route"]
+    assert "rounds" not in results[0].metadata["retrieval"]
+
+
+async def test_the_callers_config_wins_over_the_handover(engine):
+    await remember_docs(engine)
+    results = await engine.recall(
+        QUERY, only_context=True, verbose=True, retriever_specific_config={"follow_up_hops": 0}
+    )
+    assert "rounds" not in results[0].metadata["retrieval"]
+
+
+async def test_offline_feeling_lucky_runs_the_routed_default_as_routing_does(engine):
+    await remember_docs(engine)
+    lucky = await engine.recall(QUERY, SearchType.FEELING_LUCKY, only_context=True, verbose=True)
+    routed = await engine.recall(QUERY, only_context=True)
+    assert [r.text for r in lucky] == [r.text for r in routed]
+    assert len(lucky[0].metadata["retrieval"]["rounds"]) == 2
+
+
+def test_only_the_routers_own_choice_is_handed_over():
+    decision = route(QUERY)
+    assert handover(SearchType.GRAPH_COMPLETION, None, decision) == {"follow_up_hops": 1}
+    assert handover(SearchType.GRAPH_COMPLETION, SearchType.GRAPH_COMPLETION, decision) is None
+    assert handover(SearchType.GRAPH_COMPLETION, None, None) is None  # auto_route=False
+    assert handover(SearchType.TEMPORAL, None, route("When did Ann move?")) is None
+    assert set(HANDOVER) == {SearchType.GRAPH_COMPLETION}
+
+
+async def test_follow_up_hops_merge_rounds_with_the_first_search_leading(engine):
+    await remember_docs(engine)
+    one = await GraphCompletionRetriever().retrieve(
+        QUERY, await make_ctx(engine, GraphCompletionRetriever, QUERY, top_k=10)
+    )
+    hop = await GraphCompletionRetriever().retrieve(
+        QUERY,
+        await make_ctx(engine, GraphCompletionRetriever, QUERY, top_k=10, follow_up_hops=1),
+    )
+    assert hop.hits[0].text == one.hits[0].text  # the first round's best stays first
+    assert len(hop.details["rounds"]) == 2
+    assert {h.text for h in one.hits} <= {h.text for h in hop.hits} | {
+        h.text for h in one.hits[len(hop.hits) :]
+    }
+
+
+async def test_follow_up_hops_out_of_range_are_refused(engine):
+    await remember_docs(engine)
+    with pytest.raises(InvalidInputError, match="follow_up_hops"):
+        await engine.recall(
+            QUERY, SearchType.GRAPH_COMPLETION, retriever_specific_config={"follow_up_hops": 9}
+        )
