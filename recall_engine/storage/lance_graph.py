@@ -66,12 +66,18 @@ class RowChanges:
 
 
 def listing_changes(
-    table: Any, since: TableState | None, have: Callable[[str], bool]
+    table: Any,
+    since: TableState | None,
+    have: Callable[[str], bool],
+    mirrored: Callable[[], set[str]] | None = None,
 ) -> tuple[TableState, frozenset[str], list[int]] | None:
     """The new state of a LanceDB table, the ids whose rows left it, and the row ids
     to fetch (new rows ``have`` does not hold, and rows of ids that left and came
     back); None when its version is ``since``'s. One version request when nothing
-    changed, else one scan of the id column."""
+    changed, else one scan of the id column.
+
+    ``mirrored``: the ids the mirror holds; those no longer in the table left it
+    too (rows this process wrote and another deleted before this one listed them)."""
     version = int(table.version)
     if since is not None and version == since.version:
         return None
@@ -80,9 +86,11 @@ def listing_changes(
         zip(listing.column("_rowid").to_pylist(), listing.column("id").to_pylist(), strict=True)
     )
     old = since.rows if since is not None else {}
-    gone = frozenset(old[r] for r in old.keys() - rows.keys())
+    gone = {old[r] for r in old.keys() - rows.keys()}
+    if mirrored is not None:
+        gone |= mirrored() - set(rows.values())
     wanted = sorted(r for r, rid in rows.items() if rid in gone or (r not in old and not have(rid)))
-    return TableState(version, rows), gone, wanted
+    return TableState(version, rows), frozenset(gone), wanted
 
 
 def take_rows(table: Any, wanted: Sequence[int]) -> pa.Table:
@@ -157,7 +165,12 @@ class LanceGraphTables:
         return self._rows(table, self._tables[table].to_arrow())
 
     def changes(
-        self, table: str, since: TableState | None, *, have: Callable[[str], bool]
+        self,
+        table: str,
+        since: TableState | None,
+        *,
+        have: Callable[[str], bool],
+        mirrored: Callable[[], set[str]] | None = None,
     ) -> tuple[TableState, RowChanges | None]:
         """What ``table`` holds now that it did not at ``since`` (None: ever), less
         the new rows whose id ``have`` says the mirror holds.
@@ -166,7 +179,7 @@ class LanceGraphTables:
             StoreError: the table could not be read.
         """
         try:
-            found = listing_changes(self._tables[table], since, have)
+            found = listing_changes(self._tables[table], since, have, mirrored)
             if found is None:
                 assert since is not None
                 return since, None

@@ -200,13 +200,18 @@ class LanceVectorStore:
         return self._records(self._chunks.to_arrow())
 
     def chunk_changes(
-        self, since: TableState | None, *, have: Callable[[str], bool] = lambda _: False
+        self,
+        since: TableState | None,
+        *,
+        have: Callable[[str], bool] = lambda _: False,
+        mirrored: Callable[[], set[str]] | None = None,
     ) -> tuple[TableState, ChunkChanges | None]:
         """What the chunks table holds now that it did not at ``since`` (None: ever).
 
         One version request when nothing changed; otherwise a scan of the row ids
         and a fetch of the new rows only, less those whose chunk id ``have`` says
-        the mirror holds (this process's own writes). A row deleted and written
+        the mirror holds (this process's own writes); ``mirrored``: the chunk ids
+        the mirror holds, of which those gone from the table are ``gone``. A row deleted and written
         again (same id) comes back in both ``gone`` and ``records``; the caller
         drops, then adds.
 
@@ -214,7 +219,7 @@ class LanceVectorStore:
             StoreError: the table could not be read.
         """
         try:
-            found = listing_changes(self._chunks, since, have)
+            found = listing_changes(self._chunks, since, have, mirrored)
             if found is None:
                 assert since is not None
                 return since, None

@@ -83,7 +83,9 @@ class SharedMirror:
             StoreError: a table could not be read.
         """
         for table, index in self._indexes.items():
-            state, changes = tables.changes(table, self._states[table], have=index.alive)
+            state, changes = tables.changes(
+                table, self._states[table], have=index.alive, mirrored=index.live_ids
+            )
             self._states[table] = state
             held = self._held[table]
             if changes is None:

@@ -291,7 +291,9 @@ class TenantStore:
             if not force and self._synced_at >= asked - self.shared.refresh_s:
                 return  # another thread checked while this one waited
             started = time.monotonic()
-            state, changes = vectors.chunk_changes(self._chunk_state, have=self.index.alive)
+            state, changes = vectors.chunk_changes(
+                self._chunk_state, have=self.index.alive, mirrored=self.index.vectors.live_ids
+            )
             if self._gate is not None:
                 self._gate.chunk_changes(changes)
                 self._gate.graph_changes(vectors.graph)
