@@ -240,7 +240,8 @@ class RecallConfig(BaseModel):
         le=3600,
         description="With vector_uri: a read sees every chunk another process committed "
         "more than this many seconds before it began (0: every read checks; one version "
-        "request each).",
+        "request each); with graph_url too, also its datasets, entities, relations, events "
+        "and summaries, each item whole once its graph commit happened.",
     )
 
     # One writer per tenant across replicas (graph_url set): ingest.writer.
