@@ -64,6 +64,8 @@ ENV_VARS: dict[str, str] = {
     "RECALL_ENGINE_GRAPH_URL": "graph_url",
     "RECALL_ENGINE_VECTOR_URI": "vector_uri",
     "RECALL_ENGINE_VECTOR_REFRESH_S": "vector_refresh_s",
+    "RECALL_ENGINE_WRITER_LEASE_TTL_S": "writer_lease_ttl_s",
+    "RECALL_ENGINE_WRITER_WAIT_S": "writer_wait_s",
 }
 
 # Shared vector tables: AWS's own variables fill vector_storage_options keys not given.
@@ -238,7 +240,25 @@ class RecallConfig(BaseModel):
         le=3600,
         description="With vector_uri: a read sees every chunk another process committed "
         "more than this many seconds before it began (0: every read checks; one version "
-        "request each).",
+        "request each); with graph_url too, also its datasets, entities, relations, events "
+        "and summaries, each item whole once its graph commit happened.",
+    )
+
+    # One writer per tenant across replicas (graph_url set): ingest.writer.
+    writer_lease_ttl_s: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description="With graph_url: how long a tenant's writer lease lasts unless renewed "
+        "(a replica renews it every third of this while it writes); a replica that dies "
+        "holding it blocks that tenant's writes for at most this long.",
+    )
+    writer_wait_s: float = Field(
+        default=30.0,
+        ge=0,
+        le=3600,
+        description="With graph_url: how long remember()/forget() wait for another replica's "
+        "writer lease before raising WriterBusyError (HTTP 503 with Retry-After).",
     )
 
     @field_validator("vector_uri", mode="before")

@@ -32,6 +32,7 @@ from recall_engine.core.errors import (
     UnsupportedSearchTypeError,
     UsageError,
     UserNotFoundError,
+    WriterBusyError,
 )
 
 __all__ = [
@@ -66,4 +67,5 @@ __all__ = [
     "UnsupportedSearchTypeError",
     "UsageError",
     "UserNotFoundError",
+    "WriterBusyError",
 ]

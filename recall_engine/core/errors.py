@@ -27,6 +27,7 @@ not here.
     └── RuntimeFailure                    something outside the call failed
         ├── StoreError                    Kuzu or LanceDB refused an operation
         │   ├── StoreLockedError          another process holds the data dir
+        │   ├── WriterBusyError           another replica holds the tenant's writer lease
         │   └── QueryTimeoutError         a caller's Cypher query ran past its limit
         ├── EmbeddingError                the embedding model failed to load or run
         └── LLMError                      the LLM provider failed
@@ -142,6 +143,15 @@ class StoreError(RuntimeFailure):
 class StoreLockedError(StoreError):
     """Another process holds the data dir: Kuzu allows one writer process, or
     several read-only ones, never both."""
+
+
+class WriterBusyError(StoreError):
+    """Another replica held the tenant's writer lease for longer than this one may
+    wait; nothing was changed. ``retry_after_s``: when it is worth trying again."""
+
+    def __init__(self, message: str, *, retry_after_s: float) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class QueryTimeoutError(StoreError):

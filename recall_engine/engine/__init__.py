@@ -29,6 +29,7 @@ from recall_engine.identity import IdentityRegistry, User
 from recall_engine.identity.service import AccessControl
 from recall_engine.ingest.node_sets import apply_node_sets, check_node_sets
 from recall_engine.ingest.sources import collect_items
+from recall_engine.ingest.writer import writers_for, writing
 from recall_engine.pipeline.request import RecallParams, RecallRequest
 from recall_engine.pipeline.run import RecallPipeline
 from recall_engine.pipeline.scope import resolve_dataset_ids
@@ -125,6 +126,7 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
         except BaseException:
             self._close_shared()
             raise
+        self._writers = writers_for(config, self.state)  # one replica writes a tenant at once
         if self._redis is not None:  # query vectors shared with the other replicas
             self.embedder = SharedQueryEmbedder(self.embedder, RedisQueryCache(self._redis))
         # Every store below (graphs, vectors, identity, tenants, sessions) is
@@ -311,6 +313,7 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
             dataset_id=target.dataset_id,
             dataset_name=target.dataset_name,
             show_progress=show_progress,
+            writers=self._writers,
         )
 
     def _store_with_dataset(self, tenant: str, dataset_id: str) -> TenantStore:
@@ -410,12 +413,13 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
         name: str | None,
         user: User | str | None = None,
     ) -> int:
-        with store.write_lock:
+        with store.write_lock, writing(self._writers, store) as ticket:
             dataset_id = self._access.forgettable(store, user, ids, name)
             if name is not None:
                 assert dataset_id is not None
                 members = [d["id"] for d in store.graph.documents(dataset_id)]
                 removed = store.forget(members)
+                ticket.forgotten(members)
                 store.delete_dataset(dataset_id)
                 self._access.dataset_dropped(store.tenant_id, dataset_id)
                 return removed
@@ -427,7 +431,9 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
                     f"data_id: unknown data id(s) {unknown} in tenant {store.tenant_id!r}; "
                     "nothing was deleted. List the ids with `recall-engine items`."
                 )
-            return store.forget(list(ids))
+            removed = store.forget(list(ids))
+            ticket.forgotten(list(ids))
+            return removed
 
     @property
     def tenants(self) -> TenantAPI:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -25,7 +24,6 @@ from recall_engine.core.graph import ChunkExtraction
 from recall_engine.core.models import RememberResult
 from recall_engine.core.validation import stable_id
 from recall_engine.embedding import Embedder
-from recall_engine.embedding_common import check_vectors
 from recall_engine.graph.extractor import ChunkInput, Extractor, make_namespace
 from recall_engine.graph.resolution import DEFAULT_SIMILARITY_THRESHOLD
 from recall_engine.graph.stage import (
@@ -38,18 +36,16 @@ from recall_engine.graph.stage import (
 )
 from recall_engine.graph.summaries import extractive_summary
 from recall_engine.ingest.chunking import ChunkDraft, chunk_item
+from recall_engine.ingest.embed_batches import CheckedEmbedder, embed_all
 from recall_engine.ingest.gc_pause import gc_paused
 from recall_engine.ingest.sources import SourceItem
+from recall_engine.ingest.writer import TenantWriters, WriteTicket, writing
 from recall_engine.storage.graph_records import GraphWrite, SummaryRecord
 from recall_engine.storage.lexical import tokenize
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
 from recall_engine.storage.tenant import TenantStore
 
 logger = logging.getLogger(__name__)
-
-PROGRESS_MIN_CHUNKS = 512
-WINDOW_BATCHES = 16
-"""Batches embedded per call to the embedder (see ``embed_all``)."""
 
 
 @dataclass
@@ -58,25 +54,6 @@ class PreparedItem:
     data_id: str
     content_hash: str
     drafts: list[ChunkDraft]
-
-
-@dataclass(frozen=True)
-class CheckedEmbedder:
-    """An embedder whose every output is checked against the store's dimension
-    (``check_vectors``) before the pipeline uses it."""
-
-    inner: Embedder
-    dimension: int
-
-    @property
-    def model_id(self) -> str:
-        return self.inner.model_id
-
-    def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
-        vectors = self.inner.embed(texts, batch_size=batch_size)
-        return check_vectors(
-            vectors, rows=len(texts), dimension=self.dimension, model_id=self.inner.model_id
-        )
 
 
 def content_hash(item: SourceItem) -> str:
@@ -107,28 +84,6 @@ def prepare(
     return list(prepared.values())
 
 
-def embed_all(
-    embedder: Embedder, texts: Sequence[str], *, batch_size: int, show_progress: bool | None
-) -> np.ndarray:
-    """Embed in windows of ``WINDOW_BATCHES`` batches, with a progress bar on long
-    ingests at a terminal. A window at a time keeps the model's tokenised inputs
-    for one window in memory, not for every chunk of a 10 MB document."""
-    if show_progress is None:
-        show_progress = sys.stderr.isatty() and len(texts) >= PROGRESS_MIN_CHUNKS
-    step = batch_size * WINDOW_BATCHES
-    if len(texts) <= step:
-        return embedder.embed(texts, batch_size=batch_size)
-    from tqdm import tqdm
-
-    parts = []
-    with tqdm(total=len(texts), unit="chunk", desc="embedding", disable=not show_progress) as bar:
-        for start in range(0, len(texts), step):
-            batch = texts[start : start + step]
-            parts.append(embedder.embed(batch, batch_size=batch_size))
-            bar.update(len(batch))
-    return np.concatenate(parts)
-
-
 def ingest(
     store: TenantStore,
     embedder: Embedder,
@@ -138,10 +93,16 @@ def ingest(
     dataset_id: str,
     dataset_name: str,
     show_progress: bool | None = None,
+    writers: TenantWriters | None = None,
 ) -> RememberResult:
     """Store ``items`` in ``dataset_name``; blocking (run it in a worker thread).
 
+    ``writers``: the replicas' lease and ledger (``ingest.writer``) when the store
+    is shared; the ingest then holds the tenant's writer lease and records its
+    items in the ledger.
+
     Raises:
+        WriterBusyError: another replica held the writer lease too long (nothing stored).
         StoreError, EmbeddingError: nothing of this ingest remains in the store.
     """
     with gc_paused():  # full collections mid-ingest stall the event loop (see gc_pause)
@@ -153,6 +114,7 @@ def ingest(
             dataset_id=dataset_id,
             dataset_name=dataset_name,
             show_progress=show_progress,
+            writers=writers,
         )
 
 
@@ -165,6 +127,7 @@ def _ingest(
     dataset_id: str,
     dataset_name: str,
     show_progress: bool | None,
+    writers: TenantWriters | None,
 ) -> RememberResult:
     embedder = CheckedEmbedder(embedder, store.index.dimension)
     timings: dict[str, float] = {}
@@ -172,7 +135,7 @@ def _ingest(
     prepared = prepare(items, dataset_id=dataset_id, config=config)
     timings["chunk_s"] = time.perf_counter() - started
     all_ids = [p.data_id for p in prepared]
-    with store.write_lock:
+    with store.write_lock, writing(writers, store) as ticket:
         known = store.graph.document_ids(all_ids)
         retried: list[str] = []
         if known and config.graph_extractor != "none":
@@ -181,6 +144,7 @@ def _ingest(
             # are the same, so a failure from here on leaves it to the next retry.
             retried = sorted(store.graph.extraction_failures(sorted(known)))
             store.forget(retried)
+            ticket.forgotten(retried)
             known -= set(retried)
         fresh = [p for p in prepared if p.data_id not in known]
         skipped = [p.data_id for p in prepared if p.data_id in known]
@@ -197,36 +161,28 @@ def _ingest(
         records, items_out = _records(
             fresh, dataset_id=dataset_id, dataset_name=dataset_name, now=now
         )
-        extractor = build_extractor(config) if records else None
-        namespace = make_namespace(store.tenant_id, dataset_id)
-        vectors, graph, plan, failures = _embed_and_extract(
-            store,
-            embedder,
-            config,
-            fresh,
-            records,
-            extractor=extractor,
-            dataset_id=dataset_id,
-            namespace=namespace,
-            show_progress=show_progress if show_progress is not None else config.show_progress,
-            timings=timings,
-        )
-        items_out = [replace(i, extraction_failure=failures.get(i.id)) for i in items_out]
-        t0 = time.perf_counter()
-        tokens = [tokenize(draft.lexical_text) for _, draft in records]
-        timings["tokenize_s"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        if fresh or replaced:
-            store.commit_ingest(
-                datasets=[(dataset_id, dataset_name, now)],
-                items=items_out,
-                chunks=[r[0] for r in records],
-                vectors=vectors,
-                tokens=tokens,
-                replace_data_ids=replaced,
-                graph=graph,
+        new_ids = [p.data_id for p in fresh]
+        ticket.pending(dataset_id, [(p.data_id, p.content_hash) for p in fresh])
+        try:
+            result = _write(
+                store,
+                embedder,
+                config,
+                fresh,
+                records,
+                items_out,
+                dataset=(dataset_id, dataset_name, now),
+                replaced=replaced,
+                show_progress=show_progress,
+                timings=timings,
+                ticket=ticket,
             )
-        timings["store_s"] = time.perf_counter() - t0
+        except BaseException:
+            ticket.abandoned(dataset_id, new_ids)
+            raise
+        ticket.committed(dataset_id, new_ids)
+        ticket.forgotten(replaced)
+    extractor, plan, failures = result
     timings["total_s"] = time.perf_counter() - started
     return RememberResult(
         tenant_id=store.tenant_id,
@@ -253,6 +209,57 @@ def _ingest(
         event_count=len(plan.resolution.graph.events) if plan is not None else 0,
         timings=timings,
     )
+
+
+def _write(
+    store: TenantStore,
+    embedder: Embedder,
+    config: RecallConfig,
+    fresh: Sequence[PreparedItem],
+    records: Sequence[tuple[ChunkRecord, ChunkDraft]],
+    items_out: list[DataItemRecord],
+    *,
+    dataset: tuple[str, str, str],
+    replaced: Sequence[str],
+    show_progress: bool | None,
+    timings: dict[str, float],
+    ticket: WriteTicket,
+) -> tuple[Extractor | None, GraphPlan | None, dict[str, str]]:
+    """Embed, extract and commit; the extractor, the graph plan and the items
+    whose extraction failed."""
+    dataset_id, dataset_name, now = dataset
+    extractor = build_extractor(config) if records else None
+    namespace = make_namespace(store.tenant_id, dataset_id)
+    vectors, graph, plan, failures = _embed_and_extract(
+        store,
+        embedder,
+        config,
+        fresh,
+        records,
+        extractor=extractor,
+        dataset_id=dataset_id,
+        namespace=namespace,
+        show_progress=show_progress if show_progress is not None else config.show_progress,
+        timings=timings,
+    )
+    items_out = [replace(i, extraction_failure=failures.get(i.id)) for i in items_out]
+    t0 = time.perf_counter()
+    tokens = [tokenize(draft.lexical_text) for _, draft in records]
+    timings["tokenize_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    if fresh or replaced:
+        ticket.check()  # a replica that lost its lease must not commit
+        store.commit_ingest(
+            datasets=[(dataset_id, dataset_name, now)],
+            items=items_out,
+            chunks=[r[0] for r in records],
+            vectors=vectors,
+            tokens=tokens,
+            replace_data_ids=replaced,
+            graph=graph,
+        )
+    timings["store_s"] = time.perf_counter() - t0
+    return extractor, plan, failures
 
 
 def _embed_and_extract(

@@ -13,6 +13,7 @@ connection. No message names the server's data dir: it is replaced by
 from __future__ import annotations
 
 import logging
+import math
 import os
 import uuid
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -209,8 +210,16 @@ def engine_error(request: Request, exc: BaseException) -> JSONResponse:
             return envelope(
                 500, code, f"Internal error; the server log has the details (ref {ref})."
             )
-        return envelope(status, code, f"{redact(request, _first_line(exc))} (ref {ref})")
+        message = f"{redact(request, _first_line(exc))} (ref {ref})"
+        return envelope(status, code, message, _retry_headers(exc))
     return envelope(status, code, redact(request, _first_line(exc)))
+
+
+def _retry_headers(exc: BaseException) -> dict[str, str] | None:
+    """``Retry-After`` for a write that waited its bound for another replica's lease."""
+    if isinstance(exc, core.WriterBusyError):
+        return {"Retry-After": str(max(1, math.ceil(exc.retry_after_s)))}
+    return None
 
 
 def redact(request: Request, message: str) -> str:

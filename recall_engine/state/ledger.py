@@ -159,6 +159,21 @@ class IngestLedger:
             ).rowcount
         return gone == 1
 
+    def forget(self, tenant_id: str, data_ids: Sequence[str], *, holder: str | None = None) -> int:
+        """Forget items of any dataset of the tenant (their data ids are unique to
+        one dataset): deleted from the stores, or (``holder``: only its pending
+        rows) a write that failed and undid itself; returns how many rows went."""
+        sql = "DELETE FROM ingest_ledger WHERE tenant_id = ? AND data_id = ?"
+        if holder is not None:
+            sql += " AND status = 'pending' AND holder = ?"
+        with self._db.write() as conn:
+            return sum(
+                conn.execute(
+                    sql, (tenant_id, d) if holder is None else (tenant_id, d, holder)
+                ).rowcount
+                for d in data_ids
+            )
+
     def drop(self, tenant_id: str, dataset_id: str, data_ids: Sequence[str]) -> int:
         """Forget items that were deleted from the stores; returns how many rows went."""
         with self._db.write() as conn:

@@ -9,7 +9,8 @@ uses the table objects it is given and never imports lancedb.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,6 +43,64 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     SUMMARIES: ("id", "dataset_id", "namespace", "data_id", "method", "text"),
 }
 BATCH = 500
+TAKE_BATCH = 2000  # row ids fetched per request when a mirror catches up
+
+
+@dataclass(frozen=True)
+class TableState:
+    """What a mirror was last filled from: the table version and its rows
+    (LanceDB row id -> the row's id column)."""
+
+    version: int
+    rows: Mapping[int, str]
+
+
+@dataclass(frozen=True)
+class RowChanges:
+    """What changed in a graph table since a ``TableState``: ids whose rows left
+    it (drop them), and the rows to (re)add with their vectors, in storage order."""
+
+    gone: frozenset[str]
+    rows: list[dict[str, Any]]
+    vectors: np.ndarray
+
+
+def listing_changes(
+    table: Any,
+    since: TableState | None,
+    have: Callable[[str], bool],
+    mirrored: Callable[[], set[str]] | None = None,
+) -> tuple[TableState, frozenset[str], list[int]] | None:
+    """The new state of a LanceDB table, the ids whose rows left it, and the row ids
+    to fetch (new rows ``have`` does not hold, and rows of ids that left and came
+    back); None when its version is ``since``'s. One version request when nothing
+    changed, else one scan of the id column.
+
+    ``mirrored``: the ids the mirror holds; those no longer in the table left it
+    too (rows this process wrote and another deleted before this one listed them)."""
+    version = int(table.version)
+    if since is not None and version == since.version:
+        return None
+    listing = table.search().with_row_id(True).select(["id"]).limit(None).to_arrow()
+    rows = dict(
+        zip(listing.column("_rowid").to_pylist(), listing.column("id").to_pylist(), strict=True)
+    )
+    old = since.rows if since is not None else {}
+    gone = {old[r] for r in old.keys() - rows.keys()}
+    if mirrored is not None:
+        gone |= mirrored() - set(rows.values())
+    wanted = sorted(r for r, rid in rows.items() if rid in gone or (r not in old and not have(rid)))
+    return TableState(version, rows), frozenset(gone), wanted
+
+
+def take_rows(table: Any, wanted: Sequence[int]) -> pa.Table:
+    """The rows of ``wanted`` row ids, in storage order."""
+    parts = [
+        table.take_row_ids(list(wanted[at : at + TAKE_BATCH])).with_row_id().to_arrow()
+        for at in range(0, len(wanted), TAKE_BATCH)
+    ]
+    fetched = pa.concat_tables(parts) if parts else table.schema.empty_table()
+    return fetched.sort_by("_rowid") if fetched.num_rows else fetched
 
 
 def graph_schema(table: str, dimension: int) -> pa.Schema:
@@ -103,7 +162,35 @@ class LanceGraphTables:
 
     def load(self, table: str) -> tuple[list[dict[str, Any]], np.ndarray]:
         """Every row of a table (without vector) and the vectors, in storage order."""
-        arrow = self._tables[table].to_arrow()
+        return self._rows(table, self._tables[table].to_arrow())
+
+    def changes(
+        self,
+        table: str,
+        since: TableState | None,
+        *,
+        have: Callable[[str], bool],
+        mirrored: Callable[[], set[str]] | None = None,
+    ) -> tuple[TableState, RowChanges | None]:
+        """What ``table`` holds now that it did not at ``since`` (None: ever), less
+        the new rows whose id ``have`` says the mirror holds.
+
+        Raises:
+            StoreError: the table could not be read.
+        """
+        try:
+            found = listing_changes(self._tables[table], since, have, mirrored)
+            if found is None:
+                assert since is not None
+                return since, None
+            state, gone, wanted = found
+            fetched = take_rows(self._tables[table], wanted)
+        except Exception as exc:
+            raise StoreError(f"LanceDB could not read the {table} table: {exc}") from exc
+        rows, vectors = self._rows(table, fetched)
+        return state, RowChanges(gone, rows, vectors)
+
+    def _rows(self, table: str, arrow: pa.Table) -> tuple[list[dict[str, Any]], np.ndarray]:
         if arrow.num_rows == 0:
             return [], np.zeros((0, self.dimension), dtype=np.float32)
         cols = {c: arrow.column(c).to_pylist() for c in COLUMNS[table]}

@@ -20,10 +20,16 @@ rows may belong to another process's graph), every chunk row is mirrored, and
 ``sync`` brings the mirror up to date before a read: a read sees every chunk
 write or deletion another process committed more than ``refresh_s`` seconds
 before the read began (0: before it began; each check is one version request).
-Graph vector rows are mirrored only for this process's own graph (entities it
-knows, data items it committed), since the other processes' graphs are not
-here; another process's half-written ingest may show its chunks until it rolls
-them back, and a crashed one leaves them until they are forgotten.
+With the graph on a server as well (the distributed profile), every replica's
+graph is the same one: ``sync`` then also brings the entity, relation, event and
+summary mirrors up to date and drops the cached dataset list, and every row waits
+until the graph holds its item (``shared_mirror``), so another replica's ingest
+becomes visible whole, within ``refresh_s`` of its graph commit, and a crashed one
+never. With the graph in the data dir, graph vector rows are mirrored only for this
+process's own graph (entities it knows, data items it committed), since the other
+processes' graphs are not here; another process's half-written ingest may then
+show its chunks until it rolls them back, and a crashed one leaves them until
+they are forgotten.
 """
 
 from __future__ import annotations
@@ -56,6 +62,7 @@ from recall_engine.storage.kuzu_graph import KuzuGraphStore
 from recall_engine.storage.lance_vectors import LanceVectorStore, TableState, tables_exist
 from recall_engine.storage.protocols import GraphStore, VectorStore
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
+from recall_engine.storage.shared_mirror import SharedMirror
 from recall_engine.storage.vector_index import VectorIndex, dict_keys
 from recall_engine.storage.vector_location import SharedVectors
 
@@ -85,6 +92,8 @@ class TenantStore:
         vectors: VectorStore,
         meta: dict[str, Any],
         shared: SharedVectors | None = None,
+        *,
+        graph_shared: bool = False,
     ) -> None:
         self.tenant_id = tenant_id
         self.shared = shared
@@ -105,6 +114,12 @@ class TenantStore:
         self._mirror_lock = threading.RLock()
         self._chunk_state: TableState | None = None
         self._synced_at = -float("inf")  # monotonic start of the last version check
+        # Tables and graph both shared: rows wait for their item's graph commit.
+        self._gate = (
+            SharedMirror(graph, self.index, self.graph_indexes())
+            if shared is not None and graph_shared
+            else None
+        )
 
     @classmethod
     def exists(cls, root: Path, shared: SharedVectors | None = None) -> bool:
@@ -190,7 +205,9 @@ class TenantStore:
             tmp = meta_path.with_suffix(".tmp")
             tmp.write_text(json.dumps(meta, indent=2), encoding="utf-8")
             tmp.replace(meta_path)
-        store = cls(tenant_id, root, graph, vectors, meta, shared)
+        store = cls(
+            tenant_id, root, graph, vectors, meta, shared, graph_shared=graph_server is not None
+        )
         try:
             store._recover_and_load()
         except BaseException:
@@ -244,6 +261,8 @@ class TenantStore:
         """Fill the mirrors from shared tables: every chunk; the graph rows of this
         process's graph only (each id once, its latest row); nothing deleted."""
         self.sync(force=True)
+        if self._gate is not None:  # the sync filled the graph mirrors too
+            return
         committed, entities = self.graph.document_ids(), self.graph.entity_ids()
         for table, index in self.graph_indexes().items():
             rows, found = vectors.graph.load(table)
@@ -272,8 +291,14 @@ class TenantStore:
             if not force and self._synced_at >= asked - self.shared.refresh_s:
                 return  # another thread checked while this one waited
             started = time.monotonic()
-            state, changes = vectors.chunk_changes(self._chunk_state, have=self.index.alive)
-            if changes is not None:
+            state, changes = vectors.chunk_changes(
+                self._chunk_state, have=self.index.alive, mirrored=self.index.vectors.live_ids
+            )
+            if self._gate is not None:
+                self._gate.chunk_changes(changes)
+                self._gate.graph_changes(vectors.graph)
+                self._datasets = None  # other replicas add and drop datasets too
+            elif changes is not None:
                 if changes.gone:
                     self.index.remove_chunks(changes.gone)
                 self.index.add(changes.records, changes.vectors, changes.tokens)

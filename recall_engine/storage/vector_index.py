@@ -155,6 +155,12 @@ class VectorIndex(Generic[Row]):
             codes = set(np.unique(self._codes[: self._n][self._alive[: self._n]]).tolist())
             return {d for d, code in self._dataset_codes.items() if code in codes}
 
+    def live_ids(self) -> set[str]:
+        """The ids of every live row."""
+        with self.lock:
+            alive = self._alive
+            return {i for i, rows in self._by_id.items() if any(alive[at] for at in rows)}
+
     def alive(self, row_id: str) -> bool:
         """Whether a live row has this id."""
         return any(self._alive[at] for at in self._by_id.get(row_id, ()))

@@ -1,4 +1,4 @@
-from recall_engine.ingest.ingestor import embed_all
+from recall_engine.ingest.embed_batches import embed_all
 from recall_engine.testing import DeterministicEmbedder
 
 

@@ -21,7 +21,7 @@ import pytest
 
 from recall_engine import Document, RecallEngine
 from recall_engine.graph import stage
-from recall_engine.ingest.ingestor import WINDOW_BATCHES
+from recall_engine.ingest.embed_batches import WINDOW_BATCHES
 from recall_engine.storage import kuzu_bulk as bulk
 from recall_engine.testing import DeterministicEmbedder
 

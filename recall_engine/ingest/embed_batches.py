@@ -1,0 +1,57 @@
+"""Embedding an ingest's texts: in windows of batches, each output checked."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from recall_engine.embedding import Embedder
+from recall_engine.embedding_common import check_vectors
+
+PROGRESS_MIN_CHUNKS = 512
+WINDOW_BATCHES = 16
+"""Batches embedded per call to the embedder (see ``embed_all``)."""
+
+
+@dataclass(frozen=True)
+class CheckedEmbedder:
+    """An embedder whose every output is checked against the store's dimension
+    (``check_vectors``) before the pipeline uses it."""
+
+    inner: Embedder
+    dimension: int
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+        vectors = self.inner.embed(texts, batch_size=batch_size)
+        return check_vectors(
+            vectors, rows=len(texts), dimension=self.dimension, model_id=self.inner.model_id
+        )
+
+
+def embed_all(
+    embedder: Embedder, texts: Sequence[str], *, batch_size: int, show_progress: bool | None
+) -> np.ndarray:
+    """Embed in windows of ``WINDOW_BATCHES`` batches, with a progress bar on long
+    ingests at a terminal. A window at a time keeps the model's tokenised inputs
+    for one window in memory, not for every chunk of a 10 MB document."""
+    if show_progress is None:
+        show_progress = sys.stderr.isatty() and len(texts) >= PROGRESS_MIN_CHUNKS
+    step = batch_size * WINDOW_BATCHES
+    if len(texts) <= step:
+        return embedder.embed(texts, batch_size=batch_size)
+    from tqdm import tqdm
+
+    parts = []
+    with tqdm(total=len(texts), unit="chunk", desc="embedding", disable=not show_progress) as bar:
+        for start in range(0, len(texts), step):
+            batch = texts[start : start + step]
+            parts.append(embedder.embed(batch, batch_size=batch_size))
+            bar.update(len(batch))
+    return np.concatenate(parts)
