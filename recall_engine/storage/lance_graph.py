@@ -9,7 +9,8 @@ uses the table objects it is given and never imports lancedb.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ from recall_engine.storage.graph_records import (
     SUMMARIES,
     VectorRows,
 )
+from recall_engine.storage.lance_changes import TableState, row_changes
 
 COLUMNS: dict[str, tuple[str, ...]] = {
     ENTITIES: ("id", "dataset_id", "namespace", "name", "type", "text"),
@@ -42,6 +44,15 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     SUMMARIES: ("id", "dataset_id", "namespace", "data_id", "method", "text"),
 }
 BATCH = 500
+
+
+@dataclass(frozen=True)
+class GraphChanges:
+    """Ids whose rows left a graph table, and the rows (and vectors) to (re)add."""
+
+    gone: frozenset[str]
+    rows: list[dict[str, Any]]
+    vectors: np.ndarray
 
 
 def graph_schema(table: str, dimension: int) -> pa.Schema:
@@ -103,7 +114,26 @@ class LanceGraphTables:
 
     def load(self, table: str) -> tuple[list[dict[str, Any]], np.ndarray]:
         """Every row of a table (without vector) and the vectors, in storage order."""
-        arrow = self._tables[table].to_arrow()
+        return self._rows(table, self._tables[table].to_arrow())
+
+    def changes(
+        self, table: str, since: TableState | None, *, have: Callable[[str], bool]
+    ) -> tuple[TableState, GraphChanges | None]:
+        """What ``table`` holds now that it did not at ``since`` (``lance_changes``).
+
+        Raises:
+            StoreError: the table could not be read.
+        """
+        try:
+            state, changes = row_changes(self._tables[table], since, have=have)
+        except Exception as exc:
+            raise StoreError(f"LanceDB could not read the {table} table: {exc}") from exc
+        if changes is None:
+            return state, None
+        rows, vectors = self._rows(table, changes.fetched)
+        return state, GraphChanges(changes.gone, rows, vectors)
+
+    def _rows(self, table: str, arrow: pa.Table) -> tuple[list[dict[str, Any]], np.ndarray]:
         if arrow.num_rows == 0:
             return [], np.zeros((0, self.dimension), dtype=np.float32)
         cols = {c: arrow.column(c).to_pylist() for c in COLUMNS[table]}

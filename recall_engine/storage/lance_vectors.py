@@ -22,22 +22,13 @@ import numpy as np
 import pyarrow as pa
 
 from recall_engine.core.errors import EmbeddingModelMismatchError, StoreError
+from recall_engine.storage.lance_changes import TableState, row_changes
 from recall_engine.storage.lance_graph import LanceGraphTables
 from recall_engine.storage.records import ChunkRecord
 from recall_engine.storage.vector_location import failure_message
 
 CHUNKS = "chunks"
 MODEL_KEY = b"recall_engine.embedding_model"
-TAKE_BATCH = 2000  # row ids fetched per request when a mirror catches up
-
-
-@dataclass(frozen=True)
-class TableState:
-    """What a mirror was last filled from: the table version and its rows
-    (LanceDB row id -> chunk id)."""
-
-    version: int
-    rows: Mapping[int, str]
 
 
 @dataclass(frozen=True)
@@ -219,33 +210,13 @@ class LanceVectorStore:
             StoreError: the table could not be read.
         """
         try:
-            version = int(self._chunks.version)
-            if since is not None and version == since.version:
-                return since, None
-            listing = self._chunks.search().with_row_id(True).select(["id"]).limit(None).to_arrow()
-            rows = dict(
-                zip(
-                    listing.column("_rowid").to_pylist(),
-                    listing.column("id").to_pylist(),
-                    strict=True,
-                )
-            )
-            old = since.rows if since is not None else {}
-            gone = frozenset(old[r] for r in old.keys() - rows.keys())
-            wanted = sorted(
-                r for r, cid in rows.items() if cid in gone or (r not in old and not have(cid))
-            )
-            parts = [
-                self._chunks.take_row_ids(wanted[at : at + TAKE_BATCH]).with_row_id().to_arrow()
-                for at in range(0, len(wanted), TAKE_BATCH)
-            ]
+            state, changes = row_changes(self._chunks, since, have=have)
         except Exception as exc:
             raise _failure(exc, self._location, self._name, "read") from exc
-        fetched = pa.concat_tables(parts) if parts else self._chunks.schema.empty_table()
-        if fetched.num_rows:
-            fetched = fetched.sort_by("_rowid")
-        records, vectors, tokens = self._records(fetched)
-        return TableState(version, rows), ChunkChanges(gone, records, vectors, tokens)
+        if changes is None:
+            return state, None
+        records, vectors, tokens = self._records(changes.fetched)
+        return state, ChunkChanges(changes.gone, records, vectors, tokens)
 
     def _records(self, table: pa.Table) -> tuple[list[ChunkRecord], np.ndarray, list[list[str]]]:
         if table.num_rows == 0:

@@ -20,10 +20,13 @@ rows may belong to another process's graph), every chunk row is mirrored, and
 ``sync`` brings the mirror up to date before a read: a read sees every chunk
 write or deletion another process committed more than ``refresh_s`` seconds
 before the read began (0: before it began; each check is one version request).
-Graph vector rows are mirrored only for this process's own graph (entities it
-knows, data items it committed), since the other processes' graphs are not
-here; another process's half-written ingest may show its chunks until it rolls
-them back, and a crashed one leaves them until they are forgotten.
+With the graph in the data dir, graph vector rows are mirrored only for this
+process's own graph (entities it knows, data items it committed), since the
+other processes' graphs are not here. With the graph on the server too, ``sync``
+also brings the graph indexes up to date, within the same bound, with every row
+the shared graph backs (``graph_mirror``). Another process's half-written ingest
+may show its chunks until it rolls them back, and a crashed one leaves them
+until they are forgotten.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from recall_engine.storage.chunk_index import ChunkIndex
 from recall_engine.storage.falkordb_graph import FalkorGraphStore
 from recall_engine.storage.falkordb_home import check_home, check_unclaimed, graph_home
 from recall_engine.storage.falkordb_server import FalkorServer
+from recall_engine.storage.graph_mirror import GraphMirror
 from recall_engine.storage.graph_records import (
     ENTITIES,
     EVENTS,
@@ -53,7 +57,8 @@ from recall_engine.storage.graph_records import (
     GraphWrite,
 )
 from recall_engine.storage.kuzu_graph import KuzuGraphStore
-from recall_engine.storage.lance_vectors import LanceVectorStore, TableState, tables_exist
+from recall_engine.storage.lance_changes import TableState
+from recall_engine.storage.lance_vectors import LanceVectorStore, tables_exist
 from recall_engine.storage.protocols import GraphStore, VectorStore
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
 from recall_engine.storage.vector_index import VectorIndex, dict_keys
@@ -105,6 +110,10 @@ class TenantStore:
         self._mirror_lock = threading.RLock()
         self._chunk_state: TableState | None = None
         self._synced_at = -float("inf")  # monotonic start of the last version check
+        # A graph on a server is every process's: its vector rows are mirrored as
+        # they land (a graph of this process's own is mirrored by its own writes).
+        shared_graph = shared is not None and isinstance(graph, FalkorGraphStore)
+        self._graph_mirror = GraphMirror(self.graph_indexes()) if shared_graph else None
 
     @classmethod
     def exists(cls, root: Path, shared: SharedVectors | None = None) -> bool:
@@ -244,6 +253,8 @@ class TenantStore:
         """Fill the mirrors from shared tables: every chunk; the graph rows of this
         process's graph only (each id once, its latest row); nothing deleted."""
         self.sync(force=True)
+        if self._graph_mirror is not None:
+            return  # the sync filled the graph indexes too
         committed, entities = self.graph.document_ids(), self.graph.entity_ids()
         for table, index in self.graph_indexes().items():
             rows, found = vectors.graph.load(table)
@@ -278,6 +289,8 @@ class TenantStore:
                     self.index.remove_chunks(changes.gone)
                 self.index.add(changes.records, changes.vectors, changes.tokens)
             self._chunk_state = state
+            if self._graph_mirror is not None:
+                self._graph_mirror.sync(vectors.graph, self.graph)
             self._synced_at = started
 
     def graph_indexes(self) -> dict[str, VectorIndex[dict[str, Any]]]:
