@@ -58,3 +58,24 @@ async def test_another_replica_sees_the_tenant_made_again_empty(tmp_path):
         finally:
             a.close()
             b.close()
+
+
+async def test_a_replica_that_writes_first_into_the_tenant_made_again_sees_it_empty(tmp_path):
+    with distributed_profile() as profile:
+        options = profile.options(vector_refresh_s=0)
+        a = RecallEngine(tmp_path / "a", embedder=DeterministicEmbedder(), **options)
+        b = RecallEngine(tmp_path / "b", embedder=DeterministicEmbedder(), **options)
+        try:
+            await a.create_tenant("acme")
+            await a.add_memory("acme", TEA)
+            assert await _found(b) == ["tea"]  # b's mirror of the first tenant
+            await a.tenants.delete_tenant("acme")
+            await a.create_tenant("acme")
+            # The new tables start over at the same version and row ids as the old
+            # ones did: only the tenant's new record tells b its mirror is stale.
+            await b.add_memory("acme", [{"source_id": "coffee", "text": "Drinks green coffee"}])
+            assert await _found(b, "green") == ["coffee"]
+            assert await _found(a, "green") == ["coffee"]
+        finally:
+            a.close()
+            b.close()
