@@ -1,18 +1,22 @@
-"""Engines for suites that run against both modes: the embedded engine, and the
-same engine served by uvicorn on 127.0.0.1 (a thread of the test process, over
-the same data dir) and reached through ``RecallEngine.connect``.
+"""Engines for suites that run in every mode: the embedded engine; the same engine
+served by uvicorn on 127.0.0.1 (a thread of the test process, over the same data
+dir) and reached through ``RecallEngine.connect``; and the engine on the full
+distributed profile (graph on FalkorDB, vectors on moto S3, state on Postgres,
+Redis; ``tests.distributed_profile``), driven directly.
 
 ``serve(engine)`` starts one server and returns a ``Served``; ``MODES`` is the
-parameter list for an engine fixture (``"embedded"``, ``"remote"``). ``in_mode``
-(sync) and ``opened`` (async) give a test the engine in either mode, so a suite's
-body does not know which one it drives.
+parameter list for an engine fixture (``"embedded"``, ``"remote"``,
+``"distributed"``). ``built`` (sync) and ``opened`` (async) make the engine of a
+mode and give it to a test, so a suite's body does not know which one it drives;
+``in_mode`` does the same for an engine the caller made (embedded or remote only).
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import ExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,9 +25,10 @@ import uvicorn
 from recall_engine import RecallEngine
 from recall_engine.remote import RemoteRecallEngine
 from recall_engine.server import ServerSettings, create_app
+from tests.distributed_profile import distributed_profile
 from tests.live_uvicorn import start_in_thread
 
-MODES = ("embedded", "remote")
+MODES = ("embedded", "remote", "distributed")
 API_KEY = "remote-fixture-admin-key-0000"
 
 
@@ -56,6 +61,8 @@ def serve(engine: RecallEngine, *, auth: bool = True) -> Served:
 def in_mode(mode: str, engine: RecallEngine) -> Iterator[Any]:
     """``engine`` itself, or ``engine`` served on 127.0.0.1 and reached through
     ``RecallEngine.connect``; the caller still owns (and closes) ``engine``."""
+    if mode == "distributed":
+        raise ValueError("the distributed mode makes its own engine: use built() or opened()")
     if mode == "embedded":
         yield engine
         return
@@ -66,24 +73,73 @@ def in_mode(mode: str, engine: RecallEngine) -> Iterator[Any]:
         served.stop()
 
 
+def filled(fill: Callable[[RecallEngine], Awaitable[Any]], path: Any, **options: Any) -> None:
+    """Runs ``fill`` on ``RecallEngine(path, **options)`` (closed afterwards), on a thread
+    and loop of its own: a fixture may be set up while the test's loop runs."""
+    failure: list[BaseException] = []
+
+    async def run() -> None:
+        engine = RecallEngine(path, **options)
+        try:
+            await fill(engine)
+        finally:
+            engine.close()
+
+    def main() -> None:
+        try:
+            asyncio.run(run())
+        except BaseException as error:  # re-raised below
+            failure.append(error)
+
+    thread = threading.Thread(target=main)
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+
+
+def _made(stack: ExitStack, mode: str, path: Any, options: dict[str, Any]) -> RecallEngine:
+    """``RecallEngine(path, **options)``, on a fresh distributed profile in that mode;
+    ``stack`` closes it (and cleans the profile up)."""
+    if mode == "distributed":
+        options = stack.enter_context(distributed_profile()).options(**options)
+    engine = RecallEngine(path, **options)
+    stack.callback(engine.close)
+    return engine
+
+
+@contextmanager
+def built(mode: str, path: Any, **engine_options: Any) -> Iterator[Any]:
+    """``with built(mode, path, ...) as e`` for ``RecallEngine(path, ...)``: the engine
+    on ``path`` in ``mode``, closed (with its server, its profile) on the way out."""
+    with ExitStack() as stack:
+        embedded = _made(stack, mode, path, engine_options)
+        if mode == "distributed":
+            yield embedded
+        else:
+            with in_mode(mode, embedded) as engine:
+                yield engine
+
+
 @asynccontextmanager
 async def opened(mode: str, path: Any, **engine_options: Any) -> AsyncIterator[Any]:
     """``async with opened(mode, path, ...) as e`` for ``async with RecallEngine(path, ...)``:
-    the engine on ``path`` in ``mode``, closed (with its server) on the way out."""
-    embedded = RecallEngine(path, **engine_options)
-    try:
+    the engine on ``path`` in ``mode``, closed (with its server, its profile) on the way out."""
+    with ExitStack() as stack:
+        embedded = _made(stack, mode, path, engine_options)
+        if mode == "distributed":
+            yield embedded
+            return
         with in_mode(mode, embedded) as engine:
             try:
                 yield engine
             finally:
                 if engine is not embedded:
                     await engine.aclose()
-    finally:
-        embedded.close()
 
 
 async def engine_in_mode(mode: str, path: Any, embedder: Any) -> Any:
-    """An async generator body for an engine fixture: embedded, or the same engine
-    served on 127.0.0.1 and reached through ``RecallEngine.connect``."""
+    """An async generator body for an engine fixture: embedded, served on 127.0.0.1
+    and reached through ``RecallEngine.connect``, or on the distributed profile."""
     async with opened(mode, path, embedder=embedder) as engine:
         yield engine

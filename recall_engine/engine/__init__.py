@@ -40,6 +40,7 @@ from recall_engine.state.redis_cache import RedisQueryCache, SharedQueryEmbedder
 from recall_engine.state.redis_store import RedisStore
 from recall_engine.state.store import open_state, registry_source
 from recall_engine.storage.falkordb_server import FalkorServer
+from recall_engine.storage.store_drop import drop_store
 from recall_engine.storage.store_lock import hold_data_dir
 from recall_engine.storage.tenant import TenantStore
 from recall_engine.storage.vector_location import SharedVectors
@@ -448,13 +449,19 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
                 self._tenant_api = TenantAPI(TenantPort(self), registry)
             return self._tenant_api
 
-    async def drop_tenant(self, tenant_id: str) -> None:
-        """Close a tenant's store and delete its folder (everything it holds)."""
-        import shutil
-
+    def close_store(self, tenant_id: str) -> None:
+        """Close a tenant's open store, if any (it opens again on next use)."""
         tenant = self._tenant(tenant_id)
         with self._open_lock:
             store = self._stores.pop(tenant, None)
             if store is not None:
                 store.close()
-        await asyncio.to_thread(shutil.rmtree, self.config.tenant_dir(tenant), True)
+
+    async def drop_tenant(self, tenant_id: str) -> None:
+        """Close a tenant's store and delete everything it holds: its folder, and its
+        shared graph and vector tables (``storage.store_drop``)."""
+        tenant = self._tenant(tenant_id)
+        self.close_store(tenant)
+        root = self.config.tenant_dir(tenant)
+        shared, server = self._shared_vectors, self._graph_server
+        await asyncio.to_thread(drop_store, root, shared=shared, graph_server=server)

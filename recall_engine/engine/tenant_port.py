@@ -33,6 +33,8 @@ class _Engine(Protocol):
 
     async def drop_tenant(self, tenant_id: str) -> None: ...
 
+    def close_store(self, tenant_id: str) -> None: ...
+
 
 class TenantPort:
     """The engine, as the tenant API sees it (``tenants.base.EnginePort``)."""
@@ -74,3 +76,7 @@ class TenantPort:
 
     async def drop_tenant(self, tenant_id: str) -> None:
         await self._engine.drop_tenant(tenant_id)
+
+    def close_store(self, tenant: str) -> None:
+        """Close the tenant's open store (it opens again on next use). Blocking."""
+        self._engine.close_store(tenant)

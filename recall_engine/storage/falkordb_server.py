@@ -90,6 +90,15 @@ class FalkorServer:
         """The FalkorDB graph of one tenant store."""
         return f"{self.prefix}graph:{store_name}"
 
+    def drop_graph(self, store_name: str) -> None:
+        """Delete the graph of one tenant store (nothing happens when there is none).
+
+        Raises:
+            StoreError: the server does not answer.
+        """
+        with self.calls("deleting a graph"):
+            self.writes.connection.delete(self.graph_name(store_name))
+
     def scrub(self, message: str) -> str:
         """``message`` without the URL's password, wherever the client quoted it."""
         return message.replace(self._password, "***") if self._password else message

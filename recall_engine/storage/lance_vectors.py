@@ -312,3 +312,17 @@ def tables_exist(uri: str, storage_options: Mapping[str, str], tenant: str) -> b
         return CHUNKS in _table_names(db)
     except Exception as exc:
         raise StoreError(failure_message(exc, uri, tenant)) from exc
+
+
+def drop_tables(uri: str, storage_options: Mapping[str, str], tenant: str) -> None:
+    """Delete every table of the store at ``uri`` (its chunks and graph vectors).
+
+    Raises:
+        StoreError: the location cannot be written (the message names the setting to fix).
+    """
+    import lancedb
+
+    try:
+        lancedb.connect(uri, storage_options=dict(storage_options)).drop_all_tables()
+    except Exception as exc:
+        raise StoreError(failure_message(exc, uri, tenant, action="delete")) from exc

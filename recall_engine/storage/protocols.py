@@ -7,7 +7,7 @@ touching code above this package.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -15,6 +15,7 @@ import numpy as np
 from recall_engine.core.graph import Entity, Relation
 from recall_engine.storage.graph_reads import EdgeRecord, EntityRecord, MentionLink, TableSchema
 from recall_engine.storage.graph_records import GraphRemoval, GraphWrite, VectorRows
+from recall_engine.storage.lance_graph import RowChanges, TableState
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
 
 
@@ -121,6 +122,17 @@ class GraphVectorTables(Protocol):
     def column(self, table: str, column: str) -> set[str]: ...
 
     def load(self, table: str) -> tuple[list[dict[str, Any]], np.ndarray]: ...
+
+    def changes(
+        self,
+        table: str,
+        since: TableState | None,
+        *,
+        have: Callable[[str], bool],
+        mirrored: Callable[[], set[str]] | None = None,
+    ) -> tuple[TableState, RowChanges | None]:
+        """What ``table`` holds now that it did not at ``since`` (another process's writes)."""
+        ...
 
     def count(self, table: str) -> int: ...
 

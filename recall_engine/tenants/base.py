@@ -51,6 +51,8 @@ class EnginePort(Protocol):
 
     async def drop_tenant(self, tenant_id: str) -> None: ...
 
+    def close_store(self, tenant: str) -> None: ...
+
 
 class TenantBase:
     """The engine port, the registry and the query batcher of one ``TenantAPI``."""
@@ -59,14 +61,22 @@ class TenantBase:
         self.engine = engine
         self.registry = registry or TenantRegistry(engine.config.data_dir)
         self._batcher = QueryBatcher(engine.embedder)
+        self._made: dict[str, str] = {}  # store name -> created_at of the tenant it was opened for
 
     def _record(self, tenant_id: str) -> TenantRecord:
         return self.registry.get(tenant_id)
 
     async def _store(self, tenant_id: str) -> str:
-        """The engine tenant (store name) of a HydraDB tenant, its store open."""
-        self._record(tenant_id)
+        """The engine tenant (store name) of a HydraDB tenant, its store open.
+
+        A store this process opened for an earlier tenant of the same id (deleted and
+        made again since, maybe by another replica) is closed first, so that none of
+        its mirrors answers for the new tenant."""
+        made = self._record(tenant_id).created_at
         name = self.registry.store_name(tenant_id)
+        if self._made.setdefault(name, made) != made:
+            await asyncio.to_thread(self.engine.close_store, name)
+            self._made[name] = made
         await asyncio.to_thread(self.engine.open, name)
         return name
 

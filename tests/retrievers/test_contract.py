@@ -11,9 +11,10 @@ import pytest
 from recall_engine import Document, RecallEngine, SearchType
 from recall_engine.core.models import ResponseGraphEntry
 from recall_engine.errors import LLMNotConfiguredError
-from recall_engine.testing import FakeLLMServer
+from recall_engine.testing import DeterministicEmbedder, FakeLLMServer
 from retrievers import RETRIEVERS
-from tests.remote_fixture import MODES, serve
+from tests.distributed_profile import distributed_profile
+from tests.remote_fixture import MODES, filled, serve
 
 QUESTION = "Which database does the billing service use?"
 QUERIES = {SearchType.CYPHER: "MATCH (c:Chunk) RETURN c.id AS id, c.text AS text"}
@@ -54,11 +55,29 @@ async def _fill(eng: RecallEngine) -> None:
     )
 
 
+@pytest.fixture(scope="module")
+def distributed_filled(tmp_path_factory):
+    """A distributed profile filled once for the module (by an engine that is then
+    closed): each test opens a replica of its own on it, with a fresh data dir."""
+    with distributed_profile() as profile, FakeLLMServer(default=_reply) as fake:
+        llm = {"llm_model": "openai/fake-model", "llm_api_base": fake.base_url, "llm_api_key": "t"}
+        data = tmp_path_factory.mktemp("dist") / "data"
+        filled(_fill, data, embedder=DeterministicEmbedder(), **profile.options(**llm))
+        yield profile
+
+
 @pytest.fixture(params=MODES)
 async def engine(request, tmp_path, hash_embedder, server, prebuilt):
     """A fresh copy of the filled store per test (filled once per session), used
-    directly or served on 127.0.0.1 and reached through ``RecallEngine.connect``."""
+    directly or served on 127.0.0.1 and reached through ``RecallEngine.connect``;
+    or a fresh replica on the distributed profile, filled once per module."""
     llm = {"llm_model": "openai/fake-model", "llm_api_base": server.base_url, "llm_api_key": "test"}
+    if request.param == "distributed":
+        profile = request.getfixturevalue("distributed_filled")
+        eng = RecallEngine(tmp_path / "data", embedder=hash_embedder, **profile.options(**llm))
+        yield eng
+        eng.close()
+        return
     data = prebuilt(_fill, tmp_path / "data", **llm)
     eng = RecallEngine(data, embedder=hash_embedder, **llm)
     if request.param == "embedded":

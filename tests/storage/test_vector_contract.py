@@ -65,3 +65,22 @@ def test_graph_tables(vector_store: Any) -> None:
     assert tables.column(ENTITIES, "id") == {"e2"}
     tables.delete_data(["d1"])
     assert tables.count(RELATIONS) == 0
+
+
+def test_graph_table_changes(vector_store: Any) -> None:
+    tables = vector_store.graph
+    ada = {"id": "e1", "dataset_id": "ds1", "namespace": "n", "name": "Ada", "type": "PERSON"}
+    lyon = {"id": "e2", "dataset_id": "ds1", "namespace": "n", "name": "Lyon", "type": "PLACE"}
+    tables.add(VectorRows(ENTITIES, [ada], np.eye(1, DIM, dtype=np.float32)))
+    state, changes = tables.changes(ENTITIES, None, have=lambda _: False)
+    assert changes is not None and [r["name"] for r in changes.rows] == ["Ada"]
+    assert changes.gone == frozenset() and changes.vectors.shape == (1, DIM)
+    assert tables.changes(ENTITIES, state, have=lambda _: False) == (state, None)
+    tables.add(VectorRows(ENTITIES, [lyon], np.eye(1, DIM, k=1, dtype=np.float32)))
+    tables.delete_where(ENTITIES, "id", ["e1"])
+    later, changes = tables.changes(ENTITIES, state, have=lambda _: False)
+    assert changes is not None and changes.gone == {"e1"}
+    assert [r["name"] for r in changes.rows] == ["Lyon"]
+    tables.add(VectorRows(ENTITIES, [ada], np.eye(1, DIM, dtype=np.float32)))
+    _, changes = tables.changes(ENTITIES, later, have=lambda row_id: row_id == "e1")
+    assert changes is not None and changes.rows == []  # the mirror has it already

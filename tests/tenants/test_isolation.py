@@ -10,9 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recall_engine import RecallEngine
 from recall_engine.testing import DeterministicEmbedder
-from tests.remote_fixture import MODES, in_mode
+from tests.remote_fixture import MODES, built
 
 TENANTS = ("t_one", "t two", "t/3")
 SUBS = (None, "alice", "bob_b", "Ωmega")
@@ -25,9 +24,10 @@ memory = st.tuples(placement, st.lists(st.sampled_from(WORDS), min_size=1, max_s
 @pytest.fixture(scope="module", params=MODES)
 def world(request, tmp_path_factory):
     """One engine with every tenant, shared by all examples; data accumulates. Used
-    directly, or served on 127.0.0.1 and reached through ``RecallEngine.connect``."""
-    embedded = RecallEngine(tmp_path_factory.mktemp("iso"), embedder=DeterministicEmbedder())
-    with in_mode(request.param, embedded) as engine:
+    directly, served on 127.0.0.1 and reached through ``RecallEngine.connect``, or
+    on the distributed profile."""
+    path = tmp_path_factory.mktemp("iso")
+    with built(request.param, path, embedder=DeterministicEmbedder()) as engine:
 
         async def create() -> None:
             for tenant in TENANTS:
@@ -35,7 +35,6 @@ def world(request, tmp_path_factory):
 
         asyncio.run(create())
         yield engine, {}, itertools.count()
-    embedded.close()
 
 
 @settings(
