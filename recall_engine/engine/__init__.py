@@ -414,7 +414,7 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
             dataset_id = self._access.forgettable(store, user, ids, name)
             if name is not None:
                 assert dataset_id is not None
-                members = [d["id"] for d in store.graph.documents(dataset_id)]
+                members = [d.id for d in store.graph.documents(dataset_id)]
                 removed = store.forget(members)
                 store.delete_dataset(dataset_id)
                 self._access.dataset_dropped(store.tenant_id, dataset_id)
