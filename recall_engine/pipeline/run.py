@@ -1,5 +1,5 @@
 """recall() as explicit stages: validate -> identity and scope -> session cache ->
-route -> retrieve -> feedback -> coverage -> answer -> session write -> tag.
+route -> retrieve -> narrow -> feedback -> coverage -> answer -> session write -> tag.
 
 Each stage is a small method of ``RecallPipeline`` over a ``RecallState``, so a
 later stage (sessions, users and permissions) replaces one method without
@@ -14,10 +14,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-from pydantic import ValidationError
 
 from recall_engine.core.errors import (
-    InvalidInputError,
     RecallPreconditionError,
     SearchTypeNotImplementedError,
 )
@@ -37,8 +35,10 @@ from recall_engine.pipeline.delegate import (
     retrieval_llm,
 )
 from recall_engine.pipeline.feedback import rerank
+from recall_engine.pipeline.narrowing import by_recency, check_applies, narrow
 from recall_engine.pipeline.references import add_evidence
-from recall_engine.pipeline.request import _PARAM_DEFAULTS, MAX_TOP_K, RecallRequest
+from recall_engine.pipeline.request import RecallRequest
+from recall_engine.pipeline.retrieval_options import feedback_window, retrieval_k, retriever_config
 from recall_engine.pipeline.route import choose_search_type
 from recall_engine.pipeline.scope import resolve_readable
 from recall_engine.pipeline.session import (
@@ -54,8 +54,8 @@ from recall_engine.pipeline.traces import PROMPT_TRACES, TraceVectors, prompt_bl
 from recall_engine.read.store_reader import StoreReader
 from recall_engine.sessions.traces import TraceRecord
 from recall_engine.storage.expiry import forget_expired
-from retrievers import RETRIEVERS, Identity, RetrievalContext, Retriever, RetrieverOutput
-from retrievers.base import NO_VECTOR, RetrieverConfig, wants_query_vector
+from retrievers import RETRIEVERS, Identity, RetrievalContext, RetrieverOutput
+from retrievers.base import NO_VECTOR, wants_query_vector
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +74,7 @@ class RecallPipeline:
             ("session", self.session_cache),
             ("route", self.route),
             ("retrieve", self.retrieve),
+            ("narrow", self.narrow),
             ("feedback", self.apply_feedback),
             ("coverage", self.measure_coverage),
             ("answer", self.answer),
@@ -134,6 +135,8 @@ class RecallPipeline:
             await self._scoped_sources(state)
             return
         if request.datasets is None and request.dataset_ids is None and request.query_type is None:
+            if request.where is not None:
+                return  # cached answers were not filtered: search the memory
             hits = cache_hits(state.session, request.query_text, top_k=request.top_k)
             if hits:
                 state.results = list(hits)
@@ -187,12 +190,13 @@ class RecallPipeline:
                 f"Search type {state.search_type.value} is not implemented yet; pass "
                 f"query_type= one of: {available}."
             )
+        check_applies(state.search_type, request.where)
         state.retriever = retriever
 
     async def retrieve(self, state: RecallState) -> None:
         assert state.retriever is not None and state.store is not None
         request, retriever = state.request, state.retriever
-        config = _retriever_config(retriever, request)
+        config = retriever_config(retriever, request)
         if not holds_data(state.store, state.dataset_ids):
             state.output = RetrieverOutput()  # an empty scope answers [] for every type
             return
@@ -205,11 +209,11 @@ class RecallPipeline:
                 vector = await self.embed_query(request.query_text)
             state.query_vector = vector
         ctx: RetrievalContext[Any] = RetrievalContext(
-            read=StoreReader(state.store, state.dataset_ids),
+            read=_reader(state),
             query_vector=vector,
             embed=self.embed_query,
             config=config,
-            top_k=_retrieval_k(request, retriever),
+            top_k=retrieval_k(request, retriever),
             identity=Identity(
                 tenant_id=state.tenant_id, user_id=state.user.id if state.user else None
             ),
@@ -228,13 +232,31 @@ class RecallPipeline:
         if ran is not None and ran is not retriever.search_type and ran in RETRIEVERS:
             state.retriever = RETRIEVERS[ran]  # FEELING_LUCKY: results take the ran type's shape
 
+    async def narrow(self, state: RecallState) -> None:
+        """With metadata_filters, only hits resting on matching items (a laid-out
+        context that lost some falls back to the plain join); with recency_bias,
+        the hits re-ranked by their time (``pipeline.narrowing``)."""
+        request, output, retriever = state.request, state.output, state.retriever
+        if output is None or not output.hits or state.store is None or retriever is None:
+            return
+        hits = list(output.hits)
+        if request.where is not None:
+            hits = await narrow(hits, _reader(state))
+            if len(hits) < len(output.hits):
+                output.context = None
+        if request.recency_bias > 0 and hits:
+            hits = by_recency(hits, request.recency_bias, state.store)
+            if not retriever.answers:
+                hits = hits[: retrieval_k(request, retriever, recency=False)]
+        output.hits = hits
+
     async def apply_feedback(self, state: RecallState) -> None:
         """With feedback_influence, re-rank hits by the ratings of answers that used them."""
         request, output = state.request, state.output
         if output is None or not output.hits or request.feedback_influence <= 0:
             return
         assert state.search_type is not None
-        window = _feedback_window(request, RETRIEVERS[state.search_type])  # the type asked
+        window = feedback_window(request, RETRIEVERS[state.search_type])  # the type asked
         hits = list(output.hits)
         weights = await asyncio.to_thread(
             self.services.sessions.element_weights, state.tenant_id, element_ids(hits[:window])
@@ -256,7 +278,7 @@ class RecallPipeline:
         output, request = state.output, state.request
         if output is None or not output.hits or state.store is None:
             return
-        read = StoreReader(state.store, state.dataset_ids)
+        read = _reader(state)
         best_dense: float | None = None
         if state.query_vector is not None and state.query_vector.size:
             nearest = await read.dense_chunks(state.query_vector, 1)
@@ -301,7 +323,7 @@ class RecallPipeline:
                 config=self.services.config,
                 session_history=block.text if block is not None else None,
                 coverage=state.coverage,
-                read=StoreReader(state.store, state.dataset_ids) if state.store else None,
+                read=_reader(state) if state.store else None,
             )
             state.results = [entry]
             if block is not None and entry.metadata.get("answer_mode") == "llm":
@@ -358,7 +380,7 @@ class RecallPipeline:
         if entry.structured is not None or request.response_model is not None:
             return
         assert state.store is not None
-        await add_evidence(entry, list(output.hits), StoreReader(state.store, state.dataset_ids))
+        await add_evidence(entry, list(output.hits), _reader(state))
 
     async def tag(self, state: RecallState) -> None:
         """Report the route decision, what the retriever reports on every result (its
@@ -387,60 +409,7 @@ class RecallPipeline:
         return np.asarray(vector, dtype=np.float32)
 
 
-FEEDBACK_WINDOW = 20
-"""The best hits of an item result that feedback may reorder: the retriever is asked
-for at least this many, so a well-rated hit down to rank 20 can move into a cut at 10.
-A fixed window, not a multiple of ``top_k``: the head is then the same for every
-``top_k`` (a window that grows with ``top_k`` moves the min-max scaling of every score)."""
-
-STABLE_HEAD = 10
-"""The head of an answering type's hits that feedback may reorder. Its context was laid
-out from what it retrieved, so it is not asked for more than ``top_k``; reordering only
-the first 10 keeps them the same for every ``top_k`` of at least 10."""
-
-
-def _retrieval_k(request: RecallRequest, retriever: type[Retriever]) -> int:
-    """Hits to ask for: ``top_k``, and for item results re-ranked by feedback at
-    least ``FEEDBACK_WINDOW``, so a well-rated hit below the cut can move into it."""
-    if request.feedback_influence > 0 and not retriever.answers:
-        return min(MAX_TOP_K, max(request.top_k, FEEDBACK_WINDOW))
-    return request.top_k
-
-
-def _feedback_window(request: RecallRequest, retriever: type[Retriever]) -> int:
-    """How many of the best hits feedback reorders (the rest keep their order);
-    ``retriever`` is the type asked (FEELING_LUCKY's, not the one it ran), whose
-    ``_retrieval_k`` the hits were asked with."""
-    if retriever.answers:
-        return min(request.top_k, STABLE_HEAD)
-    return FEEDBACK_WINDOW
-
-
-def _retriever_config(retriever: type[Retriever], request: RecallRequest) -> RetrieverConfig:
-    """The retriever's typed config from retriever_specific_config and the recall()
-    parameters it declares.
-
-    Raises:
-        InvalidInputError: an option the retriever does not have, or a bad value.
-    """
-    fields = retriever.config_model.model_fields
-    values = dict(request.retriever_specific_config)
-    for name, value in request.retriever_params.items():
-        if name not in fields:
-            raise InvalidInputError(
-                f"{name} does not apply to {retriever.search_type.value}; leave it at "
-                f"{_PARAM_DEFAULTS[name]!r} or pick a graph search type that uses it."
-            )
-        values[name] = value
-    try:
-        return retriever.config_model(**values)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(map(str, error['loc'])) or 'config'}={error.get('input')!r}: {error['msg']}"
-            for error in exc.errors(include_url=False)
-        )
-        raise InvalidInputError(
-            f"retriever_specific_config does not fit {retriever.search_type.value}: "
-            f"{problems}. Fix the value or leave it out; the options are "
-            f"{', '.join(sorted(fields))}."
-        ) from exc
+def _reader(state: RecallState) -> StoreReader:
+    """The reader of the call's store and scope, bound to its metadata filter."""
+    assert state.store is not None
+    return StoreReader(state.store, state.dataset_ids, where=state.request.where)
