@@ -25,6 +25,7 @@ from recall_engine.read.filters import ChunkFilter
 from recall_engine.read.recency import POOL, apply_recency
 from recall_engine.read.store_reader import StoreReader
 from recall_engine.storage.tenant import TenantStore
+from retrievers import RetrieverOutput
 
 MAX_METADATA_FILTERS = 32
 
@@ -107,6 +108,28 @@ def retrieval_depth(top_k: int, recency_bias: float, *, answers: bool) -> int:
     """Hits to ask for: with recency on an item result, the whole relevant pool, so
     a newer relevant hit below ``top_k`` can move into the cut."""
     return max(top_k, POOL) if recency_bias > 0 and not answers else top_k
+
+
+async def narrow_output(
+    output: RetrieverOutput,
+    read: StoreReader,
+    store: TenantStore,
+    *,
+    where: ChunkFilter | None,
+    bias: float,
+    keep: int | None,
+) -> None:
+    """The retriever's hits narrowed in place: with ``where``, only those resting on
+    matching items (a laid-out context that lost some falls back to the plain join of
+    what is left); with ``bias``, re-ranked by recency and cut to ``keep`` (None: all)."""
+    hits = list(output.hits)
+    if where is not None and hits:
+        hits = await narrow(hits, read)
+        if len(hits) < len(output.hits):
+            output.context = None
+    if bias > 0 and hits:
+        hits = by_recency(hits, bias, store)[:keep]
+    output.hits = hits
 
 
 async def narrow(hits: Sequence[Hit], read: StoreReader) -> list[Hit]:

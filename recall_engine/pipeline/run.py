@@ -14,15 +14,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
 from recall_engine.core.errors import (
+    InvalidInputError,
     RecallPreconditionError,
     SearchTypeNotImplementedError,
 )
 from recall_engine.core.models import (
     RecallResult,
     ResponseGraphEntry,
-    ResponseSessionContextEntry,
 )
 from recall_engine.core.results import context_entry, item_entries
 from recall_engine.embedding import embed_query
@@ -35,14 +36,12 @@ from recall_engine.pipeline.delegate import (
     retrieval_llm,
 )
 from recall_engine.pipeline.feedback import rerank
-from recall_engine.pipeline.narrowing import by_recency, check_applies, narrow
+from recall_engine.pipeline.narrowing import check_applies, narrow_output, retrieval_depth
 from recall_engine.pipeline.references import add_evidence
-from recall_engine.pipeline.request import RecallRequest
-from recall_engine.pipeline.retrieval_options import feedback_window, retrieval_k, retriever_config
+from recall_engine.pipeline.request import _PARAM_DEFAULTS, MAX_TOP_K, RecallRequest
 from recall_engine.pipeline.route import choose_search_type
 from recall_engine.pipeline.scope import resolve_readable
 from recall_engine.pipeline.session import (
-    HISTORY_TURNS,
     answered,
     cache_hits,
     element_ids,
@@ -50,14 +49,19 @@ from recall_engine.pipeline.session import (
     load_session,
 )
 from recall_engine.pipeline.state import EngineServices, RecallState, StageTimer
-from recall_engine.pipeline.traces import PROMPT_TRACES, TraceVectors, prompt_block, rank_traces
+from recall_engine.pipeline.traces import TraceVectors, scoped_sources, session_block
 from recall_engine.read.store_reader import StoreReader
-from recall_engine.sessions.traces import TraceRecord
 from recall_engine.storage.expiry import forget_expired
-from retrievers import RETRIEVERS, Identity, RetrievalContext, RetrieverOutput
-from retrievers.base import NO_VECTOR, wants_query_vector
+from retrievers import RETRIEVERS, Identity, RetrievalContext, Retriever, RetrieverOutput
+from retrievers.base import NO_VECTOR, RetrieverConfig, wants_query_vector
 
 logger = logging.getLogger(__name__)
+
+
+def _reader(state: RecallState) -> StoreReader:
+    """The reader of the call's store and scope, bound to its metadata filter."""
+    assert state.store is not None
+    return StoreReader(state.store, state.dataset_ids, where=state.request.where)
 
 
 class RecallPipeline:
@@ -132,47 +136,15 @@ class RecallPipeline:
             state.access,
         )
         if request.scope is not None:
-            await self._scoped_sources(state)
+            await scoped_sources(state, self.services, self.trace_vectors, self.embed_query)
             return
+        if request.where is not None:
+            return  # cached answers were not filtered: search the memory
         if request.datasets is None and request.dataset_ids is None and request.query_type is None:
-            if request.where is not None:
-                return  # cached answers were not filtered: search the memory
             hits = cache_hits(state.session, request.query_text, top_k=request.top_k)
             if hits:
                 state.results = list(hits)
                 state.done = True
-
-    async def _scoped_sources(self, state: RecallState) -> None:
-        """An explicit ``scope``: the session's matching entries and its traces, in
-        the order asked; without "graph" in it, nothing else runs."""
-        request, session = state.request, state.session
-        assert request.scope is not None and request.session_id is not None
-        assert state.user is not None and session is not None
-        for source in request.scope:
-            if source == "session":
-                state.side.extend(cache_hits(session, request.query_text, top_k=request.top_k))
-            elif source == "trace":
-                records = await asyncio.to_thread(
-                    self._trace_records, state.tenant_id, state.user.id, request.session_id
-                )
-                if records:
-                    vector = await self.embed_query(request.query_text)
-                    state.traces = await asyncio.to_thread(
-                        rank_traces,
-                        request.query_text,
-                        vector,
-                        records,
-                        self.trace_vectors,
-                        top_k=request.top_k,
-                    )
-                    state.side.extend(state.traces)
-        if "graph" not in request.scope:
-            state.done = True
-
-    def _trace_records(self, tenant_id: str, user_id: str, session_id: str) -> list[TraceRecord]:
-        """The session's traces, once the summaries asked for in it are written."""
-        self.services.trace_summaries.settle(tenant_id, user_id, session_id)
-        return self.services.traces.entries(tenant_id, user_id, session_id)
 
     async def route(self, state: RecallState) -> None:
         request = state.request
@@ -196,7 +168,7 @@ class RecallPipeline:
     async def retrieve(self, state: RecallState) -> None:
         assert state.retriever is not None and state.store is not None
         request, retriever = state.request, state.retriever
-        config = retriever_config(retriever, request)
+        config = _retriever_config(retriever, request)
         if not holds_data(state.store, state.dataset_ids):
             state.output = RetrieverOutput()  # an empty scope answers [] for every type
             return
@@ -213,7 +185,7 @@ class RecallPipeline:
             query_vector=vector,
             embed=self.embed_query,
             config=config,
-            top_k=retrieval_k(request, retriever),
+            top_k=_retrieval_k(request, retriever),
             identity=Identity(
                 tenant_id=state.tenant_id, user_id=state.user.id if state.user else None
             ),
@@ -233,22 +205,19 @@ class RecallPipeline:
             state.retriever = RETRIEVERS[ran]  # FEELING_LUCKY: results take the ran type's shape
 
     async def narrow(self, state: RecallState) -> None:
-        """With metadata_filters, only hits resting on matching items (a laid-out
-        context that lost some falls back to the plain join); with recency_bias,
-        the hits re-ranked by their time (``pipeline.narrowing``)."""
-        request, output, retriever = state.request, state.output, state.retriever
-        if output is None or not output.hits or state.store is None or retriever is None:
+        """metadata_filters and recency_bias on the hits (``pipeline.narrowing``)."""
+        request, retriever = state.request, state.retriever
+        if state.output is None or state.store is None or retriever is None:
             return
-        hits = list(output.hits)
-        if request.where is not None:
-            hits = await narrow(hits, _reader(state))
-            if len(hits) < len(output.hits):
-                output.context = None
-        if request.recency_bias > 0 and hits:
-            hits = by_recency(hits, request.recency_bias, state.store)
-            if not retriever.answers:
-                hits = hits[: retrieval_k(request, retriever, recency=False)]
-        output.hits = hits
+        keep = None if retriever.answers else _retrieval_k(request, retriever, recency=False)
+        await narrow_output(
+            state.output,
+            _reader(state),
+            state.store,
+            where=request.where,
+            bias=request.recency_bias,
+            keep=keep,
+        )
 
     async def apply_feedback(self, state: RecallState) -> None:
         """With feedback_influence, re-rank hits by the ratings of answers that used them."""
@@ -256,7 +225,7 @@ class RecallPipeline:
         if output is None or not output.hits or request.feedback_influence <= 0:
             return
         assert state.search_type is not None
-        window = feedback_window(request, RETRIEVERS[state.search_type])  # the type asked
+        window = _feedback_window(request, RETRIEVERS[state.search_type])  # the type asked
         hits = list(output.hits)
         weights = await asyncio.to_thread(
             self.services.sessions.element_weights, state.tenant_id, element_ids(hits[:window])
@@ -313,7 +282,7 @@ class RecallPipeline:
                 )
             ]
         else:
-            block = self._session_block(state)
+            block = session_block(state.session, state.traces)
             entry = await answer_entry(
                 request,
                 output,
@@ -328,25 +297,6 @@ class RecallPipeline:
             state.results = [entry]
             if block is not None and entry.metadata.get("answer_mode") == "llm":
                 state.session_context = block
-
-    @staticmethod
-    def _session_block(state: RecallState) -> ResponseSessionContextEntry | None:
-        """The session history and the best traces, as the answer's prompt gets them."""
-        session = state.session
-        if session is None:
-            return None
-        history = session.prompt_history()
-        traces = prompt_block(state.traces)
-        text = "\n\n".join(part for part in (history, traces) if part)
-        if not text:
-            return None
-        used = session.entries[-HISTORY_TURNS:] if history else ()
-        return ResponseSessionContextEntry(
-            text=text,
-            session_id=session.session_id,
-            qa_ids=[e.qa_id for e in used],
-            trace_ids=[t.trace_id for t in state.traces[:PROMPT_TRACES]],
-        )
 
     async def session_write(self, state: RecallState) -> None:
         """After a generated (LLM or extractive) answer, append the QA entry to the
@@ -409,7 +359,64 @@ class RecallPipeline:
         return np.asarray(vector, dtype=np.float32)
 
 
-def _reader(state: RecallState) -> StoreReader:
-    """The reader of the call's store and scope, bound to its metadata filter."""
-    assert state.store is not None
-    return StoreReader(state.store, state.dataset_ids, where=state.request.where)
+FEEDBACK_WINDOW = 20
+"""The best hits of an item result that feedback may reorder: the retriever is asked
+for at least this many, so a well-rated hit down to rank 20 can move into a cut at 10.
+A fixed window, not a multiple of ``top_k``: the head is then the same for every
+``top_k`` (a window that grows with ``top_k`` moves the min-max scaling of every score)."""
+
+STABLE_HEAD = 10
+"""The head of an answering type's hits that feedback may reorder. Its context was laid
+out from what it retrieved, so it is not asked for more than ``top_k``; reordering only
+the first 10 keeps them the same for every ``top_k`` of at least 10."""
+
+
+def _retrieval_k(
+    request: RecallRequest, retriever: type[Retriever], *, recency: bool = True
+) -> int:
+    """Hits to ask for: ``top_k``, and for item results re-ranked by feedback at
+    least ``FEEDBACK_WINDOW``, so a well-rated hit below the cut can move into it
+    (by recency: the relevant pool, ``narrowing.retrieval_depth``)."""
+    k = request.top_k
+    if request.feedback_influence > 0 and not retriever.answers:
+        k = min(MAX_TOP_K, max(k, FEEDBACK_WINDOW))
+    return retrieval_depth(k, request.recency_bias, answers=retriever.answers) if recency else k
+
+
+def _feedback_window(request: RecallRequest, retriever: type[Retriever]) -> int:
+    """How many of the best hits feedback reorders (the rest keep their order);
+    ``retriever`` is the type asked (FEELING_LUCKY's, not the one it ran), whose
+    ``_retrieval_k`` the hits were asked with."""
+    if retriever.answers:
+        return min(request.top_k, STABLE_HEAD)
+    return FEEDBACK_WINDOW
+
+
+def _retriever_config(retriever: type[Retriever], request: RecallRequest) -> RetrieverConfig:
+    """The retriever's typed config from retriever_specific_config and the recall()
+    parameters it declares.
+
+    Raises:
+        InvalidInputError: an option the retriever does not have, or a bad value.
+    """
+    fields = retriever.config_model.model_fields
+    values = dict(request.retriever_specific_config)
+    for name, value in request.retriever_params.items():
+        if name not in fields:
+            raise InvalidInputError(
+                f"{name} does not apply to {retriever.search_type.value}; leave it at "
+                f"{_PARAM_DEFAULTS[name]!r} or pick a graph search type that uses it."
+            )
+        values[name] = value
+    try:
+        return retriever.config_model(**values)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, error['loc'])) or 'config'}={error.get('input')!r}: {error['msg']}"
+            for error in exc.errors(include_url=False)
+        )
+        raise InvalidInputError(
+            f"retriever_specific_config does not fit {retriever.search_type.value}: "
+            f"{problems}. Fix the value or leave it out; the options are "
+            f"{', '.join(sorted(fields))}."
+        ) from exc
