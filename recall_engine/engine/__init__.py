@@ -23,6 +23,7 @@ from recall_engine.core.validation import check_ids, check_name
 from recall_engine.embedding import Embedder, make_embedder
 from recall_engine.engine.access import AccessMixin
 from recall_engine.engine.listing import ListingMixin
+from recall_engine.engine.routing import build_router
 from recall_engine.engine.tenants import TenantsMixin
 from recall_engine.engine.tracing import TracingMixin
 from recall_engine.identity import IdentityRegistry, User
@@ -44,32 +45,10 @@ from recall_engine.storage.store_drop import drop_store
 from recall_engine.storage.store_lock import hold_data_dir
 from recall_engine.storage.tenant import TenantStore
 from recall_engine.storage.vector_location import SharedVectors
-from router import DEFAULT_RULES, Router, default_router, load_rules
 
 if TYPE_CHECKING:
     from recall_engine.remote import RemoteRecallEngine
     from recall_engine.tenants import TenantAPI
-
-
-def _build_router(config: RecallConfig) -> Router:
-    """The default rule table, plus the rules of ``config.router_rules`` when set.
-
-    Raises:
-        InvalidRuleError: the file holds a rule that cannot be loaded.
-        InvalidInputError: the file does not exist.
-    """
-    if config.router_rules is None:
-        return default_router()
-    if config.router_rules.is_dir():
-        raise ConfigError(
-            f"router_rules {config.router_rules} is a folder; pass a .toml or .json rules file."
-        )
-    if not config.router_rules.is_file():
-        raise ConfigError(
-            f"router_rules file {config.router_rules} does not exist; check the path "
-            "(or $RECALL_ENGINE_ROUTER_RULES)."
-        )
-    return Router(load_rules(config.router_rules, base=DEFAULT_RULES))
 
 
 class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
@@ -107,7 +86,7 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
         self.config = config
         # Checked before the lock, so that a bad option changes nothing on disk.
         self.embedder: Embedder = embedder or make_embedder(config)
-        self.router = _build_router(config)
+        self.router = build_router(config)
         # Users, grants, tenants, keys and sessions: SQLite files in the data dir,
         # or one Postgres schema shared with other replicas (config.state_url).
         # Opened before the lock too: a bad or unreachable state_url changes nothing.
@@ -344,6 +323,8 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
         wide_search_top_k: int | None = None,
         triplet_distance_penalty: float | None = None,
         feedback_influence: float = 0.0,
+        recency_bias: float = 0.0,
+        metadata_filters: dict[str, Any] | None = None,
         verbose: bool = False,
         retriever_specific_config: dict[str, Any] | None = None,
         response_model: type | None = None,
@@ -418,7 +399,7 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
             dataset_id = self._access.forgettable(store, user, ids, name)
             if name is not None:
                 assert dataset_id is not None
-                members = [d["id"] for d in store.graph.documents(dataset_id)]
+                members = [d.id for d in store.graph.documents(dataset_id)]
                 removed = store.forget(members)
                 ticket.forgotten(members)
                 store.delete_dataset(dataset_id)

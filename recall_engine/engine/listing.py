@@ -12,6 +12,7 @@ from recall_engine.core.validation import check_int, check_name
 from recall_engine.graph.visualize import DEFAULT_MAX_NODES, render_graph_html
 
 if TYPE_CHECKING:
+    from recall_engine.storage.graph_reads import DocumentRecord
     from recall_engine.storage.tenant import TenantStore
 
 
@@ -92,11 +93,11 @@ class ListingMixin:
                 raise
             return []
         scope = self._scope(store, (name,), None) if name is not None else (None,)
-        rows: list[dict[str, Any]] = []
+        rows: list[DocumentRecord] = []
         for dataset_id in scope:
             rows += await asyncio.to_thread(store.graph.documents, dataset_id)
         keys = ("name", "dataset_name", "kind", "chunk_count", "created_at")
-        items = [{"data_id": r["id"], **{k: r.get(k) for k in keys}} for r in rows]
+        items = [{"data_id": r.id, **{k: getattr(r, k) for k in keys}} for r in rows]
         return sorted(items, key=lambda i: (str(i["created_at"]), i["data_id"]))
 
 

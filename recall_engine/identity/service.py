@@ -94,7 +94,7 @@ class AccessControl:
                 raise not_found(tenant, known, access, [name])
             return found
         wanted = set(data_ids or ())
-        home = {d["id"]: str(d.get("dataset_id")) for d in store.graph.documents()}
+        home = {d.id: d.dataset_id for d in store.graph.documents()}
         denied = sorted(
             i for i in wanted if i in home and access.get(home[i]) not in ("owner", "write")
         )

@@ -25,6 +25,7 @@ from recall_engine.core.errors import (
     UnsupportedFileTypeError,
 )
 from recall_engine.core.inputs import MAX_JSON_DEPTH, json_depth, system_folder
+from recall_engine.core.item_names import conversation_name, opening_words
 from recall_engine.core.limits import check_item_size
 from recall_engine.core.models import Conversation, Document, Message, When
 from recall_engine.core.validation import check_metadata, check_text
@@ -83,7 +84,7 @@ def collect_items(
         raise InvalidInputError("remember() got no data: pass text, a file, a folder or a list.")
     for number, item in enumerate(items):
         if max_chars is not None:
-            label = f"remember() item {number} ({item.kind} {_first_words(item.name, 6)!r})"
+            label = f"remember() item {number} ({item.kind} {opening_words(item.name, 6)!r})"
             check_item_size(item.chars, limit=max_chars, what=label)
         item.metadata = {**base, **item.metadata}
     return items
@@ -144,19 +145,6 @@ def _looks_like_path(text: str) -> bool:
     )
 
 
-NAME_CHARS = 80
-"""A data item named after its text keeps at most this many characters of it
-(the name is repeated on every chunk, so a 5 MB first word must not become it)."""
-
-
-def _first_words(text: str, n: int = 8) -> str:
-    words = text[: NAME_CHARS * 4].split(maxsplit=n)
-    name = " ".join(words[:n])
-    if len(name) > NAME_CHARS:
-        return name[:NAME_CHARS].rstrip() + "..."
-    return name + ("..." if len(words) > n or len(text) > NAME_CHARS * 4 else "")
-
-
 def check_when(value: object, *, what: str) -> datetime | None:
     """A time as the models accept it (a datetime, an ISO string, a written date
     with a year), checked again here: a value assigned after the model was built
@@ -186,7 +174,7 @@ def _from_document(doc: Document, *, kind: str, name: str | None = None) -> Sour
         raise InvalidInputError("Cannot remember empty text: the document has no content.")
     return SourceItem(
         kind=kind,
-        name=name or doc.title or _first_words(doc.text),
+        name=name or doc.title or opening_words(doc.text),
         text=doc.text,
         metadata=check_metadata(doc.metadata, what="Document.metadata"),
         created_at=check_when(doc.created_at, what="Document.created_at"),
@@ -223,7 +211,7 @@ def _from_conversation(conv: Conversation, *, name: str | None = None) -> Source
         update = {"timestamp": when} | ({} if message.id else {"id": f"m{index}"})
         messages.append(message.model_copy(update=update))
     first = messages[0]
-    default_name = f"conversation {first.id}..{messages[-1].id}"
+    default_name = conversation_name(str(first.id), str(messages[-1].id))
     return SourceItem(
         kind="conversation",
         name=name or conv.title or default_name,

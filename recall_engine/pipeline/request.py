@@ -15,7 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.search_types import SearchType, parse_search_type
 from recall_engine.core.validation import check_ids, check_names, check_query, check_text
+from recall_engine.pipeline.narrowing import check_metadata_filters, check_recency_bias
 from recall_engine.prompts import PROMPTS_PACKAGE
+from recall_engine.read.filters import ChunkFilter
 
 MAX_TOP_K = 1000
 FILTER_OPERATORS = ("OR", "AND")
@@ -70,6 +72,18 @@ class RecallParams(BaseModel):
     wide_search_top_k: int | None = Field(default=None, ge=1, le=MAX_WIDE_SEARCH_TOP_K)
     triplet_distance_penalty: float | None = Field(default=None, ge=0)
     feedback_influence: float = Field(default=0.0, ge=0, le=1)
+    recency_bias: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="Weight of recency among the relevant results: 0 ranks by relevance "
+        "alone, 1 puts the newest relevant memory first.",
+    )
+    metadata_filters: dict[str, Any] | None = Field(
+        default=None,
+        description="Exact equalities on the metadata given to remember(), all required "
+        "({'team': 'billing'}): every search returns only what rests on matching items.",
+    )
     verbose: bool = False
     retriever_specific_config: dict[str, Any] | None = None
     response_model: type | None = None
@@ -110,6 +124,9 @@ class RecallRequest:
     tenant_id: str | None
     scope: tuple[str, ...] | None = None
     """The sources to search (``SOURCES``); None is the default path."""
+    recency_bias: float = 0.0
+    where: ChunkFilter | None = None
+    """``metadata_filters`` as the filter every read of the call honours; None: none."""
 
     @classmethod
     def build(cls, params: RecallParams) -> RecallRequest:
@@ -167,6 +184,8 @@ class RecallRequest:
             user=_user(params.user),
             tenant_id=params.tenant_id,
             scope=check_scope(params.scope, session_id),
+            recency_bias=check_recency_bias(params.recency_bias),
+            where=check_metadata_filters(params.metadata_filters),
         )
 
 

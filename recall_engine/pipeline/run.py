@@ -1,5 +1,5 @@
 """recall() as explicit stages: validate -> identity and scope -> session cache ->
-route -> retrieve -> feedback -> coverage -> answer -> session write -> tag.
+route -> retrieve -> narrow -> feedback -> coverage -> answer -> session write -> tag.
 
 Each stage is a small method of ``RecallPipeline`` over a ``RecallState``, so a
 later stage (sessions, users and permissions) replaces one method without
@@ -24,7 +24,6 @@ from recall_engine.core.errors import (
 from recall_engine.core.models import (
     RecallResult,
     ResponseGraphEntry,
-    ResponseSessionContextEntry,
 )
 from recall_engine.core.results import context_entry, item_entries
 from recall_engine.embedding import embed_query
@@ -37,6 +36,7 @@ from recall_engine.pipeline.delegate import (
     retrieval_llm,
 )
 from recall_engine.pipeline.feedback import rerank
+from recall_engine.pipeline.narrowing import check_applies, narrow_output, retrieval_depth
 from recall_engine.pipeline.references import add_evidence
 from recall_engine.pipeline.request import _PARAM_DEFAULTS, MAX_TOP_K, RecallRequest
 from recall_engine.pipeline.route import (
@@ -47,7 +47,6 @@ from recall_engine.pipeline.route import (
 )
 from recall_engine.pipeline.scope import resolve_readable
 from recall_engine.pipeline.session import (
-    HISTORY_TURNS,
     answered,
     cache_hits,
     element_ids,
@@ -55,14 +54,19 @@ from recall_engine.pipeline.session import (
     load_session,
 )
 from recall_engine.pipeline.state import EngineServices, RecallState, StageTimer
-from recall_engine.pipeline.traces import PROMPT_TRACES, TraceVectors, prompt_block, rank_traces
+from recall_engine.pipeline.traces import TraceVectors, scoped_sources, session_block
 from recall_engine.read.store_reader import StoreReader
-from recall_engine.sessions.traces import TraceRecord
 from recall_engine.storage.expiry import forget_expired
 from retrievers import RETRIEVERS, Identity, RetrievalContext, Retriever, RetrieverOutput
 from retrievers.base import NO_VECTOR, RetrieverConfig, wants_query_vector
 
 logger = logging.getLogger(__name__)
+
+
+def _reader(state: RecallState) -> StoreReader:
+    """The reader of the call's store and scope, bound to its metadata filter."""
+    assert state.store is not None
+    return StoreReader(state.store, state.dataset_ids, where=state.request.where)
 
 
 class RecallPipeline:
@@ -79,6 +83,7 @@ class RecallPipeline:
             ("session", self.session_cache),
             ("route", self.route),
             ("retrieve", self.retrieve),
+            ("narrow", self.narrow),
             ("feedback", self.apply_feedback),
             ("coverage", self.measure_coverage),
             ("answer", self.answer),
@@ -136,45 +141,15 @@ class RecallPipeline:
             state.access,
         )
         if request.scope is not None:
-            await self._scoped_sources(state)
+            await scoped_sources(state, self.services, self.trace_vectors, self.embed_query)
             return
+        if request.where is not None:
+            return  # cached answers were not filtered: search the memory
         if request.datasets is None and request.dataset_ids is None and request.query_type is None:
             hits = cache_hits(state.session, request.query_text, top_k=request.top_k)
             if hits:
                 state.results = list(hits)
                 state.done = True
-
-    async def _scoped_sources(self, state: RecallState) -> None:
-        """An explicit ``scope``: the session's matching entries and its traces, in
-        the order asked; without "graph" in it, nothing else runs."""
-        request, session = state.request, state.session
-        assert request.scope is not None and request.session_id is not None
-        assert state.user is not None and session is not None
-        for source in request.scope:
-            if source == "session":
-                state.side.extend(cache_hits(session, request.query_text, top_k=request.top_k))
-            elif source == "trace":
-                records = await asyncio.to_thread(
-                    self._trace_records, state.tenant_id, state.user.id, request.session_id
-                )
-                if records:
-                    vector = await self.embed_query(request.query_text)
-                    state.traces = await asyncio.to_thread(
-                        rank_traces,
-                        request.query_text,
-                        vector,
-                        records,
-                        self.trace_vectors,
-                        top_k=request.top_k,
-                    )
-                    state.side.extend(state.traces)
-        if "graph" not in request.scope:
-            state.done = True
-
-    def _trace_records(self, tenant_id: str, user_id: str, session_id: str) -> list[TraceRecord]:
-        """The session's traces, once the summaries asked for in it are written."""
-        self.services.trace_summaries.settle(tenant_id, user_id, session_id)
-        return self.services.traces.entries(tenant_id, user_id, session_id)
 
     async def route(self, state: RecallState) -> None:
         request = state.request
@@ -193,6 +168,7 @@ class RecallPipeline:
                 f"Search type {state.search_type.value} is not implemented yet; pass "
                 f"query_type= one of: {available}."
             )
+        check_applies(state.search_type, request.where)
         state.retriever = retriever
 
     async def retrieve(self, state: RecallState) -> None:
@@ -211,7 +187,7 @@ class RecallPipeline:
                 vector = await self.embed_query(request.query_text)
             state.query_vector = vector
         ctx: RetrievalContext[Any] = RetrievalContext(
-            read=StoreReader(state.store, state.dataset_ids),
+            read=_reader(state),
             query_vector=vector,
             embed=self.embed_query,
             config=config,
@@ -234,6 +210,21 @@ class RecallPipeline:
         ran = state.output.search_type
         if ran is not None and ran is not retriever.search_type and ran in RETRIEVERS:
             state.retriever = RETRIEVERS[ran]  # FEELING_LUCKY: results take the ran type's shape
+
+    async def narrow(self, state: RecallState) -> None:
+        """metadata_filters and recency_bias on the hits (``pipeline.narrowing``)."""
+        request, retriever = state.request, state.retriever
+        if state.output is None or state.store is None or retriever is None:
+            return
+        keep = None if retriever.answers else _retrieval_k(request, retriever, recency=False)
+        await narrow_output(
+            state.output,
+            _reader(state),
+            state.store,
+            where=request.where,
+            bias=request.recency_bias,
+            keep=keep,
+        )
 
     async def apply_feedback(self, state: RecallState) -> None:
         """With feedback_influence, re-rank hits by the ratings of answers that used them."""
@@ -263,7 +254,7 @@ class RecallPipeline:
         output, request = state.output, state.request
         if output is None or not output.hits or state.store is None:
             return
-        read = StoreReader(state.store, state.dataset_ids)
+        read = _reader(state)
         best_dense: float | None = None
         if state.query_vector is not None and state.query_vector.size:
             nearest = await read.dense_chunks(state.query_vector, 1)
@@ -298,7 +289,7 @@ class RecallPipeline:
                 )
             ]
         else:
-            block = self._session_block(state)
+            block = session_block(state.session, state.traces)
             entry = await answer_entry(
                 request,
                 output,
@@ -308,30 +299,11 @@ class RecallPipeline:
                 config=self.services.config,
                 session_history=block.text if block is not None else None,
                 coverage=state.coverage,
-                read=StoreReader(state.store, state.dataset_ids) if state.store else None,
+                read=_reader(state) if state.store else None,
             )
             state.results = [entry]
             if block is not None and entry.metadata.get("answer_mode") == "llm":
                 state.session_context = block
-
-    @staticmethod
-    def _session_block(state: RecallState) -> ResponseSessionContextEntry | None:
-        """The session history and the best traces, as the answer's prompt gets them."""
-        session = state.session
-        if session is None:
-            return None
-        history = session.prompt_history()
-        traces = prompt_block(state.traces)
-        text = "\n\n".join(part for part in (history, traces) if part)
-        if not text:
-            return None
-        used = session.entries[-HISTORY_TURNS:] if history else ()
-        return ResponseSessionContextEntry(
-            text=text,
-            session_id=session.session_id,
-            qa_ids=[e.qa_id for e in used],
-            trace_ids=[t.trace_id for t in state.traces[:PROMPT_TRACES]],
-        )
 
     async def session_write(self, state: RecallState) -> None:
         """After a generated (LLM or extractive) answer, append the QA entry to the
@@ -365,7 +337,7 @@ class RecallPipeline:
         if entry.structured is not None or request.response_model is not None:
             return
         assert state.store is not None
-        await add_evidence(entry, list(output.hits), StoreReader(state.store, state.dataset_ids))
+        await add_evidence(entry, list(output.hits), _reader(state))
 
     async def tag(self, state: RecallState) -> None:
         """Report the route decision, what the retriever reports on every result (its
@@ -412,12 +384,16 @@ out from what it retrieved, so it is not asked for more than ``top_k``; reorderi
 the first 10 keeps them the same for every ``top_k`` of at least 10."""
 
 
-def _retrieval_k(request: RecallRequest, retriever: type[Retriever]) -> int:
+def _retrieval_k(
+    request: RecallRequest, retriever: type[Retriever], *, recency: bool = True
+) -> int:
     """Hits to ask for: ``top_k``, and for item results re-ranked by feedback at
-    least ``FEEDBACK_WINDOW``, so a well-rated hit below the cut can move into it."""
+    least ``FEEDBACK_WINDOW``, so a well-rated hit below the cut can move into it
+    (by recency: the relevant pool, ``narrowing.retrieval_depth``)."""
+    k = request.top_k
     if request.feedback_influence > 0 and not retriever.answers:
-        return min(MAX_TOP_K, max(request.top_k, FEEDBACK_WINDOW))
-    return request.top_k
+        k = min(MAX_TOP_K, max(k, FEEDBACK_WINDOW))
+    return retrieval_depth(k, request.recency_bias, answers=retriever.answers) if recency else k
 
 
 def _feedback_window(request: RecallRequest, retriever: type[Retriever]) -> int:

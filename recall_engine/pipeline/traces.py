@@ -1,4 +1,5 @@
-"""The trace source of recall(): a session's traced calls ranked against the query.
+"""The trace source of recall(): a session's traced calls ranked against the query,
+the ``scope`` sources (session entries and traces) and the session block of a prompt.
 
 Offline and with an LLM alike, a trace is searched like a session entry: by the
 query's content words (stemmed, as in the extractive answers) and by meaning
@@ -12,16 +13,19 @@ once per process.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 import numpy as np
 
-from recall_engine.core.models import ResponseTraceEntry
+from recall_engine.core.models import ResponseSessionContextEntry, ResponseTraceEntry
 from recall_engine.embedding import Embedder
 from recall_engine.embedding_common import check_vectors
 from recall_engine.llm.extractive import terms
+from recall_engine.pipeline.session import HISTORY_TURNS, SessionHistory, cache_hits
+from recall_engine.pipeline.state import EngineServices, RecallState
 from recall_engine.sessions.traces import TraceRecord
 
 SEARCHED = 500
@@ -97,3 +101,59 @@ def prompt_block(entries: Sequence[ResponseTraceEntry]) -> str:
         for e in entries[:PROMPT_TRACES]
     ]
     return "Recorded tool calls of this session:\n" + "\n".join(lines) if lines else ""
+
+
+def session_block(
+    session: SessionHistory | None, traces: Sequence[ResponseTraceEntry]
+) -> ResponseSessionContextEntry | None:
+    """The session history and the best traces, as the answer's prompt gets them."""
+    if session is None:
+        return None
+    history = session.prompt_history()
+    shown = prompt_block(traces)
+    text = "\n\n".join(part for part in (history, shown) if part)
+    if not text:
+        return None
+    used = session.entries[-HISTORY_TURNS:] if history else ()
+    return ResponseSessionContextEntry(
+        text=text,
+        session_id=session.session_id,
+        qa_ids=[e.qa_id for e in used],
+        trace_ids=[t.trace_id for t in traces[:PROMPT_TRACES]],
+    )
+
+
+async def scoped_sources(
+    state: RecallState,
+    services: EngineServices,
+    vectors: TraceVectors,
+    embed_query: Callable[[str], Awaitable[np.ndarray]],
+) -> None:
+    """An explicit ``scope``: the session's matching entries and its traces, in the
+    order asked, into ``state.side``; without "graph" in it, nothing else runs."""
+    request, session = state.request, state.session
+    assert request.scope is not None and request.session_id is not None
+    assert state.user is not None and session is not None
+    for source in request.scope:
+        if source == "session":
+            state.side.extend(cache_hits(session, request.query_text, top_k=request.top_k))
+        elif source == "trace":
+            records = await asyncio.to_thread(
+                _trace_records, services, state.tenant_id, state.user.id, request.session_id
+            )
+            if records:
+                vector = await embed_query(request.query_text)
+                state.traces = await asyncio.to_thread(
+                    rank_traces, request.query_text, vector, records, vectors, top_k=request.top_k
+                )
+                state.side.extend(state.traces)
+    if "graph" not in request.scope:
+        state.done = True
+
+
+def _trace_records(
+    services: EngineServices, tenant_id: str, user_id: str, session_id: str
+) -> list[TraceRecord]:
+    """The session's traces, once the summaries asked for in it are written."""
+    services.trace_summaries.settle(tenant_id, user_id, session_id)
+    return services.traces.entries(tenant_id, user_id, session_id)

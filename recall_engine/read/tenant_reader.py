@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import regex
@@ -20,6 +20,7 @@ import regex
 from recall_engine.core.hits import ChunkHit
 from recall_engine.read.filters import ChunkFilter
 from recall_engine.read.store_reader import StoreReader
+from recall_engine.storage.graph_reads import DocumentRecord
 from recall_engine.storage.lexical import tokenize
 
 
@@ -78,10 +79,10 @@ class TenantReader(StoreReader):
             if record.dataset_id in scope
         ]
 
-    async def documents(self) -> list[dict[str, Any]]:
-        """The data items of the scope's datasets (their stored fields), dataset by dataset."""
+    async def documents(self) -> list[DocumentRecord]:
+        """The data items of the scope's datasets, dataset by dataset."""
 
-        def read() -> list[dict[str, Any]]:
+        def read() -> list[DocumentRecord]:
             return [d for ds in self._scope for d in self._store.graph.documents(ds)]
 
         return await asyncio.to_thread(read)

@@ -4,7 +4,10 @@ A query that names a document's title ("Arthur's Magazine", "Ulm") is about
 that document even when its passages never repeat the title. The index maps a
 normalised name (case and spacing folded, a trailing qualifier in parentheses
 dropped: "Lilu (mythology)" -> "lilu") to its data items, and is rebuilt lazily
-when the tenant's chunk index changes, like the graph snapshot.
+when the tenant's chunk index changes, like the graph snapshot. Only real titles
+are in it: an item given none is named by its opening words (or a conversation by
+its message ids, ``core.item_names``), and such a name is left out, so a query
+repeating a memory's first words gets no title bonus for it.
 """
 
 from __future__ import annotations
@@ -12,7 +15,10 @@ from __future__ import annotations
 import re
 import threading
 import weakref
+from collections.abc import Sequence
 
+from recall_engine.core.item_names import is_titled
+from recall_engine.storage.records import ChunkRecord
 from recall_engine.storage.tenant import TenantStore
 
 MAX_WORDS = 8  # longest title looked up as a phrase of the query
@@ -31,9 +37,23 @@ def title_key(name: str) -> str:
     return " ".join(w.lower() for w in _WORD.findall(name))
 
 
+def titled(chunks: Sequence[ChunkRecord]) -> bool:
+    """Whether the item of these chunks (all of them, in order) has a title of its
+    own, not the name the engine made from its opening words or message ids."""
+    if not chunks:
+        return False
+    messages = [m for c in chunks for m in c.message_ids]
+    return is_titled(chunks[0].document_name, chunks[0].text, messages)
+
+
 def _build(store: TenantStore) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
+    named: dict[str, bool] = {}
     for record in store.index.records(None):
+        if record.data_id not in named:
+            named[record.data_id] = titled(store.index.of_data(record.data_id))
+        if not named[record.data_id]:
+            continue
         key = title_key(record.document_name)
         if key and (not out.get(key) or out[key][-1] != record.data_id):
             ids = out.setdefault(key, [])

@@ -130,6 +130,10 @@ class RecallBody(BaseModel):
     wide_search_top_k: int | None = Field(default=None, ge=1, le=MAX_WIDE_SEARCH_TOP_K)
     triplet_distance_penalty: float | None = None
     feedback_influence: float = 0.0
+    recency_bias: float = 0.0
+    metadata_filters: dict[str, Any] | None = Field(
+        default=None, description="Exact equalities on the remembered items' metadata."
+    )
     verbose: bool = False
     retriever_specific_config: dict[str, Any] | None = None
     include_references: bool = False

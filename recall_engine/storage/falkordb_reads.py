@@ -14,12 +14,15 @@ from typing import Any
 from recall_engine.core.graph import Entity, Relation
 from recall_engine.storage import falkordb_schema as fs
 from recall_engine.storage.graph_reads import (
+    DOCUMENT_COLUMNS,
     EDGE_COLUMNS,
     ENTITY_RECORD_COLUMNS,
+    DocumentRecord,
     EdgeRecord,
     EntityRecord,
     MentionLink,
     TableSchema,
+    document_from_row,
     edge_from_row,
     entity_record_from_row,
 )
@@ -159,17 +162,16 @@ class FalkorReads:
         )
         return {r[0]: r[1] for r in rows}
 
-    def documents(self, dataset_id: str | None = None) -> list[dict[str, Any]]:
-        """Every data item (of one dataset) with all its properties (None where unset)."""
-        names = fs.DOCUMENT.names
+    def documents(self, dataset_id: str | None = None) -> list[DocumentRecord]:
+        """Every data item (of one dataset), ordered by id."""
         if dataset_id is None:
-            rows = self.read(f"MATCH (d:Document) RETURN {fs.returns('d', names)}")
+            rows = self.read(f"MATCH (d:Document) RETURN {DOCUMENT_COLUMNS} ORDER BY d.id")
         else:
             rows = self.read(
-                f"MATCH (d:Document {{dataset_id: $ds}}) RETURN {fs.returns('d', names)}",
+                f"MATCH (d:Document {{dataset_id: $ds}}) RETURN {DOCUMENT_COLUMNS} ORDER BY d.id",
                 {"ds": dataset_id},
             )
-        return [dict(zip(names, row, strict=True)) for row in rows]
+        return [document_from_row(row) for row in rows]
 
     def documents_by_source(self, dataset_id: str, source_ids: Sequence[str]) -> dict[str, str]:
         """source_id -> data id, for documents in a dataset that declare one of these sources."""

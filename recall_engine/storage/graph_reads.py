@@ -8,8 +8,9 @@ its own dialect (``kuzu_reads`` holds Kuzu's).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 
@@ -58,6 +59,23 @@ class MentionLink:
 
 
 @dataclass(frozen=True)
+class DocumentRecord:
+    """One stored data item (document, file, conversation) as the graph holds it."""
+
+    id: str
+    dataset_id: str
+    dataset_name: str
+    name: str
+    kind: str
+    content_hash: str
+    source_id: str | None
+    created_at: str
+    chunk_count: int
+    metadata: dict[str, Any] = field(default_factory=dict)
+    """The item's metadata as written (decoded from its stored JSON)."""
+
+
+@dataclass(frozen=True)
 class TableSchema:
     """One node or relationship table of the graph, for a text-to-Cypher prompt."""
 
@@ -84,6 +102,10 @@ EDGE_COLUMNS = (
     "r.context, r.confidence, r.time_text, r.timestamp, r.chunk_id, r.data_id, r.dataset_id"
 )
 ENTITY_RECORD_COLUMNS = "e.id, e.name, e.type, e.description, e.aliases, e.dataset_id"
+DOCUMENT_COLUMNS = (
+    "d.id, d.dataset_id, d.dataset_name, d.name, d.kind, d.content_hash, d.source_id, "
+    "d.created_at, d.chunk_count, d.metadata"
+)
 
 
 def edge_from_row(row: Sequence[Any]) -> EdgeRecord:
@@ -107,4 +129,25 @@ def entity_record_from_row(row: Sequence[Any]) -> EntityRecord:
         description=row[3] or "",
         aliases=tuple(row[4] or ()),
         dataset_id=row[5],
+    )
+
+
+def document_from_row(row: Sequence[Any]) -> DocumentRecord:
+    """A ``DocumentRecord`` from a row in ``DOCUMENT_COLUMNS`` order."""
+    did, dataset_id, dataset_name, name, kind, content_hash, source_id, created, count, meta = row
+    try:
+        metadata = json.loads(meta) if isinstance(meta, str) and meta else {}
+    except ValueError:  # written by this package as JSON; an unreadable value is no metadata
+        metadata = {}
+    return DocumentRecord(
+        id=did,
+        dataset_id=dataset_id,
+        dataset_name=dataset_name or "",
+        name=name or "",
+        kind=kind or "",
+        content_hash=content_hash or "",
+        source_id=source_id,
+        created_at=str(created or ""),
+        chunk_count=int(count or 0),
+        metadata=metadata if isinstance(metadata, dict) else {},
     )

@@ -23,6 +23,7 @@ from recall_engine.core.errors import StoreError
 from recall_engine.core.graph import Entity, Relation
 from recall_engine.storage import kuzu_bulk as bulk
 from recall_engine.storage import kuzu_graph_elements as ge
+from recall_engine.storage.graph_reads import DOCUMENT_COLUMNS, DocumentRecord, document_from_row
 from recall_engine.storage.graph_records import GraphRemoval, GraphWrite
 from recall_engine.storage.kuzu_readonly import ReadOnlyHandle
 from recall_engine.storage.kuzu_reads import KuzuReads
@@ -150,9 +151,13 @@ class KuzuGraphStore(KuzuReads):
         )
         return {r[0]: r[1] for r in rows}
 
-    def documents(self, dataset_id: str | None = None) -> list[dict[str, Any]]:
-        query = "MATCH (d:Document) WHERE $ds IS NULL OR d.dataset_id = $ds RETURN d"
-        return [dict(r[0]) for r in self.execute(query, {"ds": dataset_id})]
+    def documents(self, dataset_id: str | None = None) -> list[DocumentRecord]:
+        """Every data item (of one dataset), ordered by id."""
+        query = (
+            "MATCH (d:Document) WHERE $ds IS NULL OR d.dataset_id = $ds "
+            f"RETURN {DOCUMENT_COLUMNS} ORDER BY d.id"
+        )
+        return [document_from_row(r) for r in self.execute(query, {"ds": dataset_id})]
 
     def documents_by_source(self, dataset_id: str, source_ids: Sequence[str]) -> dict[str, str]:
         """source_id -> data id, for documents in a dataset that declare one of these sources."""

@@ -13,7 +13,13 @@ from typing import Any, Protocol
 import numpy as np
 
 from recall_engine.core.graph import Entity, Relation
-from recall_engine.storage.graph_reads import EdgeRecord, EntityRecord, MentionLink, TableSchema
+from recall_engine.storage.graph_reads import (
+    DocumentRecord,
+    EdgeRecord,
+    EntityRecord,
+    MentionLink,
+    TableSchema,
+)
 from recall_engine.storage.graph_records import GraphRemoval, GraphWrite, VectorRows
 from recall_engine.storage.lance_graph import RowChanges, TableState
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
@@ -78,7 +84,9 @@ class GraphStore(Protocol):
 
     def document_ids(self, among: Sequence[str] | None = None) -> set[str]: ...
 
-    def documents(self, dataset_id: str | None = None) -> list[dict[str, Any]]: ...
+    def documents(self, dataset_id: str | None = None) -> list[DocumentRecord]:
+        """Every data item (of one dataset, else of all), ordered by id."""
+        ...
 
     def documents_by_source(self, dataset_id: str, source_ids: Sequence[str]) -> dict[str, str]: ...
 

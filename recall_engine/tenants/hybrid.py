@@ -7,10 +7,10 @@ neighbouring turns); thinking mode runs GRAPH_COMPLETION's search
 (``retrievers.graph_search``) and keeps its chunks. Both read through a reader bound
 to the request's filter; ``alpha`` is the dense list's share of the two lists'
 weight, and 0.5 is HYBRID_COMPLETION's own balance.
-Recency: among the relevant pool (the chunks scoring at least ``RELEVANT_SHARE``
-of the best, at most ``POOL`` of them), ``(1 - r) * relevance + r * recency`` with recency
-min-max normalised over the pool; ``r = 1`` puts the newest relevant chunk
-first, ``r = 0`` leaves the ranking untouched.
+Recency (``read.recency``, as recall()'s ``recency_bias``): among the relevant pool,
+``(1 - r) * relevance + r * recency`` with recency the source's time min-max
+normalised over the pool; ``r = 1`` puts the newest relevant chunk first, ``r = 0``
+leaves the ranking untouched.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import regex
 from recall_engine.core.hits import ChunkHit
 from recall_engine.core.metadata import ADDITIONAL_KEY, TENANT_KEY
 from recall_engine.core.results import source_time
+from recall_engine.read import recency
 from recall_engine.read.filters import ChunkFilter
 from recall_engine.read.fusion import alpha_weights
 from recall_engine.read.tenant_reader import TenantReader
@@ -33,12 +34,7 @@ from recall_engine.tenants.errors import InvalidFilterError
 from retrievers.graph_search import GraphSearchConfig, graph_search
 from retrievers.passages import PassageConfig, passages
 
-POOL = 100
-# The lane sums two lists each normalised to [0, 1] (plus the title bonus), so a
-# chunk that one list alone ranks half-way between its best and its floor scores a
-# quarter of one that both rank first: still relevant, as half the best was on a
-# single [0, 1] blend.
-RELEVANT_SHARE = 0.25
+POOL = recency.POOL
 
 _QUOTED = regex.compile(r"\"[^\"]+\"|“[^”]+”")
 _IDENTIFIER = regex.compile(
@@ -132,26 +128,12 @@ async def has_rare_term(reader: TenantReader, query: str) -> bool:
 
 
 def apply_recency(ranked: list[Ranked], bias: float) -> list[Ranked]:
-    """Blend in the recency of each chunk's source over the relevant pool."""
-    if bias <= 0 or not ranked:
-        return ranked
-    best = ranked[0].score
-    floor = RELEVANT_SHARE * best
-    pool = [r for r in ranked[:POOL] if r.score >= floor] if best > 0 else ranked[:POOL]
-    rest = ranked[len(pool) :]
-    times = [source_time(r.chunk.metadata) for r in pool]
-    known = [t for t in times if t is not None]
-    if not known:
-        return ranked
-    low, high = min(known), max(known)
-    span = high - low
-    rescored = []
-    for item, when in zip(pool, times, strict=True):
-        recency = 0.0 if when is None else ((when - low) / span if span > 0 else 1.0)
-        relevance = item.score / best if best > 0 else 0.0
-        rescored.append(Ranked(item.chunk, (1 - bias) * relevance + bias * recency))
-    rescored.sort(key=lambda r: -r.score)
-    return rescored + rest
+    """Blend in the recency of each chunk's source over the relevant pool
+    (``read.recency``)."""
+    pairs = recency.apply_recency(
+        [(r.chunk, r.score) for r in ranked], bias, lambda c: source_time(c.metadata)
+    )
+    return [Ranked(chunk, score) for chunk, score in pairs]
 
 
 def lane_options(alpha: float) -> PassageConfig:

@@ -30,27 +30,27 @@ class TenantSources(TenantBase):
         fields, metadata and text."""
         reader = await self._reader(tenant_id, collection, sub_tenant_id)
         rows = await reader.documents()
-        rows.sort(key=lambda r: (str(r.get("created_at")), r["id"]))
-        chunks = await reader.chunks_of_data([r["id"] for r in rows])
+        rows.sort(key=lambda r: (r.created_at, r.id))
+        chunks = await reader.chunks_of_data([r.id for r in rows])
         by_data: dict[str, list[str]] = {}
         meta_of: dict[str, dict[str, Any]] = {}
         for hit in chunks:
             by_data.setdefault(hit.data_id, []).append(hit.text)
             meta_of.setdefault(hit.data_id, hit.metadata)
-        out = []
+        out: list[dict[str, Any]] = []
         for row in rows:
-            metadata = meta_of.get(row["id"], {})
+            metadata = meta_of.get(row.id, {})
             source = source_of(metadata)
             out.append(
                 {
-                    "id": str(source.get("source_id") or row.get("source_id") or row["id"]),
-                    "data_id": row["id"],
-                    "title": source.get("title") or row.get("name"),
+                    "id": str(source.get("source_id") or row.source_id or row.id),
+                    "data_id": row.id,
+                    "title": source.get("title") or row.name,
                     "type": source.get("type"),
                     "description": source.get("description"),
                     "url": source.get("url"),
                     "timestamp": source.get("timestamp") or source.get("uploaded_at"),
-                    "text": "\n".join(by_data.get(row["id"], [])),
+                    "text": "\n".join(by_data.get(row.id, [])),
                     "tenant_metadata": metadata.get("tenant_metadata") or {},
                     "document_metadata": metadata.get("additional_metadata") or {},
                     "relations": source.get("relations") or [],

@@ -40,6 +40,8 @@ SIGNATURE = [
     ("wide_search_top_k", None),
     ("triplet_distance_penalty", None),
     ("feedback_influence", 0.0),
+    ("recency_bias", 0.0),
+    ("metadata_filters", None),
     ("verbose", False),
     ("retriever_specific_config", None),
     ("response_model", None),

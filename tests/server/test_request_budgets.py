@@ -62,7 +62,7 @@ def test_an_oversized_memory_is_413_and_nothing_is_stored(small):
         )
         assert fine.status_code == 200, fine.text
     store = small.engine.store("acme")
-    names = [d.get("source_id") for d in store.graph.documents()]
+    names = [d.source_id for d in store.graph.documents()]
     assert names == ["ok"]  # neither the oversized memory nor its valid neighbour
     assert len(store.index) == 1
 

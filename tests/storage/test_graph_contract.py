@@ -12,7 +12,7 @@ import pytest
 
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.graph import Entity, EntityType, Mention, Relation
-from recall_engine.storage.graph_reads import EdgeRecord, EntityRecord, MentionLink
+from recall_engine.storage.graph_reads import DocumentRecord, EdgeRecord, EntityRecord, MentionLink
 from recall_engine.storage.graph_records import GraphWrite
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
 
@@ -73,9 +73,18 @@ def test_datasets_and_documents(filled: Any) -> None:
     assert filled.datasets() == {"ds1": "science"}
     assert filled.document_ids() == {"d1"}
     assert filled.document_ids(["d1", "nope"]) == {"d1"} and filled.document_ids([]) == set()
-    docs = filled.documents("ds1")
-    assert [d["id"] for d in docs] == ["d1"] and docs[0]["dataset_id"] == "ds1"
+    (doc,) = filled.documents("ds1")
+    assert doc == DocumentRecord(
+        id="d1", dataset_id="ds1", dataset_name="science", name="d1.txt", kind="text",
+        content_hash="h-d1", source_id="s1", created_at="2024-01-01T00:00:00", chunk_count=1,
+        metadata={"k": 1},
+    )  # fmt: skip
+    with pytest.raises(AttributeError):  # frozen: a caller cannot change what it read
+        doc.name = "other"  # type: ignore[misc]
     assert filled.documents("other") == []
+    ingest(filled, "d0")
+    assert [d.id for d in filled.documents()] == ["d0", "d1"]  # ordered by id
+    assert [d.source_id for d in filled.documents("ds1")] == [None, "s1"]
     assert filled.documents_by_source("ds1", ["s1", "s2"]) == {"s1": "d1"}
     assert filled.documents_by_source("ds1", []) == {}
 

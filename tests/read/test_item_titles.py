@@ -1,0 +1,47 @@
+"""Only real titles feed the title signal: a memory given no title is named by its
+opening words (a conversation by its message ids), and that name is never looked up."""
+
+from __future__ import annotations
+
+from recall_engine import Conversation, Document, Message
+from recall_engine.core.item_names import conversation_name, is_titled, opening_words
+from recall_engine.read.store_reader import StoreReader
+from recall_engine.read.titles import title_index, title_key
+
+LONG = "Grace Hopper wrote the first compiler for the Navy in 1952 and kept a nanosecond."
+
+
+def test_a_name_made_from_the_text_is_no_title() -> None:
+    made = opening_words(LONG)
+    assert made == "Grace Hopper wrote the first compiler for the..."
+    assert not is_titled(made, LONG)
+    assert not is_titled(made, LONG[:60])  # a first chunk shorter than the item
+    assert not is_titled("Ada moved to Rome", "Ada moved to Rome")
+    # A title that only begins the text is a title (encyclopedia pages open with theirs).
+    assert is_titled("Grace Hopper", LONG)
+    assert is_titled("Arthur's Magazine", "Arthur's Magazine (1844-1846) was a periodical.")
+    assert not is_titled(conversation_name("m0", "m9"), "[..] ann: hi", ["m0", "m3", "m9"])
+    assert is_titled("standup", "[..] ann: hi", ["m0", "m9"])
+
+
+async def test_a_query_repeating_a_memorys_first_words_gets_no_title_bonus(engine) -> None:
+    await engine.remember(
+        [
+            LONG,
+            Document(text="She retired as a rear admiral.", title="Grace Hopper wrote the code"),
+            Document(text="A computer scientist of the US Navy.", title="Grace Hopper"),
+            Conversation(messages=[Message(speaker="ann", text="Grace Hopper wrote it")]),
+        ],
+        dataset_name="notes",
+    )
+    store = engine.store()
+    names = set(title_index(store))
+    assert names == {title_key("Grace Hopper wrote the code"), title_key("Grace Hopper")}
+    ids = await engine.list_datasets()
+    read = StoreReader(store, [ids["notes"]])
+    found = await read.titled_chunks("Grace Hopper wrote the first compiler for the Navy", 10)
+    # The titled items are found by their titles; the untitled memory (whose name
+    # is every word of the query's start) and the conversation are not.
+    assert sorted(h.document_name for h in found) == ["Grace Hopper"]
+    found = await read.titled_chunks("What did Grace Hopper wrote the code say?", 10)
+    assert [h.document_name for h in found] == ["Grace Hopper wrote the code", "Grace Hopper"]
