@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from recall_engine.core.models import SourceRef
+from recall_engine.core.trusted import assemble
 
 
 class _Hit(BaseModel):
@@ -50,6 +51,45 @@ class ChunkHit(_Hit):
     def key(self) -> str:
         return self.chunk_id
 
+    @classmethod
+    def trusted(
+        cls,
+        *,
+        score: float,
+        sources: tuple[SourceRef, ...],
+        dataset_id: str | None,
+        dataset_name: str | None,
+        chunk_id: str,
+        data_id: str,
+        chunk_index: int,
+        text: str,
+        document_name: str,
+        metadata: dict[str, Any],
+        message_ids: tuple[str, ...],
+        speaker: str | None,
+        timestamp: str | None,
+    ) -> ChunkHit:
+        """The ``ChunkHit`` of these values, built without validation
+        (``core.trusted``): each must be of its field's type already, as a stored
+        record's are; ``metadata`` is kept, not copied."""
+        values = {
+            "score": score,
+            "sources": sources,
+            "dataset_id": dataset_id,
+            "dataset_name": dataset_name,
+            "kind": "chunk",
+            "chunk_id": chunk_id,
+            "data_id": data_id,
+            "chunk_index": chunk_index,
+            "text": text,
+            "document_name": document_name,
+            "metadata": metadata,
+            "message_ids": message_ids,
+            "speaker": speaker,
+            "timestamp": timestamp,
+        }
+        return assemble(cls, values, set(_CHUNK_GIVEN))
+
     def payload(self) -> dict[str, Any]:
         """The chunk as results carry it in ``raw``."""
         out: dict[str, Any] = {
@@ -69,6 +109,10 @@ class ChunkHit(_Hit):
         if self.timestamp is not None:
             out["timestamp"] = self.timestamp
         return out
+
+
+# What ``ChunkHit(...)`` counts as given when every field but the kind is passed.
+_CHUNK_GIVEN = frozenset(ChunkHit.model_fields) - {"kind"}
 
 
 class EntityRef(BaseModel):

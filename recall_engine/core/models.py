@@ -10,6 +10,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from recall_engine.core.errors import InvalidFieldError
 from recall_engine.core.search_types import SearchType
+from recall_engine.core.trusted import assemble
 
 _YEAR = regex.compile(r"\b(1[0-9]{3}|2[0-9]{3})\b")
 
@@ -177,6 +178,35 @@ class SourceRef(BaseModel):
     dataset_id: str
     dataset_name: str
     message_ids: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def trusted(
+        cls,
+        *,
+        data_id: str,
+        chunk_id: str,
+        chunk_index: int,
+        document_name: str,
+        dataset_id: str,
+        dataset_name: str,
+        message_ids: list[str],
+    ) -> SourceRef:
+        """The ``SourceRef`` of these values, built without validation
+        (``core.trusted``): each must be of its field's type already, as a stored
+        record's are."""
+        values = {
+            "data_id": data_id,
+            "chunk_id": chunk_id,
+            "chunk_index": chunk_index,
+            "document_name": document_name,
+            "dataset_id": dataset_id,
+            "dataset_name": dataset_name,
+            "message_ids": message_ids,
+        }
+        return assemble(cls, values, set(_SOURCE_FIELDS))
+
+
+_SOURCE_FIELDS = frozenset(SourceRef.model_fields)
 
 
 class ResponseGraphEntry(BaseModel):

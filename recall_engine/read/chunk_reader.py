@@ -24,16 +24,21 @@ class ChunkReader(ScopedReader):
     async def dense_chunks(self, vector: np.ndarray, k: int) -> list[ChunkHit]:
         index = self._store.index
         with index.vectors.lock:
-            where = None if self._where is None else self._mask()
-            hits = index.search_dense(vector, k, self._scope, where=where)
+            scope, where = self._search_scope()
+            hits = index.search_dense(vector, k, scope, where=where)
         return [self._chunk_hit(r, s) for r, s in hits]
 
     async def lexical_chunks(self, query: str, k: int) -> list[ChunkHit]:
         index = self._store.index
         with index.vectors.lock:
-            where = None if self._where is None else self._mask()
-            hits = index.search_lexical(tokenize(query), k, self._scope, where=where)
+            scope, where = self._search_scope()
+            hits = index.search_lexical(tokenize(query), k, scope, where=where)
         return [self._chunk_hit(r, s) for r, s in hits]
+
+    def _search_scope(self) -> tuple[tuple[str, ...] | None, np.ndarray | None]:
+        """The (datasets, row mask) a search takes: the scope alone, or with a filter
+        its mask, which holds the scope already (so it is not computed twice)."""
+        return (self._scope, None) if self._where is None else (None, self._mask())
 
     async def chunks_by_id(
         self, chunk_ids: Sequence[str], *, neighbours: int = 0
@@ -45,7 +50,8 @@ class ChunkReader(ScopedReader):
         for record in index.by_id(dict.fromkeys(chunk_ids), self._scope):
             if not self._allows(record):
                 continue
-            out.setdefault(record.id, self._chunk_hit(record, 1.0))
+            if record.id not in out:
+                out[record.id] = self._chunk_hit(record, 1.0)
             if neighbours <= 0:
                 continue
             if record.data_id not in items:
@@ -54,10 +60,10 @@ class ChunkReader(ScopedReader):
             siblings, position = items[record.data_id]
             at = position[record.id]
             for other in siblings[max(0, at - neighbours) : at + neighbours + 1]:
-                if not self._allows(other):
+                if other.id in out or not self._allows(other):
                     continue
                 distance = abs(other.chunk_index - record.chunk_index)
-                out.setdefault(other.id, self._chunk_hit(other, 1.0 / (1 + distance)))
+                out[other.id] = self._chunk_hit(other, 1.0 / (1 + distance))
         return list(out.values())
 
     async def chunks_between(

@@ -65,8 +65,10 @@ class ScopedReader:
         return self._where is None or self._where.allows(record.metadata)
 
     def _chunk_hit(self, record: ChunkRecord, score: float) -> ChunkHit:
-        return ChunkHit(
-            score=score,
+        # Built unvalidated (``core.trusted``): a record's fields are typed already,
+        # and validating the ~150 hits of a passage query cost more than its searches.
+        return ChunkHit.trusted(
+            score=float(score),
             sources=(record.source_ref(),),
             dataset_id=record.dataset_id,
             dataset_name=record.dataset_name,
@@ -76,7 +78,7 @@ class ScopedReader:
             text=record.text,
             document_name=record.document_name,
             metadata=dict(record.metadata),
-            message_ids=record.message_ids,
+            message_ids=tuple(record.message_ids),
             speaker=record.speaker,
             timestamp=record.timestamp,
         )

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from recall_engine.core.item_names import is_titled
 from recall_engine.storage.records import ChunkRecord
@@ -47,7 +47,7 @@ def titled(chunks: Sequence[ChunkRecord]) -> bool:
 
 
 def _build(store: TenantStore) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
+    out = _TitleIndex()
     named: dict[str, bool] = {}
     for record in store.index.records(None):
         if record.data_id not in named:
@@ -59,6 +59,7 @@ def _build(store: TenantStore) -> dict[str, list[str]]:
             ids = out.setdefault(key, [])
             if record.data_id not in ids:
                 ids.append(record.data_id)
+    out.starts = _first_words(out)
     return out
 
 
@@ -99,10 +100,37 @@ def named_in(text: str, index: dict[str, list[str]]) -> list[tuple[str, list[str
     words = _WORD.findall(text)
     lowered = [w.lower() for w in words]
     named = [w[0].isupper() or w[0].isdigit() for w in words]
+    starts = _starts(index)
     found: dict[str, list[str]] = {}
     for size in range(min(MAX_WORDS, len(words)), 0, -1):
+        firsts = starts.get(size)
+        if not firsts:
+            continue
         for at in range(len(words) - size + 1):
+            if lowered[at] not in firsts:  # no title of this length starts here
+                continue
             phrase = " ".join(lowered[at : at + size])
             if phrase in index and phrase not in found and any(named[at : at + size]):
                 found[phrase] = index[phrase]
     return list(found.items())
+
+
+class _TitleIndex(dict[str, list[str]]):
+    """The index, and the first words of its titles by word count (``named_in``
+    joins only the phrases that could be a title)."""
+
+    starts: dict[int, set[str]]
+
+
+def _starts(index: dict[str, list[str]]) -> dict[int, set[str]]:
+    if isinstance(index, _TitleIndex):
+        return index.starts
+    return _first_words(index)
+
+
+def _first_words(titles: Iterable[str]) -> dict[int, set[str]]:
+    out: dict[int, set[str]] = {}
+    for title in titles:
+        words = title.split(" ")
+        out.setdefault(len(words), set()).add(words[0])
+    return out

@@ -50,7 +50,7 @@ class ChunkRecord:
     created_at: str = ""
 
     def source_ref(self) -> SourceRef:
-        return SourceRef(
+        return SourceRef.trusted(
             data_id=self.data_id,
             chunk_id=self.id,
             chunk_index=self.chunk_index,

@@ -170,7 +170,10 @@ class VectorIndex(Generic[Row]):
         mask = self._alive[: self._n].copy()
         if dataset_ids is not None:
             codes = [self._dataset_codes[d] for d in dataset_ids if d in self._dataset_codes]
-            mask &= np.isin(self._codes[: self._n], np.asarray(codes, dtype=np.int32))
+            if len(codes) == 1:  # the usual scope: one comparison, not isin's sort
+                mask &= self._codes[: self._n] == codes[0]
+            else:
+                mask &= np.isin(self._codes[: self._n], np.asarray(codes, dtype=np.int32))
         return mask
 
     def time_mask(self, start: float, end: float) -> np.ndarray:
@@ -188,15 +191,13 @@ class VectorIndex(Generic[Row]):
     def get(self, ids: Iterable[str], dataset_ids: Sequence[str] | None = None) -> list[Row]:
         """Alive rows with these ids (in the scope), in the order asked."""
         with self.lock:
-            allowed = None if dataset_ids is None else set(dataset_ids)
+            codes = self._dataset_codes
+            allowed = None if dataset_ids is None else {codes[d] for d in dataset_ids if d in codes}
             out = []
             for i in ids:
                 for at in self._by_id.get(i, []):
-                    row = self._rows[at]
-                    if self._alive[at] and (
-                        allowed is None or self._keys(row).dataset_id in allowed
-                    ):
-                        out.append(row)
+                    if self._alive[at] and (allowed is None or int(self._codes[at]) in allowed):
+                        out.append(self._rows[at])
             return out
 
     def search(
