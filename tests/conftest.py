@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import shutil
-import threading
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -71,30 +69,11 @@ def prebuilt(tmp_path_factory) -> Callable[..., Path]:
         key = f"{fill.__module__}.{fill.__qualname__}"
         if key not in built:
             source = tmp_path_factory.mktemp("prebuilt") / "data"
-            failure: list[BaseException] = []
+            from recall_engine.testing import DeterministicEmbedder
+            from tests.own_loop import filled
 
-            def build() -> None:  # its own thread and loop: the test's loop may be running
-                from recall_engine import RecallEngine
-                from recall_engine.testing import DeterministicEmbedder
-
-                async def run() -> None:
-                    engine_kwargs.setdefault("embedder", DeterministicEmbedder())
-                    engine = RecallEngine(source, **engine_kwargs)
-                    try:
-                        await fill(engine)
-                    finally:
-                        engine.close()
-
-                try:
-                    asyncio.run(run())
-                except BaseException as error:  # re-raised in the test
-                    failure.append(error)
-
-            thread = threading.Thread(target=build)
-            thread.start()
-            thread.join()
-            if failure:
-                raise failure[0]
+            engine_kwargs.setdefault("embedder", DeterministicEmbedder())
+            filled(fill, source, **engine_kwargs)  # the test's loop may be running
             built[key] = source
         shutil.copytree(built[key], dest)
         return dest

@@ -13,9 +13,8 @@ mode and give it to a test, so a suite's body does not know which one it drives;
 
 from __future__ import annotations
 
-import asyncio
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import ExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -71,31 +70,6 @@ def in_mode(mode: str, engine: RecallEngine) -> Iterator[Any]:
         yield served.connect()
     finally:
         served.stop()
-
-
-def filled(fill: Callable[[RecallEngine], Awaitable[Any]], path: Any, **options: Any) -> None:
-    """Runs ``fill`` on ``RecallEngine(path, **options)`` (closed afterwards), on a thread
-    and loop of its own: a fixture may be set up while the test's loop runs."""
-    failure: list[BaseException] = []
-
-    async def run() -> None:
-        engine = RecallEngine(path, **options)
-        try:
-            await fill(engine)
-        finally:
-            engine.close()
-
-    def main() -> None:
-        try:
-            asyncio.run(run())
-        except BaseException as error:  # re-raised below
-            failure.append(error)
-
-    thread = threading.Thread(target=main)
-    thread.start()
-    thread.join()
-    if failure:
-        raise failure[0]
 
 
 def _made(stack: ExitStack, mode: str, path: Any, options: dict[str, Any]) -> RecallEngine:

@@ -5,8 +5,6 @@ takes an item out of the graph; the graph view draws the server's graph."""
 
 from __future__ import annotations
 
-import asyncio
-import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +15,7 @@ import pytest
 from recall_engine import RecallEngine, SearchType
 from recall_engine.testing import DeterministicEmbedder, FakeLLMServer
 from retrievers import RETRIEVERS
+from tests.own_loop import run_on_own_loop
 from tests.storage import falkordb_live
 
 DATA = Path(__file__).resolve().parents[2] / "examples" / "data"
@@ -43,23 +42,6 @@ async def _fill(engine: RecallEngine) -> None:
     await engine.remember(RULE, dataset_name="examples", node_set=["coding_agent_rules"])
 
 
-def _in_thread(make: Any) -> None:
-    """Run a coroutine on a loop of its own (the test's loop may be running)."""
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            asyncio.run(make())
-        except BaseException as error:  # re-raised below
-            failure.append(error)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
-    if failure:
-        raise failure[0]
-
-
 @pytest.fixture(scope="module")
 def llm() -> Iterator[dict[str, str]]:
     with FakeLLMServer(default=_reply) as fake:
@@ -84,7 +66,7 @@ def built(tmp_path_factory: pytest.TempPathFactory, llm: dict[str, str]) -> dict
             finally:
                 engine.close()
 
-    _in_thread(fill)
+    run_on_own_loop(fill)
     return {name: (dirs[name], options[name]) for name in options}
 
 

@@ -14,7 +14,8 @@ from recall_engine.errors import LLMNotConfiguredError
 from recall_engine.testing import DeterministicEmbedder, FakeLLMServer
 from retrievers import RETRIEVERS
 from tests.distributed_profile import distributed_profile
-from tests.remote_fixture import MODES, filled, serve
+from tests.own_loop import filled
+from tests.remote_fixture import MODES, serve
 
 QUESTION = "Which database does the billing service use?"
 QUERIES = {SearchType.CYPHER: "MATCH (c:Chunk) RETURN c.id AS id, c.text AS text"}
