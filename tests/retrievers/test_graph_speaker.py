@@ -54,3 +54,12 @@ async def test_the_boost_needs_the_speaker_named(engine):
         out = await GraphCompletionRetriever().retrieve(query, ctx)
         scores.append([(h.key, h.score) for h in out.hits])
     assert scores[0] == scores[1]
+
+
+async def test_a_named_speaker_gets_no_mention_bonus(engine):
+    """The turns addressing Ann by name are not lifted by the flat mention bonus: Ann
+    speaks here, so she is linked through her own turns only."""
+    await remember_chat(engine)
+    off = await _chunks(engine, speaker_boost=0.0, entity_weight=0.0)
+    flat = await _chunks(engine, speaker_boost=0.0, entity_weight=0.4)
+    assert {c: h.score for c, h in flat.items()} == {c: h.score for c, h in off.items()}
