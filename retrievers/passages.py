@@ -22,16 +22,18 @@ title bonus 84.5 / 70.0; title hop 94.5 / 91.0.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from pydantic import Field
 
 from recall_engine.core.hits import ChunkHit
-from recall_engine.read.api import ReadAPI
-from recall_engine.read.fusion import JoinMode, join, normalise
+from recall_engine.read.api import ChunkPlace, ReadAPI
+from recall_engine.read.fusion import JoinMode, Scored, join, normalise
 from retrievers.base import RetrieverConfig
 from retrievers.layout import extend_tail
+
+Placed = ChunkHit | ChunkPlace  # what neighbour spreading needs: id, data item, index
 
 
 class PassageConfig(RetrieverConfig):
@@ -66,7 +68,7 @@ def normalised(hits: Sequence[ChunkHit]) -> dict[str, float]:
 
 
 def fuse(
-    lists: Sequence[Sequence[ChunkHit]], weights: Sequence[float], mode: JoinMode = "weighted"
+    lists: Sequence[Sequence[Scored]], weights: Sequence[float], mode: JoinMode = "weighted"
 ) -> dict[str, float]:
     """The lists joined by the one fusion component (``weighted``: the weighted
     sum of each list's normalised scores, per chunk id)."""
@@ -81,17 +83,37 @@ async def spread_to_neighbours(
 ) -> dict[str, float]:
     """Each of the ``neighbour_seeds`` best chunks gives ``share * score / distance``
     to the chunks within ``neighbour_window`` of it; ``hits`` gains the new chunks."""
-    window, share = options.neighbour_window, options.neighbour_share
-    if window <= 0 or share <= 0 or options.neighbour_seeds <= 0 or not scores:
+    seeds = neighbour_seeds(scores, options)
+    if not seeds:
         return scores
-    seeds = sorted(scores, key=lambda c: -scores[c])[: options.neighbour_seeds]
-    around = await read.chunks_by_id(seeds, neighbours=window)
-    at = {(h.data_id, h.chunk_index): h for h in around}
+    around = await read.chunks_by_id(seeds, neighbours=options.neighbour_window)
     for hit in around:
         hits.setdefault(hit.chunk_id, hit)
+    return spread(scores, seeds, around, hits, options)
+
+
+def neighbour_seeds(scores: dict[str, float], options: PassageConfig) -> list[str]:
+    """The chunks that lend to their neighbours, best first (none when spreading is off)."""
+    window, share = options.neighbour_window, options.neighbour_share
+    if window <= 0 or share <= 0 or options.neighbour_seeds <= 0 or not scores:
+        return []
+    return sorted(scores, key=lambda c: -scores[c])[: options.neighbour_seeds]
+
+
+def spread(
+    scores: dict[str, float],
+    seeds: Sequence[str],
+    around: Sequence[Placed],
+    known: Mapping[str, Placed],
+    options: PassageConfig,
+) -> dict[str, float]:
+    """``scores`` with each seed's share given to the chunks of ``around`` (the seeds
+    and their neighbours) within the window; ``known``: where each seed sits."""
+    window, share = options.neighbour_window, options.neighbour_share
+    at = {(h.data_id, h.chunk_index): h for h in around}
     out = dict(scores)
     for seed in seeds:
-        origin = hits[seed]
+        origin = known[seed]
         for distance in range(1, window + 1):
             for index in (origin.chunk_index - distance, origin.chunk_index + distance):
                 near = at.get((origin.data_id, index))
@@ -144,18 +166,37 @@ async def ranked_passages(
 ) -> list[ChunkHit]:
     """The candidates of lists ``depth`` deep (the first ``limit`` of them; None:
     all), best first: fused dense, BM25 and title scores, the documents the best
-    ones name, and scores spread to neighbours."""
-    dense, lexical, titled = await passage_lists(read, vector, query, depth)
-    hits = {h.chunk_id: h for h in (*dense, *lexical, *titled)}
+    ones name, and scores spread to neighbours.
+
+    Candidates are ranked as places (``ChunkPlace``, no text); hits are built only
+    for the title hop's seeds and the chunks returned."""
+    dense = await read.dense_places(vector, depth)
+    lexical = await read.lexical_places(query, depth)
+    titled = await read.titled_chunks(query, depth)
     scores = fuse(
         [dense, lexical, titled],
         [options.dense_weight, options.lexical_weight, options.title_weight],
         options.join_mode,
     )
-    scores = await follow_titles(read, scores, hits, options)
-    scores = await spread_to_neighbours(read, scores, hits, options)
+    hits = {h.chunk_id: h for h in titled}
+    if options.link_share > 0 and options.link_seeds > 0 and scores:
+        seeds = sorted(scores, key=lambda c: -scores[c])[: options.link_seeds]
+        hits.update(
+            (h.chunk_id, h) for h in await read.chunks_by_id(seeds) if h.chunk_id not in hits
+        )
+        scores = await follow_titles(read, scores, hits, options)
+    known: dict[str, Placed] = {p.chunk_id: p for p in (*dense, *lexical)}
+    for hit in hits.values():
+        known.setdefault(hit.chunk_id, hit)
+    seeds = neighbour_seeds(scores, options)
+    if seeds:
+        around = await read.places_by_id(seeds, neighbours=options.neighbour_window)
+        for place in around:
+            known.setdefault(place.chunk_id, place)
+        scores = spread(scores, seeds, around, known, options)
     best = sorted(scores, key=lambda c: (-scores[c], c))[:limit]
-    return [hits[c].with_score(scores[c]) for c in best]
+    found = {h.chunk_id: h for h in await read.chunks_by_id(best)}
+    return [found[c].with_score(scores[c]) for c in best]
 
 
 async def passages(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -62,6 +62,17 @@ class GraphEdge(BaseModel):
     dataset_id: str
 
 
+class ChunkPlace(NamedTuple):
+    """Where a chunk sits and how it scored, without its text: what fusion and
+    neighbour spreading rank before any ``ChunkHit`` is built (``chunks_by_id``
+    builds the ones kept). A tuple: a passage query ranks about 150 of them."""
+
+    chunk_id: str
+    data_id: str
+    chunk_index: int
+    score: float
+
+
 class CypherResult(BaseModel):
     """Rows of a read-only Cypher query."""
 
@@ -103,6 +114,20 @@ class ChunkReads(ScopedReads, Protocol):
     ) -> list[ChunkHit]:
         """These chunks (those in scope, in the order asked), each followed by up to
         ``neighbours`` chunks before and after it in the same data item."""
+        ...
+
+    async def dense_places(self, vector: np.ndarray, k: int) -> list[ChunkPlace]:
+        """``dense_chunks`` as places: the same chunks and scores, no hits built."""
+        ...
+
+    async def lexical_places(self, query: str, k: int) -> list[ChunkPlace]:
+        """``lexical_chunks`` as places."""
+        ...
+
+    async def places_by_id(
+        self, chunk_ids: Sequence[str], *, neighbours: int = 0
+    ) -> list[ChunkPlace]:
+        """``chunks_by_id`` as places (a neighbour's score: 1 / (1 + distance))."""
         ...
 
     async def chunks_between(

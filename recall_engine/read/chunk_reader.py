@@ -5,13 +5,14 @@ by node set)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 
 import numpy as np
 
 from recall_engine.core.hits import ChunkHit
 from recall_engine.ingest.node_sets import NODE_SET_KEY
+from recall_engine.read.api import ChunkPlace
 from recall_engine.read.scoped import ScopedReader, in_time, latest_message_time
 from recall_engine.read.titles import current_title_index, named_in, title_index
 from recall_engine.storage.lexical import tokenize
@@ -22,18 +23,28 @@ class ChunkReader(ScopedReader):
     """Chunk searches within the scope (see ``read.api.ChunkReads``)."""
 
     async def dense_chunks(self, vector: np.ndarray, k: int) -> list[ChunkHit]:
-        index = self._store.index
-        with index.vectors.lock:
-            scope, where = self._search_scope()
-            hits = index.search_dense(vector, k, scope, where=where)
-        return [self._chunk_hit(r, s) for r, s in hits]
+        return [self._chunk_hit(r, s) for r, s in self._dense(vector, k)]
+
+    async def dense_places(self, vector: np.ndarray, k: int) -> list[ChunkPlace]:
+        return [_place(r, s) for r, s in self._dense(vector, k)]
 
     async def lexical_chunks(self, query: str, k: int) -> list[ChunkHit]:
+        return [self._chunk_hit(r, s) for r, s in self._lexical(query, k)]
+
+    async def lexical_places(self, query: str, k: int) -> list[ChunkPlace]:
+        return [_place(r, s) for r, s in self._lexical(query, k)]
+
+    def _dense(self, vector: np.ndarray, k: int) -> list[tuple[ChunkRecord, float]]:
         index = self._store.index
         with index.vectors.lock:
             scope, where = self._search_scope()
-            hits = index.search_lexical(tokenize(query), k, scope, where=where)
-        return [self._chunk_hit(r, s) for r, s in hits]
+            return index.search_dense(vector, k, scope, where=where)
+
+    def _lexical(self, query: str, k: int) -> list[tuple[ChunkRecord, float]]:
+        index = self._store.index
+        with index.vectors.lock:
+            scope, where = self._search_scope()
+            return index.search_lexical(tokenize(query), k, scope, where=where)
 
     def _search_scope(self) -> tuple[tuple[str, ...] | None, np.ndarray | None]:
         """The (datasets, row mask) a search takes: the scope alone, or with a filter
@@ -43,15 +54,28 @@ class ChunkReader(ScopedReader):
     async def chunks_by_id(
         self, chunk_ids: Sequence[str], *, neighbours: int = 0
     ) -> list[ChunkHit]:
+        return [self._chunk_hit(r, s) for r, s in self._around(chunk_ids, neighbours)]
+
+    async def places_by_id(
+        self, chunk_ids: Sequence[str], *, neighbours: int = 0
+    ) -> list[ChunkPlace]:
+        return [_place(r, s) for r, s in self._around(chunk_ids, neighbours)]
+
+    def _around(
+        self, chunk_ids: Sequence[str], neighbours: int
+    ) -> Iterator[tuple[ChunkRecord, float]]:
+        """Each chunk asked (score 1), then its allowed neighbours within ``neighbours``
+        places in its data item (score 1 / (1 + distance)); each chunk once."""
         index = self._store.index
-        out: dict[str, ChunkHit] = {}
+        seen: set[str] = set()
         # One sorted sibling list (and position map) per data item, not per chunk.
         items: dict[str, tuple[list[ChunkRecord], dict[str, int]]] = {}
         for record in index.by_id(dict.fromkeys(chunk_ids), self._scope):
             if not self._allows(record):
                 continue
-            if record.id not in out:
-                out[record.id] = self._chunk_hit(record, 1.0)
+            if record.id not in seen:
+                seen.add(record.id)
+                yield record, 1.0
             if neighbours <= 0:
                 continue
             if record.data_id not in items:
@@ -60,11 +84,10 @@ class ChunkReader(ScopedReader):
             siblings, position = items[record.data_id]
             at = position[record.id]
             for other in siblings[max(0, at - neighbours) : at + neighbours + 1]:
-                if other.id in out or not self._allows(other):
+                if other.id in seen or not self._allows(other):
                     continue
-                distance = abs(other.chunk_index - record.chunk_index)
-                out[other.id] = self._chunk_hit(other, 1.0 / (1 + distance))
-        return list(out.values())
+                seen.add(other.id)
+                yield other, 1.0 / (1 + abs(other.chunk_index - record.chunk_index))
 
     async def chunks_between(
         self, start: datetime, end: datetime, *, vector: np.ndarray | None = None, k: int = 100
@@ -115,3 +138,7 @@ class ChunkReader(ScopedReader):
             else:
                 found = [(index.row(int(at)), 1.0) for at in np.flatnonzero(where)[:k]]
         return [self._chunk_hit(r, float(score)) for r, score in found if self._allows(r)]
+
+
+def _place(record: ChunkRecord, score: float) -> ChunkPlace:
+    return ChunkPlace(record.id, record.data_id, record.chunk_index, float(score))

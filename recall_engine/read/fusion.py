@@ -16,17 +16,27 @@ Both recall()'s passage lane and the tenant API's hybrid search fuse here, so
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, Protocol
 
 import numpy as np
 
 from recall_engine.core.errors import InvalidInputError
-from recall_engine.core.hits import ChunkHit
 
 JoinMode = Literal["weighted", "reciprocal_rank"]
 Normalise = Literal["min_max", "by_best", "none"]
 JOIN_MODES: tuple[JoinMode, ...] = ("weighted", "reciprocal_rank")
 RRF_K = 60
+
+
+class Scored(Protocol):
+    """What a ranked list's items need for fusion: a chunk id and a score
+    (a ``ChunkHit``, or a ``read.api.ChunkPlace``)."""
+
+    @property
+    def chunk_id(self) -> str: ...
+
+    @property
+    def score(self) -> float: ...
 
 
 def normalise(values: np.ndarray, how: Normalise = "min_max") -> np.ndarray:
@@ -70,7 +80,7 @@ def _check(mode: str, weights: Sequence[float]) -> None:
 
 
 def join(
-    lists: Sequence[Sequence[ChunkHit]],
+    lists: Sequence[Sequence[Scored]],
     weights: Sequence[float],
     mode: JoinMode = "weighted",
     *,

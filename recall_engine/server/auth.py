@@ -13,6 +13,7 @@ so guessing keys from one address stays slow and answers nothing.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from fastapi import Request, Security
@@ -66,11 +67,36 @@ class Authenticator:
         self.failures: Buckets = failures or TokenBuckets(FAILURES_PER_S, FAILURE_BURST)
         self.enabled = enabled
 
-    def __call__(
+    async def __call__(
         self,
         request: Request,
         _declared: HTTPAuthorizationCredentials | None = _DECLARED,
     ) -> Principal:
+        """The principal of the request's key (a FastAPI dependency).
+
+        Checked on the event loop when the key store is this data dir's SQLite file
+        and the buckets are this process's (microseconds, as the tenant API's own
+        registry lookups on the loop); in a worker thread when either is a server
+        (a state database, Redis). A sync dependency would cost every request a trip
+        to FastAPI's thread pool.
+        """
+        if self._local():
+            return self.authenticate(request)
+        return await asyncio.to_thread(self.authenticate, request)
+
+    def _local(self) -> bool:
+        return (
+            self.registry.path is not None
+            and isinstance(self.buckets, TokenBuckets)
+            and isinstance(self.failures, TokenBuckets)
+        )
+
+    def authenticate(self, request: Request) -> Principal:
+        """``__call__``'s check, blocking.
+
+        Raises:
+            ApiError: 401 for a missing or unknown key, 429 when a bucket is empty.
+        """
         header = request.headers.get("authorization", "")
         scheme, _, key = header.partition(" ")
         key = key.strip()

@@ -3,8 +3,10 @@
 Under load many recalls wait for an embedding at once; one batched model call
 for all of them costs far less CPU than one call each. A request that finds no
 batch running starts one at once (no added latency when idle); requests that
-arrive meanwhile join the next batch. A lone query goes through the engine's
-per-process query cache; batched vectors are stored in it.
+arrive meanwhile join the next batch. Every query looks in the engine's
+per-process query cache first (a repeated query costs no model call and no trip
+to a worker thread); a lone query goes through it as ``embed_query`` does, and
+batched vectors are stored in it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ class QueryBatcher:
         self._running = False
 
     async def embed(self, text: str) -> np.ndarray:
+        cached = _cached(self.embedder.model_id, text)
+        if cached is not None:
+            return cached
         future: asyncio.Future[np.ndarray] = asyncio.get_running_loop().create_future()
         self._pending.append((text, future))
         if not self._running:
@@ -68,3 +73,19 @@ class QueryBatcher:
 
 def _const(vector: np.ndarray) -> Callable[[], np.ndarray]:
     return lambda: vector
+
+
+class _NotCached(Exception):
+    pass
+
+
+def _not_cached() -> np.ndarray:
+    raise _NotCached
+
+
+def _cached(model: str, text: str) -> np.ndarray | None:
+    """The vector the query cache holds for ``text`` (nothing computed), or None."""
+    try:
+        return QUERY_CACHE.get_or_compute(model, text, _not_cached)
+    except _NotCached:
+        return None

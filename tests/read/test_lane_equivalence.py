@@ -2,8 +2,9 @@
 
 Hits are built from stored records without validation (``core.trusted``), title
 lookups join only phrases that could be a title, scopes of one dataset skip
-``isin``: each is checked against the plain way here, and the lane's ranked ids
-and scores on a small corpus are pinned to what the lane returned before.
+``isin``, candidates are ranked as places (``ChunkPlace``) and only the chunks
+kept become hits: each is checked against the plain way here, and the lane's
+ranked ids and scores on a small corpus are pinned to what the lane returned before.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest
 from recall_engine import Conversation, Document, Message
 from recall_engine.core.hits import ChunkHit
 from recall_engine.core.models import SourceRef
+from recall_engine.read.api import ChunkPlace
 from recall_engine.read.filters import ChunkFilter
 from recall_engine.read.store_reader import StoreReader
 from recall_engine.read.titles import MAX_WORDS, named_in, title_index
@@ -170,6 +172,29 @@ async def test_unvalidated_hits_equal_validated_ones(engine):
             built.score = 1.0  # type: ignore[misc]
         copied = built.with_score(0.5)
         assert copied.score == 0.5 and copied.chunk_id == built.chunk_id
+
+
+def _place(hit: ChunkHit) -> ChunkPlace:
+    return ChunkPlace(hit.chunk_id, hit.data_id, hit.chunk_index, hit.score)
+
+
+async def test_places_are_the_hits_reads_without_the_hits(engine):
+    store, dataset_ids = await _corpus(engine)
+    bound = ChunkFilter(equals=((("kind",), "page"),), alive_at=1.0)
+    for reader in (StoreReader(store, dataset_ids), StoreReader(store, dataset_ids, where=bound)):
+        for query in QUERIES:
+            vector = np.asarray(engine.embedder.embed([query])[0], dtype=np.float32)
+            for k in (1, 3, 50):
+                dense = await reader.dense_chunks(vector, k)
+                assert await reader.dense_places(vector, k) == [_place(h) for h in dense]
+                lexical = await reader.lexical_chunks(query, k)
+                assert await reader.lexical_places(query, k) == [_place(h) for h in lexical]
+        ids = [r.id for r in store.index.records()][::3]
+        for neighbours in (0, 1, 2):
+            around = await reader.chunks_by_id(ids, neighbours=neighbours)
+            assert around and not (neighbours == 0 and len(around) > len(ids))
+            places = await reader.places_by_id(ids, neighbours=neighbours)
+            assert places == [_place(h) for h in around]
 
 
 def _every_phrase(text: str, index: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
