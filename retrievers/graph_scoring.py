@@ -6,10 +6,12 @@
 - ``triplet_distance``: Cognee-style triplet distance, the sum of the vector
   distances of its two entities and of its own relation text, a miss costing
   the penalty.
+- ``asking_share``: the share of a text's words in sentences that ask.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
@@ -102,3 +104,18 @@ def normalised(scores: Mapping[K, float]) -> dict[K, float]:
     """Scores divided by the largest (all zero stays zero)."""
     top = max(scores.values(), default=0.0)
     return {k: (v / top if top > 0 else 0.0) for k, v in scores.items()}
+
+
+_ANNOTATION = re.compile(r"\[[^\]]*\]")
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+
+
+def asking_share(text: str) -> float:
+    """The share of a text's words in sentences that end with a question mark
+    (bracketed annotations left out)."""
+    words = asked = 0
+    for sentence in _SENTENCE.findall(_ANNOTATION.sub(" ", text)):
+        n = len(sentence.split())
+        words += n
+        asked += n if sentence.rstrip().endswith("?") else 0
+    return asked / words if words else 0.0

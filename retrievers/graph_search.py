@@ -15,6 +15,9 @@
    - speakers: a conversation turn said by a person the query names scores
      ``1 + speaker_boost`` times more; such a person gets no mention bonus (it
      lifted the turns addressing them as much as their own).
+   - questions: a chunk scores ``1 - question_weight x`` the share of its words in
+     sentences that ask (``graph_scoring.asking_share``): a turn that asks repeats
+     the question's words but answers nothing.
 3. Triplets: the relations near the query, those stated in the best chunks and
    those around the linked and nearest entities (``neighborhood_depth`` hops),
    each with its own distance (two entities + its relation text, a miss costing
@@ -63,6 +66,13 @@ worse). On the earlier defaults: diversity over the top (each further chunk of a
 day's conversation or of a document x0.9 after the second) 73.6 / 45.7 / 21.8 /
 87.6 / 75.7; RRF of this ranking with the passage lane's, HotpotQA 93.5 / 89.0
 (lane weight 0.5: 93.0 / 88.0).
+
+Question demotion (issue 19), same columns, routed then GRAPH_COMPLETION: off 78.3 / 48.9
+/ 23.2 / 90.3 / 84.4 and 75.9 / 47.4 / 22.5 / 87.2 / 81.2; 0.5 (kept) 79.1 / 50.9 / 26.1 /
+90.3 / 86.9 and 77.0 / 50.3 / 26.8 / 88.5 / 84.4; routed at 0.3 (cat 1 and 5 only) 49.1 /
+23.2, 85.4; 0.7 78.8 / 50.5 / 26.1 / 90.3 / 87.3; 1.0 78.5 / 49.9 / 26.1 / 90.3 / 86.9.
+HotpotQA-100 unchanged (passages rarely ask). What the routed hop tried on top of it:
+``recall_engine.pipeline.route``.
 """
 
 from __future__ import annotations
@@ -81,7 +91,12 @@ from recall_engine.core.names import normalize_name
 from recall_engine.read.api import GraphEdge, ReadAPI
 from recall_engine.read.linking import name_grams as name_grams  # re-exported
 from recall_engine.read.linking import names_in
-from retrievers.graph_scoring import normalised, personalized_pagerank, triplet_distance
+from retrievers.graph_scoring import (
+    asking_share,
+    normalised,
+    personalized_pagerank,
+    triplet_distance,
+)
 from retrievers.graph_walk import walk_lane
 from retrievers.layout import PASSAGES_AHEAD
 from retrievers.passages import PassageConfig, passages
@@ -105,6 +120,13 @@ class GraphSearchConfig(PassageConfig):
         "a person who speaks in the candidates (speaker_boost links those). A tie-breaker: "
         "at 0.4 it followed the person an adversarial question names, at 0.15 it cost "
         "multi-hop passages two points of full@5.",
+    )
+    question_weight: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="A chunk's score times (1 - this x the share of its words in sentences "
+        "that ask): a turn that asks repeats the question's words but does not answer it.",
     )
     speaker_boost: float = Field(
         default=0.3,
@@ -267,6 +289,11 @@ async def graph_search(
         + options.triplet_weight * edge_bonus.get(c, 0.0)
         for c in chunk_of
     }
+    if options.question_weight > 0:
+        chunk_score = {
+            c: v * (1 - options.question_weight * asking_share(chunk_of[c].text))
+            for c, v in chunk_score.items()
+        }
     if options.speaker_boost > 0 and speakers:
         chunk_score = _speaker_boost(chunk_score, chunk_of, speakers, options.speaker_boost)
     ranked = sorted(chunk_of, key=lambda c: (-chunk_score[c], c))
