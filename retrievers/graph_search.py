@@ -97,6 +97,7 @@ from retrievers.graph_scoring import (
     personalized_pagerank,
     triplet_distance,
 )
+from retrievers.graph_speakers import speaker_boost, speaking
 from retrievers.graph_walk import walk_lane
 from retrievers.layout import PASSAGES_AHEAD
 from retrievers.passages import PassageConfig, passages
@@ -279,7 +280,7 @@ async def graph_search(
     for hit in await read.chunks_by_id(fresh):
         if node_filter is None or node_filter.keeps(hit):
             chunk_of[hit.chunk_id] = hit
-    speakers = _speaking(linked, refs, chunk_of)
+    speakers = speaking(linked, refs, chunk_of)
     # a person who speaks is linked through the turns they say, anything else by mentions
     named = {e for e in linked if e not in refs or normalize_name(refs[e].name) not in speakers}
     chunk_score = {
@@ -295,7 +296,7 @@ async def graph_search(
             for c, v in chunk_score.items()
         }
     if options.speaker_boost > 0 and speakers:
-        chunk_score = _speaker_boost(chunk_score, chunk_of, speakers, options.speaker_boost)
+        chunk_score = speaker_boost(chunk_score, chunk_of, speakers, options.speaker_boost)
     ranked = sorted(chunk_of, key=lambda c: (-chunk_score[c], c))
     lap("graph.links")
 
@@ -400,33 +401,6 @@ async def graph_search(
             "ms": round(sum(spent.values()), 3),
         },
     )
-
-
-def _speaking(
-    linked: set[str], refs: dict[str, EntityRef], chunk_of: dict[str, ChunkHit]
-) -> set[str]:
-    """The normalised names of the linked entities that say some candidate chunk."""
-    said_by = {normalize_name(h.speaker) for h in chunk_of.values() if h.speaker}
-    names = {normalize_name(refs[e].name) for e in linked if e in refs}
-    return names & said_by
-
-
-def _speaker_boost(
-    chunk_score: dict[str, float],
-    chunk_of: dict[str, ChunkHit],
-    speakers: set[str],
-    boost: float,
-) -> dict[str, float]:
-    """Scores of the chunks said by one of ``speakers`` (normalised names) times
-    ``1 + boost``. Multiplicative, so a turn of the other speaker that matches the
-    question better still outranks a weak turn of the named one (an adversarial
-    question names the wrong person)."""
-    return {
-        c: value * (1 + boost)
-        if chunk_of[c].speaker and normalize_name(chunk_of[c].speaker or "") in speakers
-        else value
-        for c, value in chunk_score.items()
-    }
 
 
 def _layout(
