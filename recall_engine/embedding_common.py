@@ -40,16 +40,23 @@ class QueryCache:
         with self._lock:
             self._entries.clear()
 
-    def get_or_compute(
-        self, model_id: str, text: str, compute: Callable[[], np.ndarray]
-    ) -> np.ndarray:
-        """The cached vector, or ``compute()``'s (stored read-only, 1-D float32)."""
+    def get(self, model_id: str, text: str) -> np.ndarray | None:
+        """The cached vector (now the most recently used), or None; computes nothing."""
         key = (model_id, text)
         with self._lock:
             hit = self._entries.get(key)
             if hit is not None:
                 self._entries.move_to_end(key)
-                return hit
+            return hit
+
+    def get_or_compute(
+        self, model_id: str, text: str, compute: Callable[[], np.ndarray]
+    ) -> np.ndarray:
+        """The cached vector, or ``compute()``'s (stored read-only, 1-D float32)."""
+        hit = self.get(model_id, text)
+        if hit is not None:
+            return hit
+        key = (model_id, text)
         vector = np.array(compute(), dtype=np.float32).reshape(-1)
         vector.flags.writeable = False
         with self._lock:

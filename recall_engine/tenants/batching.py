@@ -29,7 +29,7 @@ class QueryBatcher:
         self._running = False
 
     async def embed(self, text: str) -> np.ndarray:
-        cached = _cached(self.embedder.model_id, text)
+        cached = QUERY_CACHE.get(self.embedder.model_id, text)
         if cached is not None:
             return cached
         future: asyncio.Future[np.ndarray] = asyncio.get_running_loop().create_future()
@@ -73,19 +73,3 @@ class QueryBatcher:
 
 def _const(vector: np.ndarray) -> Callable[[], np.ndarray]:
     return lambda: vector
-
-
-class _NotCached(Exception):
-    pass
-
-
-def _not_cached() -> np.ndarray:
-    raise _NotCached
-
-
-def _cached(model: str, text: str) -> np.ndarray | None:
-    """The vector the query cache holds for ``text`` (nothing computed), or None."""
-    try:
-        return QUERY_CACHE.get_or_compute(model, text, _not_cached)
-    except _NotCached:
-        return None

@@ -28,6 +28,18 @@ def test_cache_is_bounded_lru():
     assert computed == ["a", "b", "c", "b"] and len(cache) == 2
 
 
+def test_get_peeks_without_computing_and_counts_as_a_use():
+    cache = QueryCache(maxsize=2)
+    assert cache.get("m", "a") is None and len(cache) == 0
+    cache.get_or_compute("m", "a", lambda: np.ones(4, dtype=np.float32))
+    cache.get_or_compute("m", "b", lambda: np.zeros(4, dtype=np.float32))
+    hit = cache.get("m", "a")  # a is now the most recent
+    assert hit is not None and hit.tolist() == [1.0] * 4 and not hit.flags.writeable
+    cache.get_or_compute("m", "c", lambda: np.zeros(4, dtype=np.float32))  # evicts b
+    assert cache.get("m", "b") is None and cache.get("m", "a") is not None
+    assert cache.get("other-model", "a") is None
+
+
 def test_cache_keys_on_model_id():
     cache = QueryCache()
     one = cache.get_or_compute("m1", "q", lambda: np.zeros(2))
