@@ -134,8 +134,11 @@ async def follow_titles(
     about a film that names its director leads to the director's page)."""
     if options.link_share <= 0 or options.link_seeds <= 0 or not scores:
         return scores
+    seeds = sorted(scores, key=lambda c: -scores[c])[: options.link_seeds]
+    if missing := [c for c in seeds if c not in hits]:  # ranked as places: no text yet
+        hits.update((h.chunk_id, h) for h in await read.chunks_by_id(missing))
     out = dict(scores)
-    for seed in sorted(scores, key=lambda c: -scores[c])[: options.link_seeds]:
+    for seed in seeds:
         origin = hits[seed]
         for hit in await read.titled_chunks(origin.text, options.depth):
             if hit.data_id != origin.data_id:
@@ -179,12 +182,7 @@ async def ranked_passages(
         options.join_mode,
     )
     hits = {h.chunk_id: h for h in titled}
-    if options.link_share > 0 and options.link_seeds > 0 and scores:
-        seeds = sorted(scores, key=lambda c: -scores[c])[: options.link_seeds]
-        hits.update(
-            (h.chunk_id, h) for h in await read.chunks_by_id(seeds) if h.chunk_id not in hits
-        )
-        scores = await follow_titles(read, scores, hits, options)
+    scores = await follow_titles(read, scores, hits, options)
     known: dict[str, Placed] = {p.chunk_id: p for p in (*dense, *lexical)}
     for hit in hits.values():
         known.setdefault(hit.chunk_id, hit)
@@ -195,8 +193,9 @@ async def ranked_passages(
             known.setdefault(place.chunk_id, place)
         scores = spread(scores, seeds, around, known, options)
     best = sorted(scores, key=lambda c: (-scores[c], c))[:limit]
-    found = {h.chunk_id: h for h in await read.chunks_by_id(best)}
-    return [found[c].with_score(scores[c]) for c in best]
+    if missing := [c for c in best if c not in hits]:
+        hits.update((h.chunk_id, h) for h in await read.chunks_by_id(missing))
+    return [hits[c].with_score(scores[c]) for c in best]
 
 
 async def passages(
