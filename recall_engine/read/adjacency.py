@@ -4,7 +4,10 @@ Graph retrievers walk many edges per query (projection around dozens of seed
 entities, personalised PageRank over entities and the chunks that mention
 them). One Kuzu round trip per hop costs milliseconds each, so the structure
 (relations from the relation vector mirror, mentions from the graph store once) is kept
-here as plain Python and numpy, rebuilt lazily when the store changes.
+here as plain Python and numpy, rebuilt lazily when the store changes. The
+snapshot also keeps the relations read from the graph with their text
+(``records``), so the triplets a query lists are read from the graph once per
+snapshot, not once per query.
 
 A snapshot is keyed on the sizes of the tenant's in-memory indexes: every
 ingest and every forget changes at least one of them after its Kuzu commit,
@@ -18,32 +21,29 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from recall_engine.read.api import GraphEdge
+from recall_engine.storage.graph_reads import EdgeRecord
 from recall_engine.storage.tenant import TenantStore
-
-
-@dataclass(frozen=True)
-class Edge:
-    """One stored relation, as the structure snapshot keeps it."""
-
-    id: str
-    source_id: str
-    target_id: str
-    predicate: str
-    chunk_id: str
-    data_id: str
-    dataset_id: str
 
 
 @dataclass
 class Adjacency:
     """Relations and mentions of one tenant (all datasets; readers filter scope)."""
 
-    edges: dict[str, Edge] = field(default_factory=dict)
+    edges: dict[str, GraphEdge] = field(default_factory=dict)
+    """Each relation's structure, built once here: readers hand these frozen
+    models out as they are (a graph search lists about 150 per query)."""
     edges_of_entity: dict[str, list[str]] = field(default_factory=dict)
     edges_of_chunk: dict[str, list[str]] = field(default_factory=dict)
     chunks_of_entity: dict[str, list[str]] = field(default_factory=dict)
     entities_of_chunk: dict[str, list[str]] = field(default_factory=dict)
     entity_dataset: dict[str, str] = field(default_factory=dict)
+    records: dict[str, EdgeRecord] = field(default_factory=dict)
+    """Relations read from the graph with their text and ends' names, by id (all
+    datasets), filled as readers ask for them (``GraphReader.triplets_by_id``).
+    A write that could change one changes the version, so it dies with this
+    snapshot; a reader that still holds the old snapshot may add a newer record
+    to it, never an older one to the new."""
 
 
 _LOCK = threading.Lock()
@@ -60,7 +60,7 @@ def _version(store: TenantStore) -> tuple[int, ...]:
 def _build(store: TenantStore) -> Adjacency:
     adj = Adjacency()
     for row in store.relation_index.rows(None):
-        edge = Edge(
+        edge = GraphEdge.trusted(
             id=row["id"],
             source_id=row["source_id"],
             target_id=row["target_id"],
@@ -81,6 +81,13 @@ def _build(store: TenantStore) -> Adjacency:
     for row in store.entity_index.rows(None):
         adj.entity_dataset.setdefault(row["id"], row["dataset_id"])
     return adj
+
+
+def current_adjacency(store: TenantStore) -> Adjacency | None:
+    """The snapshot when it is built and current (no blocking work), else None."""
+    with _LOCK:
+        cached = _CACHE.get(store)
+    return cached[1] if cached is not None and cached[0] == _version(store) else None
 
 
 def adjacency(store: TenantStore) -> Adjacency:

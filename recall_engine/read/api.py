@@ -30,6 +30,7 @@ from recall_engine.core.hits import (
     SummaryHit,
     TripletHit,
 )
+from recall_engine.core.trusted import assemble
 
 
 class GraphPath(BaseModel):
@@ -60,6 +61,34 @@ class GraphEdge(BaseModel):
     chunk_id: str
     data_id: str
     dataset_id: str
+
+    @classmethod
+    def trusted(
+        cls,
+        *,
+        id: str,
+        source_id: str,
+        target_id: str,
+        predicate: str,
+        chunk_id: str,
+        data_id: str,
+        dataset_id: str,
+    ) -> GraphEdge:
+        """The edge of these values, built without validation (``core.trusted``):
+        each must be a ``str`` already, as a relation row's are."""
+        values = {
+            "id": id,
+            "source_id": source_id,
+            "target_id": target_id,
+            "predicate": predicate,
+            "chunk_id": chunk_id,
+            "data_id": data_id,
+            "dataset_id": dataset_id,
+        }
+        return assemble(cls, values, set(_EDGE_FIELDS))
+
+
+_EDGE_FIELDS = frozenset(GraphEdge.model_fields)
 
 
 class ChunkPlace(NamedTuple):

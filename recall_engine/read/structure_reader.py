@@ -1,6 +1,8 @@
 """``StructureReader``: graph structure in bulk from the in-memory snapshot
 (``read.adjacency``), for graph scoring over many edges at once
-(``read.api.StructureReads``)."""
+(``read.api.StructureReads``). A graph search makes about ten of these reads, so
+a current snapshot is taken on the event loop: a thread hop each cost more than
+the read (only a snapshot that must be built goes to a worker thread)."""
 
 from __future__ import annotations
 
@@ -10,28 +12,17 @@ from collections.abc import Sequence
 import numpy as np
 
 from recall_engine.core.hits import EntityRef
-from recall_engine.read.adjacency import Adjacency, Edge, adjacency
+from recall_engine.read.adjacency import Adjacency, adjacency, current_adjacency
 from recall_engine.read.api import GraphEdge
 from recall_engine.read.scoped import ScopedReader
-
-
-def _graph_edge(edge: Edge) -> GraphEdge:
-    return GraphEdge(
-        id=edge.id,
-        source_id=edge.source_id,
-        target_id=edge.target_id,
-        predicate=edge.predicate,
-        chunk_id=edge.chunk_id,
-        data_id=edge.data_id,
-        dataset_id=edge.dataset_id,
-    )
 
 
 class StructureReader(ScopedReader):
     """Edges, entity refs and mentions within the scope, without text."""
 
     async def _adjacency(self) -> Adjacency:
-        return await asyncio.to_thread(adjacency, self._store)
+        current = current_adjacency(self._store)
+        return current if current is not None else await asyncio.to_thread(adjacency, self._store)
 
     async def nearest_edges(self, vector: np.ndarray, k: int) -> list[tuple[GraphEdge, float]]:
         hits = self._store.relation_index.search(vector, k, self._scope)
@@ -42,7 +33,7 @@ class StructureReader(ScopedReader):
         for row, score in hits:
             edge = adj.edges.get(row["id"])
             if edge is not None:
-                out.append((_graph_edge(edge), float(score)))
+                out.append((edge, float(score)))
         return out
 
     async def nearest_entity_refs(
@@ -66,7 +57,7 @@ class StructureReader(ScopedReader):
             for edge_id in adj.edges_of_entity.get(entity_id, ()):
                 edge = adj.edges[edge_id]
                 if edge_id not in seen and edge.dataset_id in scope:
-                    seen[edge_id] = _graph_edge(edge)
+                    seen[edge_id] = edge
         return list(seen.values())
 
     async def edges_in_chunks(self, chunk_ids: Sequence[str]) -> list[GraphEdge]:
@@ -77,7 +68,7 @@ class StructureReader(ScopedReader):
             for edge_id in adj.edges_of_chunk.get(chunk_id, ()):
                 edge = adj.edges[edge_id]
                 if edge.dataset_id in scope:
-                    out.setdefault(edge_id, _graph_edge(edge))
+                    out.setdefault(edge_id, edge)
         return list(out.values())
 
     async def mentions(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:

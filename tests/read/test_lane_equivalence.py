@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from recall_engine import Conversation, Document, Message
-from recall_engine.core.hits import ChunkHit
+from recall_engine.core.hits import ChunkHit, EntityHit, EntityRef, RowHit, TripletHit
 from recall_engine.core.models import SourceRef
 from recall_engine.read.api import ChunkPlace
 from recall_engine.read.filters import ChunkFilter
@@ -224,3 +224,30 @@ async def test_title_lookup_finds_what_every_phrase_lookup_finds(engine):
         expected = _every_phrase(text, plain)
         assert named_in(text, built) == expected
         assert named_in(text, plain) == expected
+
+
+def test_with_score_builds_what_model_copy_builds():
+    ref = EntityRef(id="e1", name="Ada", type="PERSON")
+    hits = [
+        ChunkHit(
+            score=0.3,
+            chunk_id="c",
+            data_id="d",
+            chunk_index=2,
+            text="t",
+            document_name="n",
+            metadata={"k": [1]},
+        ),
+        TripletHit(score=0.1, id="r", source=ref, predicate="knows", target=ref, context="x"),
+        EntityHit(score=2.0, id="e1", name="Ada", type="PERSON"),
+        RowHit(score=0.5, values={"a": 1}),
+    ]
+    for hit in hits:
+        for score in (0.75, 1, -0.0):
+            copied, expected = hit.with_score(score), hit.model_copy(update={"score": score})
+            assert copied == expected and repr(copied) == repr(expected)
+            assert copied.model_dump_json() == expected.model_dump_json()
+            assert copied.model_fields_set == expected.model_fields_set
+            assert copied.__dict__ is not hit.__dict__ and hit.score != score
+            with pytest.raises(Exception, match="frozen"):
+                copied.score = 1.0
