@@ -62,3 +62,17 @@ def test_message_chunk_keeps_speaker_time_and_id():
     assert draft.speaker == "Ann"
     assert draft.timestamp == "2023-05-08T13:56:00"
     assert "Ann" in draft.embed_text and "Lyon" in draft.lexical_text
+
+
+def test_each_sentence_of_a_turn_is_embedded_with_its_speaker():
+    two = message_chunk(Message(id="D1:4", speaker="Ann", text="Hi Bo! I moved to Lyon."))
+    assert two.embed_sentences == ("Ann said: Hi Bo!", "Ann said: I moved to Lyon.")
+    one = message_chunk(Message(id="D1:5", speaker="Bo", text="Nice, when?"))
+    assert one.embed_sentences == ()  # one sentence: the turn's own vector is its
+
+
+def test_a_sentence_that_asks_is_not_embedded_on_its_own():
+    turn = message_chunk(Message(id="D1:6", speaker="Ann", text="I went to Lyon. Have you been?"))
+    assert turn.embed_sentences == ("Ann said: I went to Lyon.",)
+    quoted = message_chunk(Message(id="D1:7", speaker="Bo", text='Sure. "Why not?" Fine.'))
+    assert quoted.embed_sentences == ("Bo said: Sure.", "Bo said: Fine.")
