@@ -91,7 +91,7 @@ class RecallConfig(BaseModel):
     chunk_overlap: int = Field(default=30, ge=0, description="Tokens repeated between chunks.")
     sentence_vectors: bool = Field(
         default=True,
-        description="Also embed each sentence of a chunk of several (questions left out), so "
+        description="Also embed each sentence of a chunk of several, so "
         "a chunk's dense score counts its best sentence (storage.sentence_index); off, "
         "ingest embeds about half the text and dense search ranks whole chunks only.",
     )

@@ -15,12 +15,12 @@ CHAT = Conversation(
 async def test_sentences_are_stored_kept_on_reopen_and_can_be_off(tmp_path, hash_embedder):
     engine = RecallEngine(tmp_path / "on", embedder=hash_embedder)
     await engine.remember(CHAT, dataset_name="chat")
-    # "Hi Bo!" and "I moved to Lyon." (the question is left out); Bo's turn is one sentence
-    assert len(engine.store().index.sentences) == 2
+    # Ann's turn is three sentences; Bo's is one (its own vector is that sentence's)
+    assert len(engine.store().index.sentences) == 3
     engine.close()
 
     reopened = RecallEngine(tmp_path / "on", embedder=hash_embedder)
-    assert len(reopened.store().index.sentences) == 2
+    assert len(reopened.store().index.sentences) == 3
     results = await reopened.recall(
         "I moved to Lyon.", query_type=SearchType.CHUNKS, only_context=True, top_k=2
     )
