@@ -89,6 +89,12 @@ class RecallConfig(BaseModel):
     )
     chunk_size: int = Field(default=200, ge=16, le=8192, description="Token budget per chunk.")
     chunk_overlap: int = Field(default=30, ge=0, description="Tokens repeated between chunks.")
+    sentence_vectors: bool = Field(
+        default=True,
+        description="Also embed each sentence of a chunk of several, so "
+        "a chunk's dense score counts its best sentence (storage.sentence_index); off, "
+        "ingest embeds about half the text and dense search ranks whole chunks only.",
+    )
     default_tenant: str = "default"
     graph_extractor: Literal["rules", "llm", "none"] = Field(
         default="rules",

@@ -26,6 +26,7 @@ ENV_VARS: dict[str, str] = {
     "RECALL_ENGINE_EMBEDDING_CACHE_DIR": "embedding_cache_dir",
     "RECALL_ENGINE_CHUNK_SIZE": "chunk_size",
     "RECALL_ENGINE_CHUNK_OVERLAP": "chunk_overlap",
+    "RECALL_ENGINE_SENTENCE_VECTORS": "sentence_vectors",
     "RECALL_ENGINE_TENANT": "default_tenant",
     "RECALL_ENGINE_GRAPH_EXTRACTOR": "graph_extractor",
     "LLM_MODEL": "llm_model",

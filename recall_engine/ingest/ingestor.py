@@ -80,6 +80,8 @@ def prepare(
         if data_id in prepared:
             continue
         drafts = chunk_item(item, chunk_size=config.chunk_size, chunk_overlap=config.chunk_overlap)
+        if not config.sentence_vectors:
+            drafts = [replace(d, embed_sentences=()) for d in drafts]
         prepared[data_id] = PreparedItem(item, data_id, digest, drafts)
     return list(prepared.values())
 
@@ -242,6 +244,7 @@ def _write(
         show_progress=show_progress if show_progress is not None else config.show_progress,
         timings=timings,
     )
+    vectors, sentences = _by_sentence(vectors, records)
     items_out = [replace(i, extraction_failure=failures.get(i.id)) for i in items_out]
     t0 = time.perf_counter()
     tokens = [tokenize(draft.lexical_text) for _, draft in records]
@@ -255,11 +258,26 @@ def _write(
             chunks=[r[0] for r in records],
             vectors=vectors,
             tokens=tokens,
+            sentences=sentences,
             replace_data_ids=replaced,
             graph=graph,
         )
     timings["store_s"] = time.perf_counter() - t0
     return extractor, plan, failures
+
+
+def _by_sentence(
+    vectors: np.ndarray, records: Sequence[tuple[ChunkRecord, ChunkDraft]]
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The chunk vectors, and each chunk's sentence vectors, of the vectors of
+    ``_embed_and_extract``'s texts (chunks first, then their sentences in order)."""
+    n = len(records)
+    out, at = [], n
+    for _, draft in records:
+        count = len(draft.embed_sentences)
+        out.append(vectors[at : at + count])
+        at += count
+    return vectors[:n], out
 
 
 def _embed_and_extract(
@@ -281,7 +299,9 @@ def _embed_and_extract(
     An extractor that raises fails the extraction of every item, not the ingest:
     the chunks are stored without a graph and the failure is recorded for a retry.
     """
+    # chunk texts first, then every chunk's sentences (split off by ``_by_sentence``)
     texts = [draft.embed_text for _, draft in records]
+    texts += [s for _, draft in records for s in draft.embed_sentences]
     batch = config.embedding_batch_size
     t0 = time.perf_counter()
     if not records:  # nothing new: do not load the model just to embed nothing

@@ -34,7 +34,11 @@ question); merged ranks 4-25 reordered greedily by query words not covered above
 50.3 / 25.4 / 87.3 (cat 3 46.2 -> 43.9). Without the demotion (cat-1 r@10 / full@10 /
 cat 5): hop weight 0.5 48.0 / 21.8 / 84.6, 1.0 49.2 / 23.2 / 83.8 (0.7 kept); feedback
 words of three passages 49.6 / 23.9 / 82.5, five 47.8 / 21.8 / 82.5, instead of the
-evidence 48.9 / 24.6 / 82.3. HotpotQA routed 95.0 / 91.0 for each of them."""
+evidence 48.9 / 24.6 / 82.3. HotpotQA routed 95.0 / 91.0 for each of them. With sentence
+vectors (``storage.sentence_index``) 79.8 / 54.2 / 31.0 / 85.0, HotpotQA 94.5 / 90.0. Merged
+by rank with HYBRID_COMPLETION's list as a later round (sentence vectors without the sentences
+that ask; routed then 79.5 / 55.3 / 32.4 / 81.9): weight 0.5 79.7 / 54.8 / 32.4 / 83.1, 0.7
+79.3 / 53.7 / 31.7 / 84.6, 1.0 78.9 / 53.4 / 31.0 / 86.1, each trading category 1 for 5."""
 
 
 def check_search_type_allowed(search_type: SearchType, config: RecallConfig | None) -> None:

@@ -17,6 +17,7 @@ import numpy as np
 
 from recall_engine.storage.lexical import LexicalIndex
 from recall_engine.storage.records import ChunkRecord
+from recall_engine.storage.sentence_index import SentenceVectors
 from recall_engine.storage.time_filter import to_epoch
 from recall_engine.storage.vector_index import RowKeys, VectorIndex, top_k
 
@@ -32,6 +33,7 @@ class ChunkIndex:
         self.dimension = dimension
         self.vectors: VectorIndex[ChunkRecord] = VectorIndex(dimension, chunk_keys)
         self.lexical = LexicalIndex()
+        self.sentences = SentenceVectors(dimension)
         self._by_data: dict[str, list[ChunkRecord]] = {}
         self.dataset_names: dict[str, str] = {}
         """Dataset id -> name of every dataset a chunk was added to."""
@@ -44,8 +46,11 @@ class ChunkIndex:
         records: Sequence[ChunkRecord],
         vectors: np.ndarray,
         tokens: Sequence[Sequence[str]],
+        sentences: Sequence[np.ndarray] | None = None,
     ) -> None:
-        """Append chunks; ``vectors`` rows and ``tokens`` align with ``records``.
+        """Append chunks; ``vectors`` rows, ``tokens`` and ``sentences`` (each
+        chunk's sentence vectors, ``storage.sentence_index``; None: none) align
+        with ``records``.
 
         A chunk whose id is live already (or repeats in ``records``) is skipped.
         """
@@ -61,10 +66,14 @@ class ChunkIndex:
             if len(keep) < len(records):
                 records = [records[at] for at in keep]
                 vectors, tokens = vectors[keep], [tokens[at] for at in keep]
+                sentences = None if sentences is None else [sentences[at] for at in keep]
             if not records:
                 return
+            first_row = self.vectors.size
             self.vectors.add(records, vectors)
             self.lexical.add(tokens)
+            if sentences is not None:
+                self.sentences.add(first_row, sentences)
             for record in records:
                 self._by_data.setdefault(record.data_id, []).append(record)
                 self.dataset_names.setdefault(record.dataset_id, record.dataset_name)
@@ -107,9 +116,10 @@ class ChunkIndex:
         *,
         where: np.ndarray | None = None,
     ) -> list[tuple[ChunkRecord, float]]:
-        """Top ``k`` chunks by cosine similarity (vectors are unit length); ``where``
-        as in ``search_lexical``."""
-        return self.vectors.search(query, k, dataset_ids, where=where)
+        """Top ``k`` chunks by dense score: cosine similarity (vectors are unit
+        length) blended with the best sentence's (``storage.sentence_index``);
+        ``where`` as in ``search_lexical``."""
+        return self.vectors.search(query, k, dataset_ids, where=where, rescore=self.sentences.blend)
 
     def search_lexical(
         self,

@@ -32,6 +32,8 @@ from recall_engine.storage.records import ChunkRecord
 from recall_engine.storage.vector_location import failure_message
 
 CHUNKS = "chunks"
+SENTENCES = "sentence_vectors"
+"""The chunks table's column of each chunk's sentence vectors (null before it existed)."""
 MODEL_KEY = b"recall_engine.embedding_model"
 
 
@@ -44,6 +46,8 @@ class ChunkChanges:
     records: list[ChunkRecord]
     vectors: np.ndarray
     tokens: list[list[str]]
+    sentences: list[np.ndarray]
+    """Each record's sentence vectors (``storage.sentence_index``)."""
 
 
 def chunk_schema(dimension: int) -> pa.Schema:
@@ -63,6 +67,7 @@ def chunk_schema(dimension: int) -> pa.Schema:
             pa.field("created_at", pa.string()),
             pa.field("tokens", pa.list_(pa.string())),
             pa.field("vector", pa.list_(pa.float32(), dimension)),
+            pa.field(SENTENCES, pa.list_(pa.list_(pa.float32(), dimension))),
         ]
     )
 
@@ -115,6 +120,10 @@ class LanceVectorStore:
             raise _failure(exc, location, name, "open") from exc
         self._check_model(name, model_id)  # before the graph tables meet another dimension
         try:
+            _add_sentence_column(self._chunks, dimension)
+        except Exception as exc:
+            raise _failure(exc, location, name, "open") from exc
+        try:
             self.graph = LanceGraphTables(self._db, dimension)
         except Exception as exc:
             raise _failure(exc, location, name, "open") from exc
@@ -141,12 +150,19 @@ class LanceVectorStore:
             return False
 
     def add_chunks(
-        self, records: Sequence[ChunkRecord], vectors: np.ndarray, tokens: Sequence[Sequence[str]]
+        self,
+        records: Sequence[ChunkRecord],
+        vectors: np.ndarray,
+        tokens: Sequence[Sequence[str]],
+        sentences: Sequence[np.ndarray] | None = None,
     ) -> None:
-        """Append chunks in one LanceDB commit."""
+        """Append chunks in one LanceDB commit (``sentences``: each chunk's
+        sentence vectors, aligned with ``records``; None: none)."""
         if not records:
             return
         flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).ravel())
+        none = np.zeros((0, self.dimension), dtype=np.float32)
+        per_chunk = list(sentences) if sentences is not None else [none] * len(records)
         table = pa.table(
             {
                 "id": [r.id for r in records],
@@ -165,6 +181,7 @@ class LanceVectorStore:
                 "created_at": [r.created_at for r in records],
                 "tokens": [list(t) for t in tokens],
                 "vector": pa.FixedSizeListArray.from_arrays(flat, self.dimension),
+                SENTENCES: _sentence_array(per_chunk, self.dimension),
             },
             schema=chunk_schema(self.dimension),
         )
@@ -195,8 +212,11 @@ class LanceVectorStore:
         table = self._chunks.to_arrow().select(["data_id"])
         return set(table.column("data_id").to_pylist())
 
-    def load_chunks(self) -> tuple[list[ChunkRecord], np.ndarray, list[list[str]]]:
-        """Every stored chunk, its vector and its tokens, in storage order."""
+    def load_chunks(
+        self,
+    ) -> tuple[list[ChunkRecord], np.ndarray, list[list[str]], list[np.ndarray]]:
+        """Every stored chunk, its vector, its tokens and its sentence vectors, in
+        storage order."""
         return self._records(self._chunks.to_arrow())
 
     def chunk_changes(
@@ -227,16 +247,18 @@ class LanceVectorStore:
             fetched = take_rows(self._chunks, wanted)
         except Exception as exc:
             raise _failure(exc, self._location, self._name, "read") from exc
-        records, vectors, tokens = self._records(fetched)
-        return state, ChunkChanges(gone, records, vectors, tokens)
+        records, vectors, tokens, sentences = self._records(fetched)
+        return state, ChunkChanges(gone, records, vectors, tokens, sentences)
 
-    def _records(self, table: pa.Table) -> tuple[list[ChunkRecord], np.ndarray, list[list[str]]]:
+    def _records(
+        self, table: pa.Table
+    ) -> tuple[list[ChunkRecord], np.ndarray, list[list[str]], list[np.ndarray]]:
         if table.num_rows == 0:
-            return [], np.zeros((0, self.dimension), dtype=np.float32), []
+            return [], np.zeros((0, self.dimension), dtype=np.float32), [], []
         cols: dict[str, list[Any]] = {
             name: table.column(name).to_pylist()
             for name in table.column_names
-            if name not in ("vector", "_rowid")
+            if name not in ("vector", SENTENCES, "_rowid")
         }
         vectors = (
             table.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
@@ -258,7 +280,8 @@ class LanceVectorStore:
             )
             for i in range(table.num_rows)
         ]
-        return records, np.asarray(vectors, dtype=np.float32), cols["tokens"]
+        sentences = _sentence_lists(table, self.dimension)
+        return records, np.asarray(vectors, dtype=np.float32), cols["tokens"], sentences
 
     def full_text_search(
         self, query: str, k: int, dataset_ids: Sequence[str] | None = None
@@ -281,6 +304,40 @@ def _failure(exc: Exception, location: Path | str, name: str, action: str) -> St
         f"Could not {action} the vector store of tenant {name!r} "
         f"({type(exc).__name__}; the cause is chained to this error)."
     )
+
+
+def _sentence_array(per_chunk: Sequence[np.ndarray], dimension: int) -> pa.Array:
+    """Each chunk's (sentences x dimension) vectors as one list-of-vectors cell."""
+    counts = np.array([len(v) for v in per_chunk], dtype=np.int32)
+    flat = (
+        np.concatenate([np.asarray(v, dtype=np.float32).ravel() for v in per_chunk])
+        if counts.sum()
+        else np.zeros(0, dtype=np.float32)
+    )
+    rows = pa.FixedSizeListArray.from_arrays(pa.array(flat, type=pa.float32()), dimension)
+    offsets = pa.array(np.concatenate([[0], np.cumsum(counts)]).astype(np.int32))
+    return pa.ListArray.from_arrays(offsets, rows)
+
+
+def _sentence_lists(table: pa.Table, dimension: int) -> list[np.ndarray]:
+    """The sentence vectors of each row (none for a null cell: a chunk stored
+    before the column existed)."""
+    n = table.num_rows
+    if SENTENCES not in table.column_names:
+        return [np.zeros((0, dimension), dtype=np.float32)] * n
+    column = table.column(SENTENCES).combine_chunks()
+    lengths = column.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
+    flat = column.flatten().flatten().to_numpy(zero_copy_only=False)
+    vectors = np.asarray(flat, dtype=np.float32).reshape(-1, dimension)
+    bounds = np.concatenate([[0], np.cumsum(lengths)])
+    return [vectors[bounds[i] : bounds[i + 1]] for i in range(n)]
+
+
+def _add_sentence_column(table: Any, dimension: int) -> None:
+    """Give a chunks table made before sentence vectors their (null) column."""
+    if SENTENCES in table.schema.names:
+        return
+    table.add_columns(pa.field(SENTENCES, pa.list_(pa.list_(pa.float32(), dimension))))
 
 
 def _open_or_create(db: Any, schema: pa.Schema) -> Any:

@@ -45,7 +45,7 @@ class SharedMirror:
         self._graph = graph
         self._chunks = chunks
         self._indexes = indexes
-        self._held_chunks: dict[str, tuple[ChunkRecord, np.ndarray, list[str]]] = {}
+        self._held_chunks: dict[str, tuple[ChunkRecord, np.ndarray, list[str], np.ndarray]] = {}
         self._held: dict[str, dict[str, Held]] = {table: {} for table in indexes}
         self._states: dict[str, TableState | None] = dict.fromkeys(indexes)
 
@@ -63,16 +63,24 @@ class SharedMirror:
                 for chunk_id in changes.gone:
                     held.pop(chunk_id, None)
             for at, record in enumerate(changes.records):
-                held[record.id] = (record, changes.vectors[at], changes.tokens[at])
+                held[record.id] = (
+                    record,
+                    changes.vectors[at],
+                    changes.tokens[at],
+                    changes.sentences[at],
+                )
         if not held:
             return
-        committed = self._graph.document_ids(sorted({r.data_id for r, _, _ in held.values()}))
-        ready = [cid for cid, (record, _, _) in held.items() if record.data_id in committed]
+        committed = self._graph.document_ids(sorted({h[0].data_id for h in held.values()}))
+        ready = [cid for cid, h in held.items() if h[0].data_id in committed]
         if not ready:
             return
         rows = [held.pop(cid) for cid in ready]
         self._chunks.add(
-            [r for r, _, _ in rows], np.stack([v for _, v, _ in rows]), [t for _, _, t in rows]
+            [h[0] for h in rows],
+            np.stack([h[1] for h in rows]),
+            [h[2] for h in rows],
+            [h[3] for h in rows],
         )
 
     def graph_changes(self, tables: LanceGraphTables) -> None:

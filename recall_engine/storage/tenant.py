@@ -228,13 +228,14 @@ class TenantStore:
                 len(orphans),
             )
             self.vectors.delete_data(sorted(orphans))
-        records, vectors, tokens = self.vectors.load_chunks()
+        records, vectors, tokens, sentences = self.vectors.load_chunks()
         keep = [i for i, r in enumerate(records) if r.data_id in committed]
         if len(keep) != len(records):
             records = [records[i] for i in keep]
             vectors = vectors[keep]
             tokens = [tokens[i] for i in keep]
-        self.index.add(records, vectors, tokens)
+            sentences = [sentences[i] for i in keep]
+        self.index.add(records, vectors, tokens, sentences)
         self._recover_graph_vectors(committed)
 
     def _recover_graph_vectors(self, committed: set[str]) -> None:
@@ -301,7 +302,7 @@ class TenantStore:
             elif changes is not None:
                 if changes.gone:
                     self.index.remove_chunks(changes.gone)
-                self.index.add(changes.records, changes.vectors, changes.tokens)
+                self.index.add(changes.records, changes.vectors, changes.tokens, changes.sentences)
             self._chunk_state = state
             self._synced_at = started
 
@@ -344,30 +345,34 @@ class TenantStore:
         chunks: Sequence[ChunkRecord],
         vectors: np.ndarray,
         tokens: Sequence[Sequence[str]],
+        sentences: Sequence[np.ndarray] | None = None,
         replace_data_ids: Sequence[str] = (),
         graph: GraphWrite | None = None,
     ) -> None:
         """Make an ingest durable and visible; on failure nothing of it remains.
 
+        ``sentences``: each chunk's sentence vectors (``storage.sentence_index``).
         The caller holds ``write_lock``.
         """
         with self._mirror_lock:
-            self._commit(datasets, items, chunks, vectors, tokens, replace_data_ids, graph)
+            self._commit(
+                datasets, items, chunks, (vectors, tokens, sentences), replace_data_ids, graph
+            )
 
     def _commit(
         self,
         datasets: Sequence[tuple[str, str, str]],
         items: Sequence[DataItemRecord],
         chunks: Sequence[ChunkRecord],
-        vectors: np.ndarray,
-        tokens: Sequence[Sequence[str]],
+        indexed: tuple[np.ndarray, Sequence[Sequence[str]], Sequence[np.ndarray] | None],
         replace_data_ids: Sequence[str],
         graph: GraphWrite | None,
     ) -> None:
+        vectors, tokens, sentences = indexed
         new_ids = [item.id for item in items]
         new_entities = [e.id for e in graph.entities] if graph is not None else []
         try:
-            self.vectors.add_chunks(chunks, vectors, tokens)
+            self.vectors.add_chunks(chunks, vectors, tokens, sentences)
             for batch in graph.vector_rows if graph is not None else ():
                 self.vectors.graph.add(batch)
             removal = self.graph.write_ingest(
@@ -380,7 +385,7 @@ class TenantStore:
         if replace_data_ids:
             self.index.remove_data(replace_data_ids)
             self._forget_graph_vectors(removal)
-        self.index.add(chunks, vectors, tokens)
+        self.index.add(chunks, vectors, tokens, sentences)
         if graph is not None:
             self._mirror_new(graph)
         try:

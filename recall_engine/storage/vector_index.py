@@ -20,6 +20,8 @@ import numpy as np
 from recall_engine.storage.time_filter import to_epoch
 
 Row = TypeVar("Row")
+Rescore = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+"""(query, candidate rows in ascending order, their cosine similarities) -> scores."""
 
 
 class RowKeys(NamedTuple):
@@ -207,11 +209,13 @@ class VectorIndex(Generic[Row]):
         dataset_ids: Sequence[str] | None = None,
         *,
         where: np.ndarray | None = None,
+        rescore: Rescore | None = None,
     ) -> list[tuple[Row, float]]:
         """Top ``k`` alive rows in scope by cosine similarity, ties by row order.
 
         ``where`` is an optional boolean mask over rows (``size`` long) that
-        narrows the candidates further (e.g. a time interval).
+        narrows the candidates further (e.g. a time interval); ``rescore`` maps
+        (query, candidate rows, their similarities) to the scores ranked instead.
         """
         with self.lock:
             mask = self.scope_mask(dataset_ids)
@@ -225,6 +229,8 @@ class VectorIndex(Generic[Row]):
                 scores = (self._vectors[: self._n] @ query)[candidates]
             else:
                 scores = self._vectors[candidates] @ query
+            if rescore is not None:
+                scores = rescore(query, candidates, scores)
             return [(self._rows[at], score) for at, score in top_k(scores, candidates, k)]
 
     def similarities(self, query: np.ndarray, rows: np.ndarray) -> np.ndarray:

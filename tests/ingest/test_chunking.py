@@ -62,3 +62,10 @@ def test_message_chunk_keeps_speaker_time_and_id():
     assert draft.speaker == "Ann"
     assert draft.timestamp == "2023-05-08T13:56:00"
     assert "Ann" in draft.embed_text and "Lyon" in draft.lexical_text
+
+
+def test_each_sentence_of_a_turn_is_embedded_with_its_speaker():
+    two = message_chunk(Message(id="D1:4", speaker="Ann", text="Hi Bo! I moved to Lyon."))
+    assert two.embed_sentences == ("Ann said: Hi Bo!", "Ann said: I moved to Lyon.")
+    one = message_chunk(Message(id="D1:5", speaker="Bo", text="Nice, when?"))
+    assert one.embed_sentences == ()  # one sentence: the turn's own vector is its

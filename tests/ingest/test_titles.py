@@ -43,3 +43,11 @@ async def test_a_chunk_is_found_by_its_page_title(engine):
         results = await engine.recall("Ulm", query_type=search_type, top_k=1)
         assert results[0].metadata["document_name"] == "Ulm"
         assert "Ulm" not in results[0].text
+
+
+def test_each_sentence_of_a_titled_chunk_is_embedded_with_its_title():
+    item = SourceItem(
+        kind="document", name="Ulm", text="The city is on the Danube. It has a minster."
+    )
+    (draft,) = chunk_item(item, chunk_size=256, chunk_overlap=0)
+    assert draft.embed_sentences == ("Ulm: The city is on the Danube.", "Ulm: It has a minster.")

@@ -34,11 +34,22 @@ def test_add_load_count_and_delete(vector_store: Any) -> None:
     vector_store.add_chunks(CHUNKS, VECTORS, TOKENS)
     vector_store.add_chunks([], np.zeros((0, DIM), dtype=np.float32), [])
     assert vector_store.count() == 3 and vector_store.data_ids() == {"d1", "d2", "d3"}
-    records, vectors, tokens = vector_store.load_chunks()
+    records, vectors, tokens, sentences = vector_store.load_chunks()
     assert records == CHUNKS and tokens == TOKENS
     np.testing.assert_allclose(vectors, VECTORS)
+    assert [s.shape for s in sentences] == [(0, DIM)] * 3
     vector_store.delete_data(["d1", "nope"])
     assert vector_store.data_ids() == {"d2", "d3"} and vector_store.count() == 2
+
+
+def test_sentence_vectors_round_trip(vector_store: Any) -> None:
+    sentences = [np.eye(2, DIM, k=1, dtype=np.float32), np.zeros((0, DIM), np.float32)]
+    sentences.append(np.ones((3, DIM), dtype=np.float32))
+    vector_store.add_chunks(CHUNKS, VECTORS, TOKENS, sentences)
+    records, _, _, loaded = vector_store.load_chunks()
+    assert [r.id for r in records] == ["c1", "c2", "c3"]
+    for got, want in zip(loaded, sentences, strict=True):
+        np.testing.assert_allclose(got, want)
 
 
 def test_full_text_search_is_scoped(vector_store: Any) -> None:
