@@ -337,7 +337,7 @@ def _add_sentence_column(table: Any, dimension: int) -> None:
     """Give a chunks table made before sentence vectors their (null) column."""
     if SENTENCES in table.schema.names:
         return
-    table.add_columns(pa.field(SENTENCES, pa.list_(pa.list_(pa.float32(), dimension))))
+    table.add_columns(chunk_schema(dimension).field(SENTENCES))
 
 
 def _open_or_create(db: Any, schema: pa.Schema) -> Any:
