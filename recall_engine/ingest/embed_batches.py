@@ -40,7 +40,22 @@ def embed_all(
 ) -> np.ndarray:
     """Embed in windows of ``WINDOW_BATCHES`` batches, with a progress bar on long
     ingests at a terminal. A window at a time keeps the model's tokenised inputs
-    for one window in memory, not for every chunk of a 10 MB document."""
+    for one window in memory, not for every chunk of a 10 MB document.
+
+    A text that repeats (a short reply said again, a sentence two overlapping chunks
+    share) is embedded once: on LoCoMo dev's turns and their sentences, 10,492 of
+    11,496 texts are distinct."""
+    unique = list(dict.fromkeys(texts))
+    if len(unique) < len(texts):
+        vectors = _embed_windows(embedder, unique, batch_size, show_progress)
+        row = {text: i for i, text in enumerate(unique)}
+        return vectors[[row[text] for text in texts]]
+    return _embed_windows(embedder, texts, batch_size, show_progress)
+
+
+def _embed_windows(
+    embedder: Embedder, texts: Sequence[str], batch_size: int, show_progress: bool | None
+) -> np.ndarray:
     if show_progress is None:
         show_progress = sys.stderr.isatty() and len(texts) >= PROGRESS_MIN_CHUNKS
     step = batch_size * WINDOW_BATCHES

@@ -16,3 +16,25 @@ def test_batched_embedding_equals_one_call():
     texts = [f"text number {i}" for i in range(100)]
     batched = embed_all(embedder, texts, batch_size=8, show_progress=True)
     assert (batched == embedder.embed(texts)).all()
+
+
+class _Counting:
+    """Counts the texts it is asked to embed."""
+
+    def __init__(self) -> None:
+        self.inner = DeterministicEmbedder()
+        self.seen: list[str] = []
+        self.model_id = self.inner.model_id
+        self.dimension = self.inner.dimension
+
+    def embed(self, texts, *, batch_size=64):
+        self.seen += list(texts)
+        return self.inner.embed(texts, batch_size=batch_size)
+
+
+def test_repeated_texts_are_embedded_once_and_keep_their_rows():
+    embedder = _Counting()
+    texts = [f"reply {i % 7}" for i in range(400)]  # over one window of batches
+    vectors = embed_all(embedder, texts, batch_size=8, show_progress=False)
+    assert sorted(embedder.seen) == sorted(set(texts))
+    assert (vectors == embedder.inner.embed(texts)).all()
