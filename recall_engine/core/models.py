@@ -300,6 +300,8 @@ class RememberResult(BaseModel):
     )
     retried_data_ids: list[str] = Field(
         default_factory=list,
-        description="Stored before with a failed extraction: extracted again in this call.",
+        description="Stored before and stored again in this call: their graph extraction "
+        "had failed (extracted again), or they were stored without sentence vectors (before "
+        "them, or with sentence_vectors off) and this engine computes them.",
     )
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage.")

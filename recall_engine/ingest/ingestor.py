@@ -86,6 +86,22 @@ def prepare(
     return list(prepared.values())
 
 
+def _stored_again(store: TenantStore, config: RecallConfig, known: set[str]) -> set[str]:
+    """The stored items ``remember()`` of the same content takes out and stores again:
+    those whose graph extraction failed (a fresh extraction), and, with sentence
+    vectors on, those stored without them (before they existed, or with them off),
+    so remembering the data again brings an older store up to date. A failure from
+    here on leaves them as they were, to the next call."""
+    if not known:
+        return set()
+    again: set[str] = set()
+    if config.graph_extractor != "none":
+        again |= set(store.graph.extraction_failures(sorted(known)))
+    if config.sentence_vectors:
+        again |= store.vectors.data_ids_without_sentences(sorted(known))
+    return again
+
+
 def ingest(
     store: TenantStore,
     embedder: Embedder,
@@ -139,12 +155,8 @@ def _ingest(
     all_ids = [p.data_id for p in prepared]
     with store.write_lock, writing(writers, store) as ticket:
         known = store.graph.document_ids(all_ids)
-        retried: list[str] = []
-        if known and config.graph_extractor != "none":
-            # A stored item whose extraction failed is not a duplicate: it is taken
-            # out and stored again with a fresh extraction. Its chunks and vectors
-            # are the same, so a failure from here on leaves it to the next retry.
-            retried = sorted(store.graph.extraction_failures(sorted(known)))
+        retried = sorted(_stored_again(store, config, known))
+        if retried:
             store.forget(retried)
             ticket.forgotten(retried)
             known -= set(retried)
@@ -244,7 +256,9 @@ def _write(
         show_progress=show_progress if show_progress is not None else config.show_progress,
         timings=timings,
     )
-    vectors, sentences = _by_sentence(vectors, records)
+    vectors, per_chunk = _by_sentence(vectors, records)
+    # Not computed is stored as such (null), so a later remember() with them on fills them.
+    sentences = per_chunk if config.sentence_vectors else None
     items_out = [replace(i, extraction_failure=failures.get(i.id)) for i in items_out]
     t0 = time.perf_counter()
     tokens = [tokenize(draft.lexical_text) for _, draft in records]

@@ -32,6 +32,8 @@ from recall_engine.storage.records import ChunkRecord
 from recall_engine.storage.vector_location import failure_message
 
 CHUNKS = "chunks"
+ID_BATCH = 500
+"""Data ids per SQL IN-list."""
 SENTENCES = "sentence_vectors"
 """The chunks table's column of each chunk's sentence vectors (null before it existed)."""
 MODEL_KEY = b"recall_engine.embedding_model"
@@ -157,12 +159,18 @@ class LanceVectorStore:
         sentences: Sequence[np.ndarray] | None = None,
     ) -> None:
         """Append chunks in one LanceDB commit (``sentences``: each chunk's
-        sentence vectors, aligned with ``records``; None: none)."""
+        sentence vectors, aligned with ``records``, none for a chunk of one
+        sentence; None: not computed, stored as null cells, which
+        ``data_ids_without_sentences`` finds)."""
         if not records:
             return
         flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).ravel())
-        none = np.zeros((0, self.dimension), dtype=np.float32)
-        per_chunk = list(sentences) if sentences is not None else [none] * len(records)
+        column_type = chunk_schema(self.dimension).field(SENTENCES).type
+        sentence_cells = (
+            pa.nulls(len(records), type=column_type)
+            if sentences is None
+            else _sentence_array(list(sentences), self.dimension)
+        )
         table = pa.table(
             {
                 "id": [r.id for r in records],
@@ -181,7 +189,7 @@ class LanceVectorStore:
                 "created_at": [r.created_at for r in records],
                 "tokens": [list(t) for t in tokens],
                 "vector": pa.FixedSizeListArray.from_arrays(flat, self.dimension),
-                SENTENCES: _sentence_array(per_chunk, self.dimension),
+                SENTENCES: sentence_cells,
             },
             schema=chunk_schema(self.dimension),
         )
@@ -201,8 +209,8 @@ class LanceVectorStore:
 
     def delete_data(self, data_ids: Sequence[str]) -> None:
         """Delete every chunk of the given data items."""
-        for start in range(0, len(data_ids), 500):
-            batch = data_ids[start : start + 500]
+        for start in range(0, len(data_ids), ID_BATCH):
+            batch = data_ids[start : start + ID_BATCH]
             try:
                 self._chunks.delete(f"data_id IN ({_quote(batch)})")
             except Exception as exc:
@@ -211,6 +219,29 @@ class LanceVectorStore:
     def data_ids(self) -> set[str]:
         table = self._chunks.to_arrow().select(["data_id"])
         return set(table.column("data_id").to_pylist())
+
+    def data_ids_without_sentences(self, data_ids: Sequence[str]) -> set[str]:
+        """Those of ``data_ids`` with a chunk whose sentence vectors were never
+        computed (stored before they existed, or with ``sentence_vectors`` off).
+
+        Raises:
+            StoreError: the table could not be read.
+        """
+        found: set[str] = set()
+        try:
+            for at in range(0, len(data_ids), ID_BATCH):
+                batch = list(data_ids[at : at + ID_BATCH])
+                rows = (
+                    self._chunks.search()
+                    .where(f"data_id IN ({_quote(batch)}) AND {SENTENCES} IS NULL", prefilter=True)
+                    .select(["data_id"])
+                    .limit(None)
+                    .to_arrow()
+                )
+                found.update(rows.column("data_id").to_pylist())
+        except Exception as exc:
+            raise _failure(exc, self._location, self._name, "read") from exc
+        return found
 
     def load_chunks(
         self,

@@ -89,6 +89,7 @@ def test_a_table_made_before_sentence_vectors_gains_the_column(tmp_path) -> None
     store = LanceVectorStore(tmp_path / "vectors", 4)
     (record,), _, _, (sentences,) = store.load_chunks()
     assert record.id == "c0" and sentences.shape == (0, 4)
+    assert store.data_ids_without_sentences(["d0"]) == {"d0"}  # remember() stores it again
     new = _records(1)
     store.add_chunks(
         new, np.eye(1, 4, dtype=np.float32), [["new"]], [np.eye(2, 4, dtype=np.float32)]
@@ -96,3 +97,20 @@ def test_a_table_made_before_sentence_vectors_gains_the_column(tmp_path) -> None
     records, _, _, loaded = LanceVectorStore(tmp_path / "vectors", 4).load_chunks()
     assert [r.id for r in records] == ["c0", "a-0"]
     assert [s.shape for s in loaded] == [(0, 4), (2, 4)]
+
+
+def test_chunks_whose_sentences_were_never_computed_are_found_by_data_id(tmp_path) -> None:
+    store = LanceVectorStore(tmp_path / "vectors", 4)
+    records = _records(4)
+    one = np.eye(1, 4, dtype=np.float32)
+    # d0: two sentence vectors; d1: a chunk of one sentence (computed, none to store)
+    store.add_chunks(
+        records[:2], np.eye(2, 4, dtype=np.float32), [["a"], ["b"]],
+        [np.eye(2, 4, dtype=np.float32), np.zeros((0, 4), dtype=np.float32)],
+    )  # fmt: skip
+    store.add_chunks(records[2:], np.vstack([one, one]), [["c"], ["d"]], None)  # not computed
+    assert store.data_ids_without_sentences(["d0", "d1", "d2", "d3", "zz"]) == {"d2", "d3"}
+    assert store.data_ids_without_sentences(["d0", "d1"]) == set()
+    assert store.data_ids_without_sentences([]) == set()
+    _, _, _, loaded = store.load_chunks()
+    assert [s.shape for s in loaded] == [(2, 4), (0, 4), (0, 4), (0, 4)]
