@@ -38,6 +38,8 @@ from retrievers.base import RetrieverConfig
 from retrievers.layout import extend_tail
 
 Placed = ChunkHit | ChunkPlace  # what neighbour spreading needs: id, data item, index
+FOLLOWS = 0.999
+"""A followed link scores this share of its seed's score: just below it."""
 
 
 class PassageConfig(RetrieverConfig):
@@ -59,6 +61,10 @@ class PassageConfig(RetrieverConfig):
     )
     link_seeds: int = Field(
         default=3, ge=0, description="Best candidates whose titles are followed."
+    )
+    follow_links: bool = Field(
+        default=True,
+        description="Rank the page a seed links to that bears on the query right after it.",
     )
     join_mode: JoinMode = Field(
         default="weighted", description="How the lists are fused (read.fusion join modes)."
@@ -135,20 +141,44 @@ async def follow_titles(
 ) -> dict[str, float]:
     """The second hop: each of the ``link_seeds`` best chunks gives ``link_share`` of
     its score to the chunks of other documents whose title it names (a passage
-    about a film that names its director leads to the director's page)."""
+    about a film that names its director leads to the director's page), and one
+    of those is ranked right after the seed (``_followed_link``), as a reader
+    follows the link that bears on the question."""
     if options.link_share <= 0 or options.link_seeds <= 0 or not scores:
         return scores
     seeds = sorted(scores, key=lambda c: -scores[c])[: options.link_seeds]
     if missing := [c for c in seeds if c not in hits]:  # ranked as places: no text yet
         hits.update((h.chunk_id, h) for h in await read.chunks_by_id(missing))
     out = dict(scores)
+    follows: list[tuple[str, float]] = []
     for seed in seeds:
         origin = hits[seed]
+        linked = []
         for hit in await read.titled_chunks(origin.text, options.depth):
             if hit.data_id != origin.data_id:
                 hits.setdefault(hit.chunk_id, hit)
+                linked.append(hit.chunk_id)
                 out[hit.chunk_id] = out.get(hit.chunk_id, 0.0) + options.link_share * scores[seed]
+        if options.follow_links and (followed := _followed_link(linked, scores, hits)):
+            follows.append((followed, FOLLOWS * scores[seed]))
+    for chunk_id, floor in follows:
+        out[chunk_id] = max(out[chunk_id], floor)
     return out
+
+
+def _followed_link(
+    linked: Sequence[str], scores: Mapping[str, float], hits: Mapping[str, ChunkHit]
+) -> str | None:
+    """The linked chunk a seed is followed by: the one the query itself reaches best
+    (its fused score before the hop, above 0; the first in ``linked``'s order on a
+    tie), else the first chunk of the only document linked when the seed names one;
+    None when it names several the query does not reach."""
+    if not linked:
+        return None
+    best = max(linked, key=lambda c: scores.get(c, 0.0))  # the first of equals
+    if scores.get(best, 0.0) > 0 or len({hits[c].data_id for c in linked}) == 1:
+        return best
+    return None
 
 
 async def passage_lists(

@@ -7,7 +7,7 @@ from recall_engine import Document
 from recall_engine.core.hits import ChunkHit
 from recall_engine.read.store_reader import StoreReader
 from recall_engine.read.titles import named_in, title_key
-from retrievers.passages import PassageConfig, fuse, normalised, passages
+from retrievers.passages import FOLLOWS, PassageConfig, _followed_link, fuse, normalised, passages
 
 
 def _hit(chunk_id, score):
@@ -55,9 +55,28 @@ async def test_the_title_hop_reaches_the_page_a_passage_names(engine):
 
     hop = await passages(read, np.asarray(vector), query, 4, PassageConfig())
     no_hop = await passages(read, np.asarray(vector), query, 4, PassageConfig(link_share=0.0))
-    assert "Einstein" in [h.document_name for h in hop[:2]]
-    # Einstein's page names Ulm: Ulm gains a share of Einstein's score.
+    names = [h.document_name for h in hop]
+    assert "Einstein" in names[:2]
+    # Einstein's page names Ulm (and no other page): Ulm gains a share of Einstein's
+    # score and is ranked right after it.
+    assert names[names.index("Einstein") + 1] == "Ulm"
     einstein = next(h.score for h in no_hop if h.document_name == "Einstein")
-    assert ulm(hop) - ulm(no_hop) == pytest.approx(0.4 * einstein)
+    assert ulm(hop) == pytest.approx(max(ulm(no_hop) + 0.4 * einstein, FOLLOWS * einstein))
     empty = StoreReader(store, [])
     assert await empty.titled_chunks(query, 10) == []
+
+
+def test_a_seed_is_followed_by_the_link_the_query_reaches_or_by_its_only_link():
+    def hit(chunk_id, data_id):
+        return ChunkHit(
+            score=1.0, chunk_id=chunk_id, data_id=data_id, chunk_index=0, text="", document_name=""
+        )
+
+    hits = {c: hit(c, d) for c, d in [("a1", "A"), ("a2", "A"), ("b1", "B"), ("c1", "C")]}
+    # several documents named: the one the query reaches best, whatever its order
+    assert _followed_link(["a1", "b1", "c1"], {"b1": 0.2, "c1": 0.1}, hits) == "b1"
+    # several named, none reached: the seed is not followed
+    assert _followed_link(["a1", "b1"], {"x": 0.9}, hits) is None
+    # one document named (two chunks), not reached: its first chunk
+    assert _followed_link(["a1", "a2"], {}, hits) == "a1"
+    assert _followed_link([], {}, hits) is None
