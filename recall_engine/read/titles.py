@@ -95,9 +95,12 @@ def named_in(text: str, index: dict[str, list[str]]) -> list[tuple[str, list[str
 
     A phrase counts when one of its words is capitalised or a number in ``text``,
     as names are written, so a title that is also a common word ("It", "Home")
-    is not found in every sentence that uses the word.
+    is not found in every sentence that uses the word; and when the name does not
+    go on past it (``_inside_longer_name``), so "United States" does not name a
+    page titled "United".
     """
-    words = _WORD.findall(text)
+    matches = list(_WORD.finditer(text))
+    words = [m.group() for m in matches]
     lowered = [w.lower() for w in words]
     named = [w[0].isupper() or w[0].isdigit() for w in words]
     starts = _starts(index)
@@ -110,9 +113,33 @@ def named_in(text: str, index: dict[str, list[str]]) -> list[tuple[str, list[str
             if lowered[at] not in firsts:  # no title of this length starts here
                 continue
             phrase = " ".join(lowered[at : at + size])
-            if phrase in index and phrase not in found and any(named[at : at + size]):
+            if (
+                phrase in index
+                and phrase not in found
+                and any(named[at : at + size])
+                and not _inside_longer_name(text, matches, at, at + size)
+            ):
                 found[phrase] = index[phrase]
     return list(found.items())
+
+
+def _inside_longer_name(text: str, words: list[re.Match[str]], start: int, end: int) -> bool:
+    """Whether words ``start:end`` are part of a longer name: the next word, or the one
+    before unless it opens a sentence, is capitalised and joined to them by spaces
+    only ("United States", "New York"; not "In Ulm" or "Ulm, Germany")."""
+
+    def joined(left: int, right: int) -> bool:
+        return text[words[left].end() : words[right].start()].isspace()
+
+    if end < len(words) and words[end].group()[0].isupper() and joined(end - 1, end):
+        return True
+    before = start - 1
+    if before < 0 or not words[before].group()[0].isupper() or not joined(before, start):
+        return False
+    opens = before == 0 or any(
+        c in '.!?:;"“(' for c in text[words[before - 1].end() : words[before].start()]
+    )
+    return not opens
 
 
 class _TitleIndex(dict[str, list[str]]):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from recall_engine import Conversation, Document, Message
 from recall_engine.core.item_names import conversation_name, is_titled, opening_words
 from recall_engine.read.store_reader import StoreReader
-from recall_engine.read.titles import title_index, title_key
+from recall_engine.read.titles import named_in, title_index, title_key
 
 LONG = "Grace Hopper wrote the first compiler for the Navy in 1952 and kept a nanosecond."
 
@@ -45,3 +45,19 @@ async def test_a_query_repeating_a_memorys_first_words_gets_no_title_bonus(engin
     assert sorted(h.document_name for h in found) == ["Grace Hopper"]
     found = await read.titled_chunks("What did Grace Hopper wrote the code say?", 10)
     assert [h.document_name for h in found] == ["Grace Hopper wrote the code", "Grace Hopper"]
+
+
+def test_a_title_inside_a_longer_name_is_not_named() -> None:
+    index = {title_key(t): [t] for t in ("United (album)", "Ulm", "York", "Carry On (films)")}
+
+    def named(text: str) -> list[str]:
+        return [title for title, _ in named_in(text, index)]
+
+    assert named("She was born in the United States.") == []
+    assert named("He moved to New York last year.") == []
+    assert named("Carry On Cruising is a comedy.") == []
+    assert named("He said: Ulm Minster is tall.") == []
+    # the name ends there: a comma, a sentence's first word, lowercase words around it
+    assert named("In Ulm, Germany, and later in York.") == ["ulm", "york"]
+    assert named("York is old. United we stand.") == ["york", "united"]
+    assert named("one of the Carry On films") == ["carry on"]
