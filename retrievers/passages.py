@@ -22,6 +22,22 @@ title bonus 84.5 / 70.0; title hop 94.5 / 91.0.
 The dense list counts each chunk's best sentence (``storage.sentence_index``):
 LoCoMo 73.2 -> 74.9 (cat-1 full@10 16.9 -> 24.6); HotpotQA 94.5 / 91.0 -> 94.0 /
 89.0 (MRR@10 90.3 -> 92.2).
+
+Followed links: each seed of the title hop is followed by one page it names, ranked
+right after it (``_followed_link``: the one the query reaches, else its only link),
+as a reader of a bridge passage follows the link to the second hop's page.
+HotpotQA-100 R@2 / R@5 / full@5 / MRR@10, HYBRID 76.0 / 94.0 / 89.0 / 92.2 -> 78.5 /
+95.5 / 92.0 / 92.0; GRAPH_COMPLETION 77.0 / 94.0 / 89.0 / 93.7 -> 79.5 / 95.5 / 92.0
+/ 93.7; routed 75.5 / 94.5 / 90.0 / 92.2 -> 79.5 / 95.0 / 91.0 / 92.2. LoCoMo dev
+unchanged (no turn names a page). Tried: only the link the query reaches (no
+only-link rule) HYBRID 79.0 / 95.0 / 91.0, routed 79.5 / 94.5 / 90.0; the best
+link or, when none is reached, an arbitrary one: as kept; ranked at 0.9 of the seed's
+score instead of just below it: GRAPH_COMPLETION 78.5 / 95.0 / 91.0; following only
+the best one or two seeds: HYBRID 95.0 / 91.0 and 95.5 / 92.0, GRAPH_COMPLETION 95.5
+/ 92.0 both. Then a title inside a longer name stopped counting as named
+(``read.titles``: "United States" named a page titled "United"): HYBRID 81.5 / 95.0 /
+91.0 / 93.2, GRAPH_COMPLETION 80.5 / 95.5 / 92.0 / 94.2, routed 81.0 / 95.5 / 92.0 /
+92.2.
 """
 
 from __future__ import annotations
