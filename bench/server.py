@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import secrets
@@ -24,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -209,11 +211,40 @@ def line(row: dict[str, Any]) -> str:
     )
 
 
+@contextlib.contextmanager
+def admin_key(data_dir: Path) -> Iterator[str]:
+    """An admin key for one run. A new data dir's empty key store is seeded by the
+    server's ``--admin-key``; a data dir an earlier run left holds that run's key
+    (hashed), so a new admin key is created in it, as ``recall-engine keys create
+    --admin`` does, and revoked when the run ends."""
+    from recall_engine.config import RecallConfig
+    from recall_engine.state.store import open_state, registry_source
+    from recall_engine.tenants.registry import ADMIN, TenantRegistry
+
+    config = RecallConfig.load(data_dir=data_dir)
+    state = open_state(config)
+    registry = TenantRegistry(registry_source(config, state))
+    try:
+        if not registry.keys(None):
+            yield secrets.token_urlsafe(24)
+            return
+        record, key = registry.create_key(ADMIN)
+        try:
+            yield key
+        finally:
+            registry.revoke_key(record.key_id)
+    finally:
+        registry.close()
+        state.close()
+
+
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="bench-server-") as tmp:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-server-") as tmp,
+        admin_key(Path(args.data_dir or tmp)) as key,
+    ):
         data_dir = Path(args.data_dir or tmp)
         questions, ingest_s = await ingest_tenant(data_dir, args.samples)
-        key = secrets.token_urlsafe(24)
         port = free_port()
         base = f"http://{HOST}:{port}"
         process = start_server(data_dir, port, key)
