@@ -35,7 +35,8 @@ CHUNKS = "chunks"
 ID_BATCH = 500
 """Data ids per SQL IN-list."""
 SENTENCES = "sentence_vectors"
-"""The chunks table's column of each chunk's sentence vectors (null before it existed)."""
+"""The chunks table's column of each chunk's sentence vectors (null: never computed,
+stored before the column existed or with ``sentence_vectors`` off)."""
 MODEL_KEY = b"recall_engine.embedding_model"
 
 
@@ -351,8 +352,7 @@ def _sentence_array(per_chunk: Sequence[np.ndarray], dimension: int) -> pa.Array
 
 
 def _sentence_lists(table: pa.Table, dimension: int) -> list[np.ndarray]:
-    """The sentence vectors of each row (none for a null cell: a chunk stored
-    before the column existed)."""
+    """The sentence vectors of each row (none for a null cell: never computed)."""
     n = table.num_rows
     if SENTENCES not in table.column_names:
         return [np.zeros((0, dimension), dtype=np.float32)] * n
