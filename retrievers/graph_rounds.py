@@ -164,15 +164,21 @@ def unused_evidence(merged: GraphResult, used: set[Hashable]) -> str | Stop:
     return evidence.text
 
 
-def offline_follow_up(query: str) -> NextQuery:
+def offline_follow_up(query: str, *, gather: bool = False) -> NextQuery:
     """The next query without an LLM: ``query`` plus the text of the best hit not
-    used as a follow-up yet (a bridge to the next hop); ``Stop`` when none is left."""
+    used as a follow-up yet (a bridge to the next hop); with ``gather``, plus every
+    hit used so far too, the newest last (the query grows with the context, as an
+    answer written from the context so far would). ``Stop`` when none is left."""
+    gathered: list[str] = []
 
     async def follow_up(merged: GraphResult, used: set[Hashable]) -> str | Stop:
         if not merged.hits:
             return Stop("no_context")
         evidence = unused_evidence(merged, used)
-        return evidence if isinstance(evidence, Stop) else f"{query} {evidence}"
+        if isinstance(evidence, Stop):
+            return evidence
+        gathered[:] = [*gathered, evidence] if gather else [evidence]
+        return " ".join([query, *gathered])
 
     return follow_up
 

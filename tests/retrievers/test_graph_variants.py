@@ -7,11 +7,12 @@ import pytest
 from pydantic import SecretStr
 
 from recall_engine import RecallEngine, SearchType
-from recall_engine.core.hits import TripletHit
+from recall_engine.core.hits import ChunkHit, TripletHit
 from recall_engine.llm import LLMConfig
 from recall_engine.pipeline.llm_port import PromptLLM
 from recall_engine.testing import FakeLLMServer
 from retrievers.graph_completion_context_extension import (
+    OFFLINE_MODE,
     GraphCompletionContextExtensionRetriever,
 )
 from retrievers.graph_completion_cot import GraphCompletionCotRetriever
@@ -19,7 +20,8 @@ from retrievers.graph_completion_decomposition import (
     GraphCompletionDecompositionRetriever,
     split_question,
 )
-from retrievers.graph_rounds import hit_key
+from retrievers.graph_rounds import Stop, hit_key, offline_follow_up
+from retrievers.graph_search import GraphResult
 from retrievers.graph_summary_completion import GraphSummaryCompletionRetriever
 from retrievers.summaries import SummariesRetriever
 from retrievers.triplet_completion import TripletCompletionRetriever
@@ -76,6 +78,41 @@ async def test_offline_rounds_converge_and_say_what_ran(engine):
         assert out.details["stopped"] in {"converged", "max_rounds"}
         if out.details["stopped"] == "converged" and len(out.details["rounds"]) > 1:
             assert out.details["rounds"][-1]["new"] == 0
+
+
+def _passages(*texts: str) -> GraphResult:
+    hits = [
+        ChunkHit(score=1.0 / n, chunk_id=t, data_id="d", chunk_index=0, text=t, document_name="n")
+        for n, t in enumerate(texts, start=1)
+    ]
+    return GraphResult(hits=hits, passages=hits)
+
+
+async def test_offline_follow_ups_bridge_or_gather():
+    """Offline chain-of-thought asks the question plus the best evidence not used yet;
+    context extension (``gather``) the question plus all of it so far, newest last."""
+    merged = _passages("Ada met Babbage.", "Babbage built the Engine.", "The Engine ran.")
+    for gather, second, third in [
+        (False, "Q? Babbage built the Engine.", "Q? The Engine ran."),
+        (True, "Q? Ada met Babbage. Babbage built the Engine.", None),
+    ]:
+        step, used = offline_follow_up("Q?", gather=gather), set()
+        assert await step(merged, used) == "Q? Ada met Babbage."
+        assert await step(merged, used) == second
+        if third is not None:
+            assert await step(merged, used) == third
+        else:
+            assert await step(merged, used) == second + " The Engine ran."
+        assert await step(merged, used) == Stop("converged")
+    assert await offline_follow_up("Q?")(_passages(), set()) == Stop("no_context")
+
+
+async def test_offline_extension_says_so_and_keeps_the_question(engine):
+    await remember_docs(engine)
+    cls = GraphCompletionContextExtensionRetriever
+    out = await cls().retrieve(QUERY, await make_ctx(engine, cls, QUERY, top_k=6))
+    assert out.details["mode"] == OFFLINE_MODE
+    assert all(r["query"].startswith(QUERY) for r in out.details["rounds"])
 
 
 async def test_cot_stops_when_the_answer_is_validated(engine, server, llm):
