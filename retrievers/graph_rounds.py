@@ -177,7 +177,9 @@ def offline_follow_up(query: str, *, gather: bool = False) -> NextQuery:
         evidence = unused_evidence(merged, used)
         if isinstance(evidence, Stop):
             return evidence
-        gathered[:] = [*gathered, evidence] if gather else [evidence]
+        if not gather:
+            gathered.clear()
+        gathered.append(evidence)
         return " ".join([query, *gathered])
 
     return follow_up
