@@ -38,6 +38,12 @@ the best one or two seeds: HYBRID 95.0 / 91.0 and 95.5 / 92.0, GRAPH_COMPLETION 
 (``read.titles``: "United States" named a page titled "United"): HYBRID 81.5 / 95.0 /
 91.0 / 93.2, GRAPH_COMPLETION 80.5 / 95.5 / 92.0 / 94.2, routed 81.0 / 95.5 / 92.0 /
 92.2.
+
+Tried and dropped: distribution-based normalisation (each list's mean +- 3 standard
+deviations mapped to [0, 1], clipped) in place of min-max, everywhere the weighted
+join normalises: LoCoMo dev routed recall@10 79.8 -> 77.7 (cat-1 full@10 31.0 -> 28.9,
+cat 5 85.0 -> 77.2), GRAPH_COMPLETION 78.3 -> 76.1; HotpotQA-100 R@5 / full@5 HYBRID
+95.0 / 91.0 (unchanged), GRAPH_COMPLETION 95.5 / 92.0 -> 94.0 / 89.0.
 """
 
 from __future__ import annotations
