@@ -17,7 +17,8 @@
      lifted the turns addressing them as much as their own).
    - questions: a chunk scores ``1 - question_weight x`` the share of its words in
      sentences that ask (``graph_scoring.asking_share``): a turn that asks repeats
-     the question's words but answers nothing.
+     the question's words but answers nothing; what it loses goes to its reply,
+     the next turn, said by someone else (``retrievers.graph_turns``).
 3. Triplets: the relations near the query, those stated in the best chunks and
    those around the linked and nearest entities (``neighborhood_depth`` hops),
    each with its own distance (two entities + its relation text, a miss costing
@@ -92,12 +93,12 @@ from recall_engine.read.api import GraphEdge, ReadAPI
 from recall_engine.read.linking import name_grams as name_grams  # re-exported
 from recall_engine.read.linking import names_in
 from retrievers.graph_scoring import (
-    asking_share,
     normalised,
     personalized_pagerank,
     triplet_distance,
 )
 from retrievers.graph_speakers import speaker_boost, speaking
+from retrievers.graph_turns import demote_questions, pass_to_replies
 from retrievers.graph_walk import walk_lane
 from retrievers.layout import PASSAGES_AHEAD
 from retrievers.passages import PassageConfig, passages
@@ -128,6 +129,12 @@ class GraphSearchConfig(PassageConfig):
         le=1,
         description="A chunk's score times (1 - this x the share of its words in sentences "
         "that ask): a turn that asks repeats the question's words but does not answer it.",
+    )
+    replies_answer: bool = Field(
+        default=True,
+        description="What a turn loses for asking goes to its reply (the next turn, said by "
+        "someone else), among the neighbour_seeds turns that lose most "
+        "(retrievers.graph_turns).",
     )
     speaker_boost: float = Field(
         default=0.3,
@@ -291,10 +298,16 @@ async def graph_search(
         for c in chunk_of
     }
     if options.question_weight > 0:
-        chunk_score = {
-            c: v * (1 - options.question_weight * asking_share(chunk_of[c].text))
-            for c, v in chunk_score.items()
-        }
+        chunk_score, lost = demote_questions(chunk_score, chunk_of, options.question_weight)
+        if options.replies_answer:
+            chunk_score = await pass_to_replies(
+                read,
+                chunk_score,
+                lost,
+                chunk_of,
+                askers=options.neighbour_seeds,
+                keeps=None if node_filter is None else node_filter.keeps,
+            )
     if options.speaker_boost > 0 and speakers:
         chunk_score = speaker_boost(chunk_score, chunk_of, speakers, options.speaker_boost)
     ranked = sorted(chunk_of, key=lambda c: (-chunk_score[c], c))

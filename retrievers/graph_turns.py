@@ -1,0 +1,71 @@
+"""Turns that ask and the replies that answer them, as graph-search signals.
+
+A conversation turn that asks repeats the question's words but answers nothing:
+the graph search scores it ``1 - question_weight x`` the share of its words in
+sentences that ask (``graph_scoring.asking_share``). What such a turn asks is
+answered by its reply, the next turn of the conversation, said by someone else
+(an adjacency pair: "Which trail do you hike?" / "The ridge trail."). So the
+score a turn loses for asking is not dropped but passed to its reply, whose own
+words often share nothing with the question. A chunk without a speaker (a
+document's) has no reply: it only loses.
+
+LoCoMo dev (categories 1-4, recall@10 / cat-1 r@10 / cat-1 full@10 / cat 2 / cat 3 /
+cat 4 / cat 5), routed then GRAPH_COMPLETION, demotion alone -> with the reply:
+79.8 / 54.2 / 31.0 / 91.0 / 50.8 / 87.5 / 85.0 -> 80.8 / 56.2 / 31.7 / 91.1 / 48.5 /
+88.8 / 88.8; 78.3 / 54.7 / 32.4 / 88.5 / 46.8 / 85.9 / 81.6 -> 79.0 / 55.3 / 33.1 /
+88.4 / 47.9 / 86.8 / 87.3. HotpotQA-100 unchanged (no speakers). Passing the loss to
+the next chunk whatever its speaker gave the same LoCoMo figures (its turns alternate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from recall_engine.core.hits import ChunkHit
+from recall_engine.core.names import normalize_name
+from recall_engine.read.api import ReadAPI
+from retrievers.graph_scoring import asking_share
+
+
+def demote_questions(
+    chunk_score: dict[str, float], chunk_of: dict[str, ChunkHit], weight: float
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Each chunk's score times ``1 - weight x`` its asking share, and what each
+    chunk that asks lost."""
+    scores, lost = {}, {}
+    for c, value in chunk_score.items():
+        scores[c] = value * (1 - weight * asking_share(chunk_of[c].text))
+        if value - scores[c] > 0:
+            lost[c] = value - scores[c]
+    return scores, lost
+
+
+async def pass_to_replies(
+    read: ReadAPI,
+    scores: dict[str, float],
+    lost: dict[str, float],
+    chunk_of: dict[str, ChunkHit],
+    *,
+    askers: int,
+    keeps: Callable[[ChunkHit], bool] | None = None,
+) -> dict[str, float]:
+    """``scores`` with what each of the ``askers`` turns that lost most lost added
+    to its reply: the next chunk of its data item, said by another speaker (and
+    kept by ``keeps``). A reply not yet among the candidates joins ``chunk_of``."""
+    lenders = [c for c in sorted(lost, key=lambda c: (-lost[c], c)) if chunk_of[c].speaker]
+    lenders = lenders[:askers]
+    if not lenders:
+        return scores
+    around = await read.chunks_by_id(lenders, neighbours=1)
+    at = {(h.data_id, h.chunk_index): h for h in around}
+    out = dict(scores)
+    for c in lenders:
+        asker = chunk_of[c]
+        reply = at.get((asker.data_id, asker.chunk_index + 1))
+        if reply is None or not reply.speaker or (keeps is not None and not keeps(reply)):
+            continue
+        if normalize_name(reply.speaker) == normalize_name(asker.speaker or ""):
+            continue
+        chunk_of.setdefault(reply.chunk_id, reply)
+        out[reply.chunk_id] = out.get(reply.chunk_id, 0.0) + lost[c]
+    return out
