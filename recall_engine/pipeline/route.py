@@ -41,11 +41,12 @@ that ask; routed then 79.5 / 55.3 / 32.4 / 81.9): weight 0.5 79.7 / 54.8 / 32.4 
 79.3 / 53.7 / 31.7 / 84.6, 1.0 78.9 / 53.4 / 31.0 / 86.1, each trading category 1 for 5.
 
 Each group of the routed default against the other retrievers on the same questions
-(LoCoMo dev cat 1-4, recall@10, 2026-12-05): routed to TEMPORAL (276) 86.6, against
-GRAPH_COMPLETION 83.2, with the hop 84.2, COT 84.2, HYBRID 80.6; to GRAPH_COMPLETION
-with the hop (458) 76.0, against one search 75.6, TEMPORAL 75.6, COT 74.8, HYBRID 71.6;
-to COT (24) 82.6, against 78.5 for each of the others; to CONTEXT_EXTENSION (2) 0.0,
-against 25.0. Each large group gets its best retriever."""
+(LoCoMo dev cat 1-4, recall@10, 2026-12-05, before the replies of
+``retrievers.graph_turns``): routed to TEMPORAL (276) 86.6, against GRAPH_COMPLETION
+83.2, with the hop 84.2, COT 84.2, HYBRID 80.6; to GRAPH_COMPLETION with the hop (458)
+76.0, against one search 75.6, TEMPORAL 75.6, COT 74.8, HYBRID 71.6; to COT (24) 82.6,
+against 78.5 for each of the others; to CONTEXT_EXTENSION (2) 0.0, against 25.0. Each
+large group gets its best retriever. With the replies, routed 80.8 / 56.2 / 31.7 / 88.8."""
 
 
 def check_search_type_allowed(search_type: SearchType, config: RecallConfig | None) -> None:
