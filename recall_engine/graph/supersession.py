@@ -125,9 +125,39 @@ def family_of(predicate: str, object_name: str) -> str | None:
     return None
 
 
+# An LLM's words for an aspect -> the family the rules use.
+ASPECT_SYNONYMS = {
+    "home": "home", "residence": "home", "address": "home", "location": "home",
+    "city": "home", "lives_in": "home", "employer": "employer", "workplace": "employer",
+    "company": "employer", "works_for": "employer", "job": "job", "occupation": "job",
+    "profession": "job", "role": "job", "title": "job", "position": "job", "career": "job",
+    "relationship": "relationship", "partner": "relationship", "spouse": "relationship",
+    "relationship_status": "relationship", "dating": "relationship", "mood": "state:mood",
+}  # fmt: skip
+_ASPECT = regex.compile(r"^(favou?rite|preference|preferred|state|health|condition)[:_ ](.+)$")
+
+
+def family_of_aspect(aspect: str | None) -> str | None:
+    """The family an extractor's ``aspect`` names ("residence" -> home,
+    "favorite:food" -> favourite:food, "health: back pain" -> state:back_pain); an
+    unknown aspect is kept in snake case; None or blank: None."""
+    if not aspect or not aspect.strip():
+        return None
+    text = "_".join(aspect.strip().lower().replace("-", " ").split())
+    if text in ASPECT_SYNONYMS:
+        return ASPECT_SYNONYMS[text]
+    m = _ASPECT.match(text)
+    if m is None:
+        return text
+    kind = m.group(2).strip(":_ ")
+    prefix = "favourite" if m.group(1).startswith(("favo", "pref")) else "state"
+    return f"{prefix}:{kind}" if kind else None
+
+
 def stamp(extraction: ChunkExtraction, stated_at: datetime) -> ChunkExtraction:
     """``extraction`` with each relation's ``valid_from`` (``stated_at``, naive
-    UTC) and ``family`` set: what the stores order and supersede by."""
+    UTC) and ``family`` set (the extractor's own, else ``family_of``): what the
+    stores order and supersede by."""
     if not extraction.relations:
         return extraction
     names = {e.id: e.name for e in extraction.entities}
@@ -136,7 +166,7 @@ def stamp(extraction: ChunkExtraction, stated_at: datetime) -> ChunkExtraction:
         r.model_copy(
             update={
                 "valid_from": when,
-                "family": family_of(r.predicate, names.get(r.target_id, "")),
+                "family": r.family or family_of(r.predicate, names.get(r.target_id, "")),
             }
         )
         for r in extraction.relations
