@@ -1,0 +1,164 @@
+"""State patterns as data: sentences that say what holds for someone now.
+
+Relation patterns (``rules_relations``) need an entity on both sides. A state is
+often a plain word or phrase: "my favourite food is sushi", "I'm single again",
+"I feel exhausted", "my back pain is much worse", "I became a teacher". Each
+``StatePattern`` is a regex with a ``subj`` group (a pronoun or name the
+extractor has already spotted, so "I" is the speaker), an ``obj`` group (or a
+fixed ``value``: "broke up with" means single) and, for families keyed by kind,
+a ``kind`` group ("favourite *food*"). Its ``examples`` are test cases:
+(sentence, predicate, object), read with the speaker "Ann".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+from recall_engine.graph.lexicon import NP_STOP
+
+_SUBJ = r"(?P<subj>\b\p{L}+)"
+_NP = r"(?P<obj>[\p{L}\d][\p{L}\d\-]*(?:[ \t]+[\p{L}\d][\p{L}\d\-]*){0,3})"
+_BE = r"(?:'m|'s|'re|\s+am|\s+is|\s+are|\s+was)"
+_ADVERBS = r"(?:(?:now|officially|finally|happily|newly|just|recently|still|single|again)\s+)*"
+_DEGREE = (
+    r"(?:(?:really|very|so|much|a\s+lot|a\s+bit|quite|pretty|super|more|less|slightly"
+    r"|getting|way|far|now|finally|even)\s+)*"
+)
+
+_CONDITIONS = (
+    r"(?:pain|ache|headaches?|migraines?|allerg(?:y|ies)|asthma|anxiety|insomnia|cough"
+    r"|symptoms|blood\s+pressure|injury|sleep|stress)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class StatePattern:
+    """One way of saying a state; ``predicate`` may hold ``{kind}``."""
+
+    id: str
+    predicate: str
+    pattern: str
+    value: str | None = None
+    confidence: float = 0.7
+    examples: tuple[tuple[str, str, str], ...] = ()
+
+
+S = StatePattern
+STATE_PATTERNS: tuple[StatePattern, ...] = (
+    S(
+        "favourite",
+        "favourite_{kind}",
+        _SUBJ + r"(?:'s)?\s+(?:(?:absolute|all-time|new|current)\s+)?(?:favou?rite|preferred)\s+"
+        r"(?P<kind>\p{L}+(?:\s+\p{L}+)?)\s+(?:is|are|has\s+become|became)\s+"
+        r"(?:(?:now|still|definitely|probably|easily)\s+)?" + _NP,
+        examples=(
+            ("My favourite food is sushi now.", "favourite_food", "sushi"),
+            ("My favorite band is The Cure.", "favourite_band", "The Cure"),
+        ),
+    ),
+    S(
+        "relationship-status",
+        "relationship_status",
+        _SUBJ
+        + _BE
+        + r"\s+"
+        + _ADVERBS
+        + r"(?P<obj>single|married|engaged|divorced|widowed|separated)\b",
+        examples=(("I'm single again.", "relationship_status", "single"),),
+    ),
+    S(
+        "got-married",
+        "relationship_status",
+        _SUBJ + r"\s+(?:(?:just|finally|recently)\s+)?got\s+(?P<obj>married|engaged|divorced)\b",
+        examples=(("I just got engaged!", "relationship_status", "engaged"),),
+    ),
+    S(
+        "broke-up",
+        "relationship_status",
+        _SUBJ + r"\s+(?:(?:just|finally|recently)\s+)?(?:broke\s+up|split\s+up)\b",
+        value="single",
+        examples=(("I broke up with Tom last month.", "relationship_status", "single"),),
+    ),
+    S(
+        "mood",
+        "feels",
+        _SUBJ
+        + r"(?:"
+        + _BE
+        + r"|\s+have)?(?:\s+been)?\s+(?:feel(?:s|ing)?|felt)\s+"
+        + _DEGREE
+        + r"(?P<obj>\p{L}+)",
+        examples=(
+            ("I feel exhausted these days.", "feels", "exhausted"),
+            ("I'm feeling much calmer now.", "feels", "calmer"),
+        ),
+    ),
+    S(
+        "condition",
+        "condition_{kind}",
+        _SUBJ + r"(?:'s)?\s+(?P<kind>(?:\p{L}+\s+)?" + _CONDITIONS + r")\s+"
+        r"(?:is|are|has\s+been|have\s+been|got|gets|seems|feels)\s+"
+        + _DEGREE
+        + r"(?P<obj>better|worse|gone|mild|severe|bad|terrible|fine|okay|manageable)\b",
+        examples=(("My back pain is much worse.", "condition_back_pain", "worse"),),
+    ),
+    S(
+        "became",
+        "works_as",
+        _SUBJ + r"(?:'ve|\s+have)?\s+(?:(?:just|recently|finally|now|officially)\s+)?"
+        r"(?:became|become|becomes|got\s+(?:a\s+)?(?:new\s+)?job\s+as"
+        r"|started\s+(?:working\s+)?as|retrained\s+as|trained\s+as)\s+(?:a|an)\s+" + _NP,
+        examples=(("I became a teacher last year.", "works_as", "teacher"),),
+    ),
+)
+_COMPILED = tuple(regex.compile(p.pattern, regex.IGNORECASE) for p in STATE_PATTERNS)
+_NOT_MOODS = frozenset({"like", "that", "as", "about", "for", "when", "if", "it", "the", "a"})
+
+
+@dataclass(frozen=True, slots=True)
+class StateMatch:
+    """A state found in a sentence: the subject's offset, predicate and object span."""
+
+    pattern: StatePattern
+    subject_start: int
+    predicate: str
+    value: str
+    start: int
+    end: int
+    raw: str
+
+
+def find_states(text: str, start: int, end: int) -> list[StateMatch]:
+    """States stated in ``text[start:end]`` (one sentence), left to right."""
+    out = []
+    for pattern, compiled in zip(STATE_PATTERNS, _COMPILED, strict=True):
+        for m in compiled.finditer(text, start, end):
+            found = _match(pattern, m)
+            if found is not None:
+                out.append(found)
+    return sorted(out, key=lambda s: (s.subject_start, s.start))
+
+
+def _match(pattern: StatePattern, m: regex.Match[str]) -> StateMatch | None:
+    kind = m.groupdict().get("kind")
+    predicate = pattern.predicate
+    if kind is not None:
+        predicate = predicate.format(kind="_".join(kind.lower().split()))
+    if pattern.value is not None:  # the words themselves stand for the value
+        at = m.end("subj")
+        raw = " ".join(m.string[at : m.end()].split())
+        return StateMatch(pattern, m.start("subj"), predicate, pattern.value, at, m.end(), raw)
+    words: list[str] = []
+    for word in m.group("obj").split():
+        if word.lower() in NP_STOP:
+            break
+        words.append(word)
+    if not words or (pattern.predicate == "feels" and words[0].lower() in _NOT_MOODS):
+        return None
+    value = " ".join(words)
+    raw = " ".join(m.string[m.end("subj") : m.start("obj")].split())
+    return StateMatch(
+        pattern, m.start("subj"), predicate, value, m.start("obj"), m.start("obj") + len(value), raw
+    )
