@@ -76,6 +76,16 @@ class TenseReading:
     period: Period | None = None
     anchor: str | None = None
     fired: tuple[str, ...] = ()
+    spans: tuple[str, ...] = ()
+    """The words each fired cue matched (lowercased): what is said about time."""
+
+    def without_cues(self, question: str) -> str:
+        """``question`` less the words that only say which time it asks about
+        ("before Paris", "now"): what it asks for."""
+        out = question
+        for span in sorted(self.spans, key=len, reverse=True):
+            out = re.sub(rf"\b{re.escape(span)}\b", " ", out, flags=re.IGNORECASE)
+        return re.sub(r"\s+", " ", out).strip()
 
     def metadata(self) -> dict[str, Any]:
         """The reading as plain data for ``metadata["temporal"]``."""
@@ -121,6 +131,7 @@ def read_tense(question: str, rules: tuple[TenseRule, ...] | None = None) -> Ten
     text = question.lower()
     totals = {"present": 0.0, "past": 0.0}
     fired: list[str] = []
+    spans: list[str] = []
     period: str | None = None
     anchor: str | None = None
     for rule in rules if rules is not None else default_tense_rules():
@@ -128,6 +139,7 @@ def read_tense(question: str, rules: tuple[TenseRule, ...] | None = None) -> Ten
         if match is None:
             continue
         fired.append(rule.id)
+        spans.append(match.group(0).rstrip("?.!, "))
         totals[rule.reading] += rule.weight
         if rule.period is not None and period is None:
             period = rule.period
@@ -136,5 +148,5 @@ def read_tense(question: str, rules: tuple[TenseRule, ...] | None = None) -> Ten
     if totals["present"] == totals["past"]:
         return TenseReading("none", fired=tuple(fired))
     if totals["present"] > totals["past"]:
-        return TenseReading("present", fired=tuple(fired))
-    return TenseReading("past", period, anchor, tuple(fired))  # type: ignore[arg-type]
+        return TenseReading("present", fired=tuple(fired), spans=tuple(spans))
+    return TenseReading("past", period, anchor, tuple(fired), tuple(spans))  # type: ignore[arg-type]

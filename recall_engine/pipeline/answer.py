@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from recall_engine.completion import Answer, generate_answer
+from recall_engine.completion import Answer, generate_answer, resolve_llm_config
 from recall_engine.config import RecallConfig
 from recall_engine.core.hits import AnyHit, dedupe_sources
 from recall_engine.core.models import ResponseGraphEntry
@@ -72,14 +72,18 @@ async def answer_entry(
     session_history: str | None = None,
     coverage: Coverage | None = None,
     read: ReadAPI | None = None,
+    offline_question: str | None = None,
 ) -> ResponseGraphEntry:
     """Generate (or, offline, extract) the answer and wrap it as one result;
     ``session_history`` (earlier turns of the session) goes to the LLM's prompt;
     a low ``coverage`` abstains offline and is told to the LLM; ``read`` lets the
-    offline answer follow a name one hop and read a summarised item whole."""
+    offline answer follow a name one hop and read a summarised item whole;
+    ``offline_question`` replaces the question for an answer without an LLM (the
+    question less its time cues: the hits are already ranked for its time)."""
     hits = list(output.hits)
+    offline = resolve_llm_config(config) is None
     answer = await generate_answer(
-        request.query_text,
+        offline_question if offline and offline_question else request.query_text,
         hits,
         config=config,
         system_prompt=request.system_prompt,

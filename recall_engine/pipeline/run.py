@@ -54,6 +54,7 @@ from recall_engine.pipeline.session import (
     load_session,
 )
 from recall_engine.pipeline.state import EngineServices, RecallState, StageTimer
+from recall_engine.pipeline.tense import apply_tense, tense_answer
 from recall_engine.pipeline.traces import TraceVectors, scoped_sources, session_block
 from recall_engine.read.store_reader import StoreReader
 from recall_engine.storage.expiry import forget_expired
@@ -84,6 +85,7 @@ class RecallPipeline:
             ("route", self.route),
             ("retrieve", self.retrieve),
             ("narrow", self.narrow),
+            ("tense", self.rank_tense),
             ("feedback", self.apply_feedback),
             ("coverage", self.measure_coverage),
             ("answer", self.answer),
@@ -226,6 +228,16 @@ class RecallPipeline:
             keep=keep,
         )
 
+    async def rank_tense(self, state: RecallState) -> None:
+        """Current facts first for a question about now, the asked period first for
+        a past one, nothing stated after ``as_of`` (``pipeline.tense``)."""
+        if state.output is None or state.store is None:
+            return
+        request = state.request
+        state.tense = await apply_tense(
+            request.query_text, state.output, _reader(state), as_of=getattr(request, "as_of", None)
+        )
+
     async def apply_feedback(self, state: RecallState) -> None:
         """With feedback_influence, re-rank hits by the ratings of answers that used them."""
         request, output = state.request, state.output
@@ -300,7 +312,10 @@ class RecallPipeline:
                 session_history=block.text if block is not None else None,
                 coverage=state.coverage,
                 read=_reader(state) if state.store else None,
+                offline_question=_offline_question(state),
             )
+            if entry.metadata.get("answer_mode") == "extractive" and state.tense is not None:
+                tense_answer(entry, request.query_text, state.tense, list(output.hits))
             state.results = [entry]
             if block is not None and entry.metadata.get("answer_mode") == "llm":
                 state.session_context = block
@@ -360,6 +375,9 @@ class RecallPipeline:
                 entry.metadata["route"] = route
             if coverage is not None:
                 entry.metadata.update(coverage)
+            if state.tense is not None:
+                temporal = dict(entry.metadata.get("temporal") or {})
+                entry.metadata["temporal"] = {**temporal, **state.tense.metadata()}
             if state.request.verbose:
                 entry.metadata["retrieval"] = output.details if output is not None else {}
                 entry.metadata["timings"] = dict(state.timings)
@@ -370,6 +388,15 @@ class RecallPipeline:
         """The unit vector of one query (cached per process), off the event loop."""
         vector = await asyncio.to_thread(embed_query, self.services.embedder, text)
         return np.asarray(vector, dtype=np.float32)
+
+
+def _offline_question(state: RecallState) -> str | None:
+    """A past question less its time cues: its hits are ranked for the period, and
+    "when she lived in Lyon" names the period, not the answer."""
+    tense = state.tense
+    if tense is None or tense.name != "past":
+        return None
+    return tense.reading.without_cues(state.request.query_text)
 
 
 FEEDBACK_WINDOW = 20

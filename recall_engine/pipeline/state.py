@@ -22,6 +22,7 @@ from recall_engine.identity.models import Access
 from recall_engine.pipeline.coverage import Coverage
 from recall_engine.pipeline.request import RecallRequest
 from recall_engine.pipeline.session import SessionHistory
+from recall_engine.pipeline.tense import Tense
 from recall_engine.sessions import SessionStore
 from recall_engine.sessions.summaries import TraceSummaries
 from recall_engine.sessions.traces import TraceStore
@@ -66,6 +67,8 @@ class RecallState:
     output: RetrieverOutput | None = None
     query_vector: np.ndarray | None = None
     coverage: Coverage | None = None
+    tense: Tense | None = None
+    """The time the question asks about and the subject's facts (``pipeline.tense``)."""
     llm_retrieval: bool = False
     """An LLM took part in retrieval (it may bridge words the query does not share)."""
     results: list[RecallResult] = field(default_factory=list)

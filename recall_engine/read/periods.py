@@ -5,10 +5,10 @@ a time; each statement that replaced a value opens a new period (a *change point
 the replaced fact's ``valid_until``). What was said while a period lasted belongs
 to it: the neighbour, the café, the weekend routine of the old city.
 
-- A present question (``present_first``): among the relevant hits, one from an
-  earlier period goes below every later one that answers the same aspect (shares a
-  question term the others do not all share), and a hit stating only replaced facts
-  goes below those that state current ones.
+- A present question (``present_first``): a hit from an earlier period goes below
+  every later one that answers the same aspect (shares a question term the others
+  do not all share), and a hit stating only replaced facts goes below those that
+  state current ones.
 - A past question (``asked_interval`` then ``period_first``): the interval it asks
   about ("before Paris", "when I lived in Lyon", "in 2023", "first", "used to")
   ranks its hits first.
@@ -25,8 +25,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, TypeVar
-
-from recall_engine.read.recency import RELEVANT_SHARE
 
 T = TypeVar("T")
 
@@ -126,44 +124,29 @@ def asked_interval(
     return None
 
 
-def relevant_pool(ranked: Sequence[tuple[T, float]]) -> int:
-    """How many of the best ``ranked`` items are relevant (``read.recency``'s share)."""
-    if not ranked:
-        return 0
-    best = ranked[0][1]
-    if best <= 0:
-        return len(ranked)
-    return sum(1 for _, score in ranked if score >= RELEVANT_SHARE * best)
-
-
 def period_first(
     ranked: Sequence[tuple[T, float]], in_period: Callable[[T], bool]
 ) -> list[tuple[T, float]]:
-    """``ranked`` with the relevant items ``in_period`` first, each side in its order."""
-    pool = relevant_pool(ranked)
-    head = list(ranked[:pool])
-    inside = [r for r in head if in_period(r[0])]
-    return [*inside, *(r for r in head if not in_period(r[0])), *ranked[pool:]]
+    """``ranked`` with the items ``in_period`` first, each side in its order."""
+    inside = [r for r in ranked if in_period(r[0])]
+    return [*inside, *(r for r in ranked if not in_period(r[0]))]
 
 
 def present_first(
     ranked: Sequence[tuple[T, float]],
     *,
-    period_of: Callable[[T], int],
+    period_of: Callable[[T], float],
     aspects: Callable[[T], frozenset[str]],
     replaced: Callable[[T], bool],
 ) -> list[tuple[T, float]]:
     """``ranked`` (best first) ordered for a question about now.
 
-    Within the relevant pool, an item goes below every item of a later period
-    (``period_of``) that shares an aspect term with it (``aspects``: the question
-    terms it holds, less those every item of the pool holds), which moves up into
-    its place, and an item stating only replaced facts (``replaced``) goes below
-    every other; otherwise items keep their order. Items below the pool keep their
-    place after it.
+    An item goes below every item of a later period (``period_of``) that shares an
+    aspect term with it (``aspects``: the question terms it holds, less those every
+    item holds), which moves up into its place, and an item stating only replaced
+    facts (``replaced``) goes below every other; otherwise items keep their order.
     """
-    pool = relevant_pool(ranked)
-    head = list(ranked[:pool])
+    head = list(ranked)
     shared = frozenset.intersection(*(aspects(item) for item, _ in head)) if head else frozenset()
     terms = [aspects(item) - shared for item, _ in head]
     periods = [period_of(item) for item, _ in head]
@@ -188,7 +171,7 @@ def present_first(
             pick = ahead
         waiting.remove(pick)
         placed.append(pick)
-    return [*(head[i] for i in placed), *ranked[pool:]]
+    return [head[i] for i in placed]
 
 
 def _first(items: Sequence[int], wanted: Callable[[int], bool]) -> int | None:

@@ -54,3 +54,12 @@ def test_bad_rules_are_refused():
         TenseRule(id="x", pattern="a*", reading="past", weight=1)
     with pytest.raises(InvalidRuleError, match="period"):
         TenseRule(id="x", pattern="then", reading="past", weight=1, period="later")
+
+
+def test_without_cues_keeps_what_the_question_asks_for():
+    reading = read_tense("Who was Ann's neighbour when she lived in Lyon?")
+    assert reading.without_cues("Who was Ann's neighbour when she lived in Lyon?") == (
+        "Who Ann's neighbour ?"
+    )
+    now = read_tense("Is this where Ann lives now?")
+    assert now.without_cues("Is this where Ann lives now?") == "this where Ann lives ?"

@@ -1,0 +1,171 @@
+"""Offline answers from a subject's facts over time: what holds now, and since when.
+
+"Where does Ann live now?" over the facts lives_in Lyon (2023, replaced 2024-03-01)
+and moved_to Paris + lives_in Montmartre (2024-03-01) answers
+"Paris (Montmartre), since March 2024; before that Lyon". The aspect asked about is
+the family of facts (home, job, ...) whose predicate or family name shares a word
+with the question; without one there is no fact answer and the extractive answer
+stands. A past question answers with the facts of the period it asks about, an
+``as_of`` question with those valid then.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from recall_engine.core.facts import Fact
+from recall_engine.llm.extractive import terms
+
+_NAME = re.compile(r"\b[A-Z][\w-]+")
+
+
+class Interval(Protocol):
+    """The period a past question asks about (``read.periods.Interval`` fits)."""
+
+    @property
+    def start(self) -> datetime | None: ...
+    @property
+    def end(self) -> datetime | None: ...
+
+
+@dataclass(frozen=True)
+class FactAnswer:
+    """An answer built from facts, and the facts it rests on (the stated ones first)."""
+
+    text: str
+    facts: tuple[Fact, ...]
+
+
+def _words(fact: Fact) -> set[str]:
+    family = (fact.family or "").replace(":", " ").replace("_", " ")
+    return set(terms(f"{fact.predicate.replace('_', ' ')} {family}"))
+
+
+def asked_family(question: str, facts: Sequence[Fact], ranked_chunks: Sequence[str]) -> str | None:
+    """The family the question asks about: the one whose predicate and family words
+    cover every term of the question but the names in it (ties to the family stated
+    in the best-ranked chunk); None when no family covers them ("Who does Ann have
+    lunch with at work?" asks about lunch, not the job)."""
+    names = {t for m in _NAME.finditer(question) for t in terms(m.group(0))}
+    asked = {t for t in terms(question) if len(t) > 1} - names  # "Ann's" leaves an "s"
+    if not asked:
+        return None
+    rank = {c: i for i, c in enumerate(ranked_chunks)}
+    families: dict[str, set[str]] = {}
+    for fact in facts:
+        if fact.family:
+            families.setdefault(fact.family, set()).update(_words(fact))
+    covering = [family for family, words in families.items() if asked <= words]
+    if not covering:
+        return None
+
+    def first_rank(family: str) -> int:
+        return min(
+            (rank.get(f.chunk_id or "", len(rank)) for f in facts if f.family == family),
+            default=len(rank),
+        )
+
+    return min(covering, key=lambda family: (first_rank(family), family))
+
+
+def _month(when: datetime | None) -> str:
+    return "" if when is None else f"{when:%B %Y}"
+
+
+def _values(facts: Sequence[Fact]) -> str:
+    """One statement's objects: "Paris (Montmartre)"; several statements joined."""
+    by_statement: dict[tuple[datetime | None, str | None], list[Fact]] = {}
+    for fact in sorted(facts, key=lambda f: f.valid_from or datetime.min):
+        by_statement.setdefault((fact.valid_from, fact.chunk_id), []).append(fact)
+    parts = []
+    for group in by_statement.values():
+        names = list(dict.fromkeys(f.object for f in _in_text_order(group)))
+        head, rest = names[0], names[1:]
+        parts.append(f"{head} ({', '.join(rest)})" if rest else head)
+    return " and ".join(dict.fromkeys(parts))
+
+
+def _in_text_order(facts: Sequence[Fact]) -> list[Fact]:
+    def position(fact: Fact) -> int:
+        at = (fact.context or fact.text or "").lower().find(fact.object.lower())
+        return at if at >= 0 else 1 << 30
+
+    return sorted(facts, key=position)
+
+
+def _held_at(facts: Sequence[Fact], when: datetime | None) -> list[Fact]:
+    if when is None:
+        return [f for f in facts if f.current]
+    return [f for f in facts if f.valid_at(when)]
+
+
+def fact_answer(
+    question: str,
+    facts: Sequence[Fact],
+    *,
+    reading: str,
+    ranked_chunks: Sequence[str] = (),
+    as_of: datetime | None = None,
+    interval: Interval | None = None,
+) -> FactAnswer | None:
+    """The answer from ``facts`` (a subject's history) for ``reading`` ("present",
+    "as_of", "past"), or None when the facts do not answer the question.
+    ``question`` is best given without its time cues (``TenseReading.without_cues``)."""
+    family = asked_family(question, facts, ranked_chunks)
+    if family is None:
+        return None
+    aspect = [f for f in facts if f.family == family]
+    answer = _past(aspect, interval) if reading == "past" else _now(aspect, as_of)
+    asked = question.lower()
+    if answer is None or all(f.object.lower() in asked for f in answer.facts[:1]):
+        return None  # only repeats what the question names ("when she lived in Lyon")
+    return answer
+
+
+def _now(aspect: Sequence[Fact], as_of: datetime | None) -> FactAnswer | None:
+    """The values held now (or at ``as_of``), since when, and what they replaced."""
+    held = _held_at(aspect, as_of)
+    if not held:
+        return None
+    since = min((f.valid_from for f in held if f.valid_from), default=None)
+    before = [f for f in aspect if since is not None and f.valid_until == since]
+    text = _values(held)
+    if since is not None:
+        text += f", since {_month(since)}"
+    if as_of is not None:
+        text += f" (as of {as_of.date().isoformat()})"
+    if before:
+        text += f"; before that {_values(before)}"
+    return FactAnswer(text, tuple([*held, *before]))
+
+
+def _past(aspect: Sequence[Fact], interval: Interval | None) -> FactAnswer | None:
+    """The replaced values of the period asked about (all of them when none is)."""
+    if interval is None:
+        held = [f for f in aspect if not f.current]
+    else:
+        held = [
+            f
+            for f in aspect
+            if (interval.end is None or (f.valid_from or datetime.min) < interval.end)
+            and (interval.start is None or f.valid_until is None or f.valid_until > interval.start)
+        ]
+    if not held:
+        return None
+    start = min((f.valid_from for f in held if f.valid_from), default=None)
+    end = max((f.valid_until for f in held if f.valid_until), default=None)
+    span = []
+    if start is not None:
+        span.append(f"from {_month(start)}")
+    span.append(f"until {_month(end)}" if end is not None and not _current(held) else "")
+    text = _values(held)
+    words = " ".join(s for s in span if s)
+    return FactAnswer(f"{text} ({words})" if words else text, tuple(held))
+
+
+def _current(facts: Sequence[Fact]) -> bool:
+    return any(f.current for f in facts)

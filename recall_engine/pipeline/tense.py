@@ -1,0 +1,286 @@
+"""The tense stage: rank what the retriever found for the time the question asks about.
+
+A question about now ranks current facts and what was said since the latest change
+first; a past question ranks the period it asks about first; ``as_of`` drops what was
+stated after that time and answers as of then. Facts that no longer hold (or did not
+yet hold) stay, ranked lower, and the context says which are current and which were
+superseded, when and by what. Every result reports the reading in
+``metadata["temporal"]``: ``{"reading": "present"|"past"|"as_of"|"none", "as_of": ...,
+"period": ..., "fired": [...]}``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from recall_engine.core.facts import Fact, parse_utc
+from recall_engine.core.hits import ChunkHit, EventHit, Hit, TripletHit
+from recall_engine.core.models import ResponseGraphEntry
+from recall_engine.llm.answer_facts import fact_answer
+from recall_engine.llm.extractive import terms
+from recall_engine.read.periods import (
+    Interval,
+    asked_interval,
+    change_points,
+    period_first,
+    period_index,
+    present_first,
+    until,
+)
+from retrievers import RetrieverOutput
+from router.tense import TenseReading, read_tense
+
+_NAME = re.compile(r"\b[A-Z][\w-]+")
+MAX_SUBJECTS = 3
+"""Names of the question whose facts are read (the rest are ignored)."""
+
+
+class FactSource(Protocol):
+    """The reads this stage needs (``read.api.FactReads``)."""
+
+    async def facts(
+        self, subject: str, *, as_of: datetime | None = None, history: bool = True
+    ) -> list[Fact]: ...
+
+    async def chunk_validity(self, chunk_ids: Sequence[str]) -> dict[str, list[Fact]]: ...
+
+
+@dataclass
+class Tense:
+    """What the stage read and found: the reading, the subject's facts, and the
+    interval a past question asks about."""
+
+    reading: TenseReading
+    as_of: datetime | None = None
+    facts: list[Fact] = field(default_factory=list)
+    interval: Interval | None = None
+
+    @property
+    def name(self) -> str:
+        """ "as_of" when a time was given, else the question's reading."""
+        return "as_of" if self.as_of is not None else self.reading.reading
+
+    def metadata(self) -> dict[str, Any]:
+        """``metadata["temporal"]``'s reading keys."""
+        meta = self.reading.metadata()
+        meta["reading"] = self.name
+        meta["as_of"] = self.as_of.isoformat() if self.as_of else None
+        if self.interval is not None and meta["period"] is not None:
+            meta["period"].update(self.interval.metadata())
+        return meta
+
+
+def hit_time(hit: Hit) -> datetime | None:
+    """When a hit was stated: a chunk's message time, a relation's or event's time."""
+    text: str | None = None
+    if isinstance(hit, (ChunkHit, TripletHit)):
+        text = hit.timestamp
+    elif isinstance(hit, EventHit):
+        text = hit.time
+    try:
+        return parse_utc(text)
+    except ValueError:
+        return None
+
+
+def _chunk_of(hit: Hit) -> str | None:
+    if isinstance(hit, ChunkHit):
+        return hit.chunk_id
+    if isinstance(hit, TripletHit) and hit.chunk_id:
+        return hit.chunk_id
+    return hit.sources[0].chunk_id if hit.sources else None
+
+
+async def subject_facts(question: str, read: FactSource) -> list[Fact]:
+    """The facts (history included) of the names the question mentions."""
+    names = list(dict.fromkeys(m.group(0) for m in _NAME.finditer(question)))
+    found: dict[str, Fact] = {}
+    for name in names[:MAX_SUBJECTS]:
+        for fact in await read.facts(name):
+            found.setdefault(fact.id, fact)
+    return list(found.values())
+
+
+async def apply_tense(
+    question: str, output: RetrieverOutput, read: FactSource, *, as_of: datetime | None
+) -> Tense:
+    """Rank ``output``'s hits in place for the question's tense (or ``as_of``) and
+    label the facts they state; returns what was read."""
+    tense = Tense(read_tense(question), as_of=as_of)
+    hits = list(output.hits)
+    if tense.name == "none" or not hits:
+        return tense
+    tense.facts = await subject_facts(question, read)
+    chunk_ids = [c for c in map(_chunk_of, hits) if c]
+    stated = await read.chunk_validity(chunk_ids)
+    if as_of is not None:
+        hits = until(hits, as_of, hit_time)
+    ranked = [(h, h.score) for h in hits]
+    asked = _aspect_terms(tense.reading.without_cues(question))
+
+    def aspects(hit: Hit) -> frozenset[str]:
+        return frozenset(asked & set(terms(hit.text)))
+
+    if tense.name == "past":
+        ranked = _past(ranked, tense, stated, aspects)
+    else:
+        ranked = _present(ranked, tense, stated, aspects)
+    reordered = [_labelled(h, stated.get(_chunk_of(h) or "", []), as_of) for h, _ in ranked]
+    if [_chunk_of(h) for h in reordered] != [_chunk_of(h) for h in output.hits]:
+        output.context = None  # the laid-out context followed the old order
+    output.hits = reordered
+    history = facts_block(tense.facts, as_of)
+    if history:
+        output.context = f"{output.context_text()}\n\n{history}"
+    return tense
+
+
+def _labelled(hit: Hit, facts: list[Fact], now: datetime | None) -> Hit:
+    """A chunk hit with ``metadata["facts"]``: each family fact it states, described
+    with its validity ("... until 2024-03-01; superseded by: ...")."""
+    if not facts or not isinstance(hit, ChunkHit):
+        return hit
+    described = [
+        {"fact": f.describe(), "current": not _ended(f, now), "valid_until": _iso(f.valid_until)}
+        for f in facts
+    ]
+    return hit.model_copy(update={"metadata": {**hit.metadata, "facts": described}})
+
+
+def _iso(when: datetime | None) -> str | None:
+    return when.isoformat() if when is not None else None
+
+
+def facts_block(facts: Sequence[Fact], now: datetime | None) -> str:
+    """The subject's facts that changed over time, each labelled current or superseded,
+    for the context an answer is generated from; "" when none changed."""
+    families = {f.family for f in facts if f.family and _ended(f, now)}
+    lines = []
+    for fact in facts:
+        if fact.family not in families or (now is not None and not _started(fact, now)):
+            continue
+        label = "superseded" if _ended(fact, now) else "current"
+        lines.append(f"- [{label}] {fact.describe()}")
+    if not lines:
+        return ""
+    moment = f"as of {now.isoformat()}" if now is not None else "now"
+    return f"Facts over time (current: holds {moment}; superseded: no longer holds):\n" + (
+        "\n".join(lines)
+    )
+
+
+def _started(fact: Fact, now: datetime) -> bool:
+    return fact.valid_from is None or fact.valid_from <= now
+
+
+def _past(
+    ranked: list[tuple[Hit, float]],
+    tense: Tense,
+    stated: dict[str, list[Fact]],
+    aspects: Callable[[Hit], frozenset[str]],
+) -> list[tuple[Hit, float]]:
+    """The period asked about first: told by the subject's facts, else by the hits
+    that state the same aspect (``_stated_interval``)."""
+    hits = [h for h, _ in ranked]
+    families = {f.family for h in hits[:3] for f in stated.get(_chunk_of(h) or "", ()) if f.family}
+    reading = tense.reading
+    tense.interval = asked_interval(
+        reading.period, reading.anchor, tense.facts, families=families or None
+    ) or _stated_interval(reading, [h for h in hits if aspects(h)])
+    interval = tense.interval
+    if interval is None:
+        return ranked
+    chunks = {f.chunk_id for f in tense.facts if f.family and _overlaps(f, interval)}
+    return period_first(
+        ranked,
+        lambda h: _chunk_of(h) in chunks or (interval.holds(hit_time(h)) and bool(aspects(h))),
+    )
+
+
+def _stated_interval(reading: TenseReading, stating: list[Hit]) -> Interval | None:
+    """Without facts, the period from the hits that state the aspect: before the
+    first one naming the anchor (since the one stated just before it), or until
+    the second statement for "first"."""
+    times = sorted({t for t in map(hit_time, stating) if t is not None})
+    if reading.period == "first" and len(times) > 1:
+        return Interval(None, times[1])
+    if reading.period != "before" or not reading.anchor:
+        return None
+    anchor = reading.anchor.lower()
+    named = [t for h in stating if anchor in h.text.lower() and (t := hit_time(h)) is not None]
+    if not named:
+        return None
+    began = min(named)
+    earlier = [t for t in times if t < began]
+    return Interval(earlier[-1], began) if earlier else None
+
+
+def _aspect_terms(question: str) -> set[str]:
+    """The question's terms less the names it mentions (a subject is no aspect)."""
+    names = {t for m in _NAME.finditer(question) for t in terms(m.group(0))}
+    return {t for t in terms(question) if len(t) > 1} - names
+
+
+def _present(
+    ranked: list[tuple[Hit, float]],
+    tense: Tense,
+    stated: dict[str, list[Fact]],
+    aspects: Callable[[Hit], frozenset[str]],
+) -> list[tuple[Hit, float]]:
+    """Current first (as of ``tense.as_of`` when given): replaced facts last, and a
+    later statement of the same aspect before an earlier one, by period when the
+    subject's history has changes, else by statement time."""
+    now = tense.as_of
+    known = [*tense.facts, *(f for facts in stated.values() for f in facts)]
+    points = [p for p in change_points(known) if now is None or p <= now]
+
+    def period_of(hit: Hit) -> float:
+        when = hit_time(hit)
+        if points:
+            return period_index(when, points)
+        return when.timestamp() if when is not None else 0.0
+
+    def replaced(hit: Hit) -> bool:
+        facts = stated.get(_chunk_of(hit) or "", [])
+        return bool(facts) and all(_ended(f, now) for f in facts)
+
+    return present_first(ranked, period_of=period_of, aspects=aspects, replaced=replaced)
+
+
+def _ended(fact: Fact, now: datetime | None) -> bool:
+    if fact.valid_until is None:
+        return False
+    return now is None or fact.valid_until <= now
+
+
+def _overlaps(fact: Fact, interval: Interval) -> bool:
+    start, end = fact.valid_from, fact.valid_until
+    if interval.end is not None and start is not None and start >= interval.end:
+        return False
+    return interval.start is None or end is None or end > interval.start
+
+
+def tense_answer(entry: ResponseGraphEntry, question: str, tense: Tense, hits: list[Hit]) -> None:
+    """Replace an extractive answer with the facts' answer when they answer the question
+    for its tense (``llm.answer_facts``); the entry says so in ``answer_type`` "fact"."""
+    if tense.name == "none" or not tense.facts:
+        return
+    answer = fact_answer(
+        tense.reading.without_cues(question),
+        tense.facts,
+        reading=tense.name,
+        ranked_chunks=[c for c in map(_chunk_of, hits) if c],
+        as_of=tense.as_of,
+        interval=tense.interval,
+    )
+    if answer is None:
+        return
+    entry.text = answer.text
+    entry.metadata["answer_type"] = "fact"
+    entry.metadata["answer_facts"] = [f.describe() for f in answer.facts]
+    if answer.facts[0].chunk_id:
+        entry.metadata["chunk_id"] = answer.facts[0].chunk_id
