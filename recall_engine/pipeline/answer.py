@@ -73,18 +73,20 @@ async def answer_entry(
     coverage: Coverage | None = None,
     read: ReadAPI | None = None,
     offline_question: str | None = None,
+    offline_hits: Sequence[AnyHit] = (),
 ) -> ResponseGraphEntry:
     """Generate (or, offline, extract) the answer and wrap it as one result;
     ``session_history`` (earlier turns of the session) goes to the LLM's prompt;
     a low ``coverage`` abstains offline and is told to the LLM; ``read`` lets the
     offline answer follow a name one hop and read a summarised item whole;
-    ``offline_question`` replaces the question for an answer without an LLM (the
-    question less its time cues: the hits are already ranked for its time)."""
+    ``offline_question`` and ``offline_hits`` replace the question and the hits for
+    an answer without an LLM (the question less its time cues, the hits of the time
+    it asks about: ``pipeline.tense``)."""
     hits = list(output.hits)
     offline = resolve_llm_config(config) is None
     answer = await generate_answer(
         offline_question if offline and offline_question else request.query_text,
-        hits,
+        list(offline_hits) if offline and offline_hits else hits,
         config=config,
         system_prompt=request.system_prompt,
         system_prompt_path=request.system_prompt_path,

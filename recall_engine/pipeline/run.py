@@ -313,6 +313,7 @@ class RecallPipeline:
                 coverage=state.coverage,
                 read=_reader(state) if state.store else None,
                 offline_question=_offline_question(state),
+                offline_hits=state.tense.answer_hits if state.tense is not None else (),
             )
             if entry.metadata.get("answer_mode") == "extractive" and state.tense is not None:
                 tense_answer(entry, request.query_text, state.tense, list(output.hits))

@@ -58,6 +58,10 @@ class Tense:
     as_of: datetime | None = None
     facts: list[Fact] = field(default_factory=list)
     interval: Interval | None = None
+    answer_hits: list[Hit] = field(default_factory=list)
+    """The hits of the time asked about (an offline answer reads these): for now,
+    those no later statement of the same aspect outdates; for a past question, those
+    of the period; empty when nothing tells them apart."""
 
     @property
     def name(self) -> str:
@@ -126,10 +130,12 @@ async def apply_tense(
         return frozenset(asked & set(terms(hit.text)))
 
     if tense.name == "past":
-        ranked = _past(ranked, tense, stated, aspects)
+        flagged = _past(ranked, tense, stated, aspects)
     else:
-        ranked = _present(ranked, tense, stated, aspects)
-    reordered = [_labelled(h, stated.get(_chunk_of(h) or "", []), as_of) for h, _ in ranked]
+        flagged = _present(ranked, tense, stated, aspects)
+    reordered = [_labelled(h, stated.get(_chunk_of(h) or "", []), as_of) for h, _, _ in flagged]
+    keep = [h for h, (_, _, fits) in zip(reordered, flagged, strict=True) if fits]
+    tense.answer_hits = keep if len(keep) < len(reordered) else []
     if [_chunk_of(h) for h in reordered] != [_chunk_of(h) for h in output.hits]:
         output.context = None  # the laid-out context followed the old order
     output.hits = reordered
@@ -182,36 +188,38 @@ def _past(
     tense: Tense,
     stated: dict[str, list[Fact]],
     aspects: Callable[[Hit], frozenset[str]],
-) -> list[tuple[Hit, float]]:
-    """The period asked about first: told by the subject's facts, else by the hits
-    that state the same aspect (``_stated_interval``)."""
+) -> list[tuple[Hit, float, bool]]:
+    """The period asked about first, each hit with whether it lies in it: told by
+    the subject's facts, else by the hits that state the same aspect
+    (``_stated_interval``)."""
     hits = [h for h, _ in ranked]
     families = {f.family for h in hits[:3] for f in stated.get(_chunk_of(h) or "", ()) if f.family}
     reading = tense.reading
     tense.interval = asked_interval(
         reading.period, reading.anchor, tense.facts, families=families or None
-    ) or _stated_interval(reading, [h for h in hits if aspects(h)])
+    ) or _stated_interval(reading, hits, [h for h in hits if aspects(h)])
     interval = tense.interval
     if interval is None:
-        return ranked
+        return [(h, score, True) for h, score in ranked]
     chunks = {f.chunk_id for f in tense.facts if f.family and _overlaps(f, interval)}
-    return period_first(
-        ranked,
-        lambda h: _chunk_of(h) in chunks or (interval.holds(hit_time(h)) and bool(aspects(h))),
-    )
+
+    def inside(hit: Hit) -> bool:
+        return _chunk_of(hit) in chunks or (interval.holds(hit_time(hit)) and bool(aspects(hit)))
+
+    return [(h, score, inside(h)) for h, score in period_first(ranked, inside)]
 
 
-def _stated_interval(reading: TenseReading, stating: list[Hit]) -> Interval | None:
-    """Without facts, the period from the hits that state the aspect: before the
-    first one naming the anchor (since the one stated just before it), or until
-    the second statement for "first"."""
+def _stated_interval(reading: TenseReading, hits: list[Hit], stating: list[Hit]) -> Interval | None:
+    """Without facts, the period from the hits that state the aspect (``stating``):
+    before the first hit naming the anchor (since the statement just before it), or
+    until the second statement for "first"."""
     times = sorted({t for t in map(hit_time, stating) if t is not None})
     if reading.period == "first" and len(times) > 1:
         return Interval(None, times[1])
     if reading.period != "before" or not reading.anchor:
         return None
     anchor = reading.anchor.lower()
-    named = [t for h in stating if anchor in h.text.lower() and (t := hit_time(h)) is not None]
+    named = [t for h in hits if anchor in h.text.lower() and (t := hit_time(h)) is not None]
     if not named:
         return None
     began = min(named)
@@ -230,10 +238,11 @@ def _present(
     tense: Tense,
     stated: dict[str, list[Fact]],
     aspects: Callable[[Hit], frozenset[str]],
-) -> list[tuple[Hit, float]]:
+) -> list[tuple[Hit, float, bool]]:
     """Current first (as of ``tense.as_of`` when given): replaced facts last, and a
     later statement of the same aspect before an earlier one, by period when the
-    subject's history has changes, else by statement time."""
+    subject's history has changes, else by statement time; each hit with whether
+    it still holds."""
     now = tense.as_of
     known = [*tense.facts, *(f for facts in stated.values() for f in facts)]
     points = [p for p in change_points(known) if now is None or p <= now]
@@ -248,7 +257,8 @@ def _present(
         facts = stated.get(_chunk_of(hit) or "", [])
         return bool(facts) and all(_ended(f, now) for f in facts)
 
-    return present_first(ranked, period_of=period_of, aspects=aspects, replaced=replaced)
+    ranked_now = present_first(ranked, period_of=period_of, aspects=aspects, replaced=replaced)
+    return [(h, score, not outdated) for h, score, outdated in ranked_now]
 
 
 def _ended(fact: Fact, now: datetime | None) -> bool:

@@ -138,8 +138,9 @@ def present_first(
     period_of: Callable[[T], float],
     aspects: Callable[[T], frozenset[str]],
     replaced: Callable[[T], bool],
-) -> list[tuple[T, float]]:
-    """``ranked`` (best first) ordered for a question about now.
+) -> list[tuple[T, float, bool]]:
+    """``ranked`` (best first) ordered for a question about now, each item with
+    whether it is *outdated* (it had to give way to another).
 
     An item goes below every item of a later period (``period_of``) that shares an
     aspect term with it (``aspects``: the question terms it holds, less those every
@@ -160,22 +161,23 @@ def present_first(
             return False
         return periods[j] > periods[i] and bool(terms[i] & terms[j])
 
+    everyone = range(len(head))
+    outdated = [any(after(i, j) for j in everyone if j != i) for i in everyone]
     placed: list[int] = []
-    waiting = list(range(len(head)))
+    waiting = list(everyone)
     while waiting:
         # the first waiting item, or what must precede it, takes the next place
         pick = waiting[0]
-        while (
-            ahead := next((j for j in waiting if j != pick and after(pick, j)), None)
-        ) is not None:
+        while (ahead := _blocker(pick, waiting, after)) is not None:
             pick = ahead
         waiting.remove(pick)
         placed.append(pick)
-    return [head[i] for i in placed]
+    return [(head[i][0], head[i][1], outdated[i]) for i in placed]
 
 
-def _first(items: Sequence[int], wanted: Callable[[int], bool]) -> int | None:
-    return next((i for i in items if wanted(i)), None)
+def _blocker(i: int, waiting: Sequence[int], after: Callable[[int, int], bool]) -> int | None:
+    """The first waiting item that item ``i`` must come after, if any."""
+    return next((j for j in waiting if j != i and after(i, j)), None)
 
 
 def until(items: Sequence[T], as_of: datetime, time_of: Callable[[T], datetime | None]) -> list[T]:

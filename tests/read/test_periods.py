@@ -94,7 +94,11 @@ def test_present_first_later_period_of_the_same_aspect_wins():
         replaced=lambda x: False,
     )
     # "ann" is in every item, so it tells no aspect apart: the book is another aspect
-    assert [x for x, _ in out] == ["new-neighbour", "old-neighbour", "book"]
+    assert [(x, old) for x, _, old in out] == [
+        ("new-neighbour", False),
+        ("old-neighbour", True),
+        ("book", False),
+    ]
 
 
 def test_present_first_puts_replaced_facts_last():
@@ -105,7 +109,11 @@ def test_present_first_puts_replaced_facts_last():
         aspects=lambda x: frozenset(),
         replaced=lambda x: x == "lyon",
     )
-    assert [x for x, _ in out] == ["paris", "noise", "lyon"]
+    assert [(x, old) for x, _, old in out] == [
+        ("paris", False),
+        ("noise", False),
+        ("lyon", True),
+    ]
 
 
 def test_until_drops_what_was_stated_later():
