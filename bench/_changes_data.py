@@ -226,10 +226,13 @@ ASPECTS = {
         present=("What is {s}'s job?", "What does {s} do for work now?"),
         past_before=("What was {s}'s job before becoming a {next}?",),
         first_q=("What was {s}'s first job?",),
-        tied=("At work I usually have lunch with {t}.", "My colleague {t} sits right next to me."),
+        tied=(
+            "At work I usually have lunch with my colleague {t}.",
+            "My colleague {t} sits right next to me.",
+        ),
         tied_pool="neighbour",
-        tied_present=("Who does {s} have lunch with at work now?",),
-        tied_during=("Who did {s} have lunch with at work when {s} worked as a {v}?",),
+        tied_present=("Who is {s}'s colleague now?",),
+        tied_during=("Who was {s}'s colleague when {s} worked as a {v}?",),
     ),
     "partner": Aspect(
         "partner",

@@ -45,20 +45,29 @@ def _words(fact: Fact) -> set[str]:
     return set(terms(f"{fact.predicate.replace('_', ' ')} {family}"))
 
 
-def asked_family(question: str, facts: Sequence[Fact], ranked_chunks: Sequence[str]) -> str | None:
+def asked_family(
+    question: str,
+    facts: Sequence[Fact],
+    ranked_chunks: Sequence[str],
+    vocabulary: set[str] | None = None,
+) -> str | None:
     """The family the question asks about: the one whose predicate and family words
-    cover every term of the question but the names in it (ties to the family stated
-    in the best-ranked chunk); None when no family covers them ("Who does Ann have
-    lunch with at work?" asks about lunch, not the job)."""
+    cover every term of the question but the names in it and, given the
+    ``vocabulary`` of what was found, the words that neither it nor any family says
+    ("city" in "Which city does Ann live in?" tells the kind of answer); ties go to
+    the family stated in the best-ranked chunk. None when no family covers them
+    ("Who does Ann have lunch with at work?" asks about lunch, not the job)."""
     names = {t for m in _NAME.finditer(question) for t in terms(m.group(0))}
     asked = {t for t in terms(question) if len(t) > 1} - names  # "Ann's" leaves an "s"
-    if not asked:
-        return None
-    rank = {c: i for i, c in enumerate(ranked_chunks)}
     families: dict[str, set[str]] = {}
     for fact in facts:
         if fact.family:
             families.setdefault(fact.family, set()).update(_words(fact))
+    if vocabulary is not None:
+        asked &= vocabulary.union(*families.values())
+    if not asked:
+        return None
+    rank = {c: i for i, c in enumerate(ranked_chunks)}
     covering = [family for family, words in families.items() if asked <= words]
     if not covering:
         return None
@@ -109,13 +118,14 @@ def fact_answer(
     *,
     reading: str,
     ranked_chunks: Sequence[str] = (),
+    vocabulary: set[str] | None = None,
     as_of: datetime | None = None,
     interval: Interval | None = None,
 ) -> FactAnswer | None:
     """The answer from ``facts`` (a subject's history) for ``reading`` ("present",
     "as_of", "past"), or None when the facts do not answer the question.
     ``question`` is best given without its time cues (``TenseReading.without_cues``)."""
-    family = asked_family(question, facts, ranked_chunks)
+    family = asked_family(question, facts, ranked_chunks, vocabulary)
     if family is None:
         return None
     aspect = [f for f in facts if f.family == family]
@@ -144,9 +154,15 @@ def _now(aspect: Sequence[Fact], as_of: datetime | None) -> FactAnswer | None:
 
 
 def _past(aspect: Sequence[Fact], interval: Interval | None) -> FactAnswer | None:
-    """The replaced values of the period asked about (all of them when none is)."""
+    """The values of the period asked about: those that overlap it, or for a period
+    open towards the past ("before Paris", "first"), those held just before it
+    ended; every replaced value when no period is told."""
     if interval is None:
         held = [f for f in aspect if not f.current]
+    elif interval.start is None and interval.end is not None:
+        before = [f for f in aspect if f.valid_from is not None and f.valid_from < interval.end]
+        latest = max((f.valid_from for f in before if f.valid_from), default=None)
+        held = [f for f in before if f.valid_from == latest]
     else:
         held = [
             f
@@ -161,10 +177,10 @@ def _past(aspect: Sequence[Fact], interval: Interval | None) -> FactAnswer | Non
     span = []
     if start is not None:
         span.append(f"from {_month(start)}")
-    span.append(f"until {_month(end)}" if end is not None and not _current(held) else "")
+    if end is not None and not _current(held):
+        span.append(f"until {_month(end)}")
     text = _values(held)
-    words = " ".join(s for s in span if s)
-    return FactAnswer(f"{text} ({words})" if words else text, tuple(held))
+    return FactAnswer(f"{text} ({' '.join(span)})" if span else text, tuple(held))
 
 
 def _current(facts: Sequence[Fact]) -> bool:

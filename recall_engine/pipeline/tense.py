@@ -224,7 +224,7 @@ def _stated_interval(reading: TenseReading, hits: list[Hit], stating: list[Hit])
         return None
     began = min(named)
     earlier = [t for t in times if t < began]
-    return Interval(earlier[-1], began) if earlier else None
+    return Interval(earlier[-1] if earlier else None, began)
 
 
 def _aspect_terms(question: str) -> set[str]:
@@ -282,6 +282,7 @@ def tense_answer(entry: ResponseGraphEntry, question: str, tense: Tense, hits: l
     answer = fact_answer(
         tense.reading.without_cues(question),
         tense.facts,
+        vocabulary={t for h in hits for t in terms(h.text)},
         reading=tense.name,
         ranked_chunks=[c for c in map(_chunk_of, hits) if c],
         as_of=tense.as_of,

@@ -39,9 +39,12 @@ _OPEN = re.compile(
     r"\b(?P<op>before|until|till|prior\s+to|after|since|from)\s+(?P<x>.+?)(?=[?.!,;]|$)",
     re.IGNORECASE,
 )
+# "when" asks for a time when it opens the question or a clause asking one ("when did
+# she move"); "who was her neighbour when she lived in Lyon" names a period instead.
 _ASKS = re.compile(
-    r"\b(?:when|what\s+(?:year|month|day|date|time|week)|which\s+(?:year|month|day|date|week)"
-    r"|how\s+long\s+(?:ago|since|before|after)|how\s+many\s+(?:years|months|weeks|days)\s+ago)\b",
+    r"(?:^\s*when\b|\bwhen\s+(?:did|does|do|was|were|is|are|will|would|has|have|had|can|could)\b"
+    r"|\b(?:what\s+(?:year|month|day|date|time|week)|which\s+(?:year|month|day|date|week)"
+    r"|how\s+long\s+(?:ago|since|before|after)|how\s+many\s+(?:years|months|weeks|days)\s+ago)\b)",
     re.IGNORECASE,
 )
 EARLIEST = datetime(1, 1, 1)

@@ -68,6 +68,8 @@ def test_asks_for_time():
     assert asks_for_time("When did Ann move to Lyon?")
     assert asks_for_time("What year did the war end?")
     assert not asks_for_time("Where did Ann move?")
+    assert asks_for_time("Do you remember when was the launch?")
+    assert not asks_for_time("Who was Ann's neighbour when she lived in Lyon?")
 
 
 def _turn(i, text, day):
