@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from recall_engine.core.facts import Fact, parse_utc
 from recall_engine.core.hits import ChunkHit, EventHit, Hit, TripletHit
 from recall_engine.core.models import ResponseGraphEntry
-from recall_engine.llm.answer_facts import fact_answer
+from recall_engine.llm.answer_facts import asked_family, fact_answer
 from recall_engine.llm.extractive import terms
 from recall_engine.read.periods import (
     Interval,
@@ -132,7 +132,7 @@ async def apply_tense(
     if tense.name == "past":
         flagged = _past(ranked, tense, stated, aspects)
     else:
-        flagged = _present(ranked, tense, stated, aspects)
+        flagged = _holding_first(question, _present(ranked, tense, stated, aspects), tense)
     reordered = [_labelled(h, stated.get(_chunk_of(h) or "", []), as_of) for h, _, _ in flagged]
     keep = [h for h, (_, _, fits) in zip(reordered, flagged, strict=True) if fits]
     tense.answer_hits = keep if len(keep) < len(reordered) else []
@@ -143,6 +143,26 @@ async def apply_tense(
     if history:
         output.context = f"{output.context_text()}\n\n{history}"
     return tense
+
+
+def _holding_first(
+    question: str, flagged: list[tuple[Hit, float, bool]], tense: Tense
+) -> list[tuple[Hit, float, bool]]:
+    """The hits stating what holds now (or at ``as_of``) of the aspect the question
+    asks about (``llm.answer_facts.asked_family``) first: they answer it directly."""
+    chunks = [c for c in (_chunk_of(h) for h, _, _ in flagged) if c]
+    vocabulary = {t for h, _, _ in flagged for t in terms(h.text)}
+    family = asked_family(tense.reading.without_cues(question), tense.facts, chunks, vocabulary)
+    if family is None:
+        return flagged
+    now = tense.as_of
+    holding = {
+        f.chunk_id
+        for f in tense.facts
+        if f.family == family and not _ended(f, now) and (now is None or _started(f, now))
+    }
+    first = [x for x in flagged if _chunk_of(x[0]) in holding]
+    return [*first, *(x for x in flagged if _chunk_of(x[0]) not in holding)]
 
 
 def _labelled(hit: Hit, facts: list[Fact], now: datetime | None) -> Hit:
