@@ -180,8 +180,13 @@ class RecallConfig(BaseModel):
             yield name, redacted(value) if name in URL_FIELDS and value else value
 
     def vector_options(self) -> dict[str, str]:
-        """``vector_storage_options`` with plain values, for the store that opens the
-        tables (never log or show it)."""
+        """``vector_storage_options`` with plain values, for the store that opens the tables.
+
+        Never log or show them: they may hold keys.
+
+        Returns:
+            Option name -> plain value.
+        """
         return plain_options(self.vector_storage_options)
 
     def __init__(self, **data: Any) -> None:
@@ -194,6 +199,19 @@ class RecallConfig(BaseModel):
     def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> RecallConfig:
         # Through __init__ for a plain mapping, so the error is a ConfigError rather
         # than pydantic's wrapper around one.
+        """Build a config from a mapping (or a model), as pydantic's ``model_validate``.
+
+        Args:
+            obj: the field values.
+            *args: pydantic's further arguments.
+            **kwargs: pydantic's further keyword arguments.
+
+        Returns:
+            The config.
+
+        Raises:
+            ConfigError: a value that is not acceptable, named with its field.
+        """
         if isinstance(obj, dict) and not args and not kwargs:
             return cls(**obj)
         return super().model_validate(obj, *args, **kwargs)
@@ -300,14 +318,23 @@ class RecallConfig(BaseModel):
 
     @property
     def llm_configured(self) -> bool:
+        """Whether an LLM model is set (otherwise the engine runs offline)."""
         return self.llm_model is not None
 
     @classmethod
     def load(cls, **overrides: Any) -> RecallConfig:
         """Read the environment, then apply explicit ``overrides`` (which win).
 
+        Args:
+            **overrides: field values; a None value leaves the field to the environment.
+
+        Returns:
+            The config.
+
         Raises:
-            InvalidInputError: a value (from either source) is not acceptable.
+            TypeError: an override that is not a field.
+            ConfigError: a value (from either source) is not acceptable; the message names
+                the field and the environment variable it came from.
         """
         values, from_env = read_env(overrides)
         unknown = set(overrides) - set(cls.model_fields)
@@ -322,8 +349,14 @@ class RecallConfig(BaseModel):
             return cls(**values)
 
     def tenant_dir(self, tenant_id: str) -> Path:
-        """The folder of a tenant's store: ``tenants/<dir_name(tenant_id)>``, or the
-        folder an older version made under the name itself when that one exists.
+        """The folder of a tenant's store.
+
+        Args:
+            tenant_id: the tenant.
+
+        Returns:
+            ``tenants/<dir_name(tenant_id)>``, or the folder an older version made under
+            the name itself when that one exists.
 
         Raises:
             InvalidInputError: on a case-insensitive or normalising file system, the
