@@ -4,6 +4,8 @@
   field, its environment variable, type, default and description.
 - ``<!-- generated:retriever-options -->`` becomes, for every registered search type,
   the table of its ``retriever_specific_config`` options.
+- ``<!-- generated:cli -->`` becomes the help of ``recall-engine`` and of each of
+  its commands, as argparse prints it.
 - ``<!-- generated:http-endpoints -->`` becomes the table of every path of the HTTP
   server's OpenAPI document (built from the app itself, offline), with its request
   body fields and its answers; the document is also written to ``openapi.json`` in
@@ -14,7 +16,9 @@ Both run in the build process, with no network and no server started.
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import tempfile
 from functools import cache
 from typing import Any
@@ -24,6 +28,7 @@ from mkdocs.structure.files import File, Files
 SETTINGS_MARK = "<!-- generated:settings -->"
 ENDPOINTS_MARK = "<!-- generated:http-endpoints -->"
 RETRIEVER_OPTIONS_MARK = "<!-- generated:retriever-options -->"
+CLI_MARK = "<!-- generated:cli -->"
 
 # Fields whose declaration carries no description yet.
 _NOTES = {
@@ -143,6 +148,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         markdown = markdown.replace(ENDPOINTS_MARK, endpoints_table())
     if RETRIEVER_OPTIONS_MARK in markdown:
         markdown = markdown.replace(RETRIEVER_OPTIONS_MARK, retriever_options())
+    if CLI_MARK in markdown:
+        markdown = markdown.replace(CLI_MARK, cli_help())
     return markdown
 
 
@@ -174,3 +181,25 @@ def retriever_options() -> str:
                 )
         sections.append("\n".join(lines))
     return "\n\n".join(sections)
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def cli_help() -> str:
+    """``recall-engine --help`` and each command's help, one code block each."""
+    from recall_engine.cli import _parser
+
+    os.environ["COLUMNS"] = "88"  # argparse wraps to the terminal; pin it for the page
+    parser = _parser()
+    blocks = [("recall-engine", parser)]
+    for name, sub in _subcommands(parser).items():
+        blocks.append((f"recall-engine {name}", sub))
+        blocks += [(f"recall-engine {name} {n}", s) for n, s in _subcommands(sub).items()]
+    return "\n\n".join(
+        f"## `{title}`\n\n```text\n{p.format_help().rstrip()}\n```" for title, p in blocks
+    )
