@@ -90,11 +90,12 @@ def settings_table() -> str:
 @cache
 def openapi_document() -> dict[str, Any]:
     """The HTTP server's OpenAPI document, from an app over an engine on a scratch dir."""
-    from recall_engine import RecallEngine
+    from recall_engine import RecallConfig, RecallEngine
     from recall_engine.server.app import create_app
 
     with tempfile.TemporaryDirectory() as scratch:
-        engine = RecallEngine(data_dir=scratch)
+        # RecallConfig(...) ignores the environment: no server a shell exported is touched.
+        engine = RecallEngine(config=RecallConfig(data_dir=scratch))
         try:
             return create_app(engine).openapi()
         finally:
