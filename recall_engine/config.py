@@ -325,16 +325,8 @@ class RecallConfig(BaseModel):
     def load(cls, **overrides: Any) -> RecallConfig:
         """Read the environment, then apply explicit ``overrides`` (which win).
 
-        Args:
-            **overrides: field values; a None value leaves the field to the environment.
-
-        Returns:
-            The config.
-
         Raises:
-            TypeError: an override that is not a field.
-            ConfigError: a value (from either source) is not acceptable; the message names
-                the field and the environment variable it came from.
+            InvalidInputError: a value (from either source) is not acceptable.
         """
         values, from_env = read_env(overrides)
         unknown = set(overrides) - set(cls.model_fields)
