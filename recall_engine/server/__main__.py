@@ -9,6 +9,12 @@ has, they must name keys it holds (so restarting with the same flags works) and
 the server refuses to start otherwise: a revoked or rotated key never comes
 back from a flag. ``--no-auth`` turns authentication off for local development.
 
+Behind a reverse proxy every client reaches the server from the proxy's address;
+``--trusted-proxy ADDRESS_OR_CIDR`` (repeatable) or
+``RECALL_ENGINE_TRUSTED_PROXIES`` (a comma list) make rate limits count the
+client that the proxy names in ``X-Forwarded-For`` (off by default: the header
+is ignored).
+
 One process holds a data dir: a second server (or any other process) on it
 exits at start with the holder's pid. SIGTERM shuts down gracefully, releases
 the data dir and exits with status 143.
@@ -80,13 +86,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="seed an empty key store with an admin key (every tenant)",
     )
     parser.add_argument("--max-body-bytes", type=_whole(1), default=None, help="default: 16 MiB")
+    add_limit_arguments(parser)
+    parser.add_argument(
+        "--log-level", default="info", choices=("critical", "error", "warning", "info", "debug")
+    )
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
+    """The rate-limit flags that ``serve`` and ``mcp`` (over HTTP) share."""
     parser.add_argument(
         "--rate-limit", type=_rate, default=200.0, help="requests/s per key (0: off)"
     )
     parser.add_argument("--burst", type=_whole(1), default=400, help="token bucket size per key")
     parser.add_argument(
-        "--log-level", default="info", choices=("critical", "error", "warning", "info", "debug")
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDRESS_OR_CIDR",
+        help="a reverse proxy whose X-Forwarded-For names the client (repeatable; "
+        "also $RECALL_ENGINE_TRUSTED_PROXIES); default: none, the header is ignored",
     )
+
+
+def trusted_proxies(args: argparse.Namespace) -> tuple[str, ...]:
+    """``--trusted-proxy`` entries and ``RECALL_ENGINE_TRUSTED_PROXIES``'s, checked.
+
+    Raises:
+        InvalidInputError: an entry that is not an IP address or CIDR.
+    """
+    from recall_engine.server.addresses import ENV_VAR, parse_networks, split_list
+
+    entries = [*getattr(args, "trusted_proxy", []), *split_list(os.environ.get(ENV_VAR, ""))]
+    parse_networks(entries)
+    return tuple(entries)
 
 
 def _keys(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[str]]:
@@ -152,6 +184,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     tenant_keys, admin_keys = _keys(args)
+    proxies = trusted_proxies(args)
     try:
         engine = RecallEngine(getattr(args, "data_dir", None))
     except RecallEngineError as exc:  # e.g. StoreLockedError: one line, no traceback
@@ -180,6 +213,7 @@ def _serve(args: argparse.Namespace) -> int:
         max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
         rate=args.rate_limit,
         burst=args.burst,
+        trusted_proxies=proxies,
         redis_url=engine.config.redis_url,
     )
     app = create_app(engine, settings)
@@ -192,7 +226,8 @@ def _serve(args: argparse.Namespace) -> int:
             ws="none",
             lifespan="off",
             # X-Forwarded-For would let a local client pick the address that the
-            # failed-auth limiter counts; a proxy deployment must opt in to it.
+            # failed-auth limiter counts; a proxy deployment opts in with
+            # --trusted-proxy, read by the authenticator (server.addresses).
             proxy_headers=False,
         )
     finally:

@@ -82,7 +82,9 @@ def free_port() -> int:
 
 def start(app: object) -> tuple[str, uvicorn.Server, threading.Thread]:
     port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", ws="none")  # type: ignore[arg-type]
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", ws="none", proxy_headers=False
+    )  # type: ignore[arg-type]
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
