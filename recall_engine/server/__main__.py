@@ -28,6 +28,7 @@ import math
 import os
 import signal
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -132,11 +133,46 @@ def _keys(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[str]]:
                 f"error: --api-key and RECALL_ENGINE_API_KEYS take TENANT=KEY; entry {n} "
                 "has no tenant, no '=' or no key."
             )
+        _refuse_weak(key, f"the key for tenant {tenant[:40]!r}")
         tenant_keys.append((tenant, key))
     admin = list(args.admin_key)
     if os.environ.get("RECALL_ENGINE_ADMIN_KEY"):
         admin.append(os.environ["RECALL_ENGINE_ADMIN_KEY"])
+    for key in admin:
+        _refuse_weak(key, "an admin key")
     return tenant_keys, admin
+
+
+MIN_DISTINCT_KEY_CHARS = 6
+MIN_KEY_BITS = 36.0
+"""A given key's least estimated entropy: its length times the Shannon entropy of
+its characters (a random 16-character hex key estimates at about 50)."""
+
+
+def key_weakness(key: str) -> str | None:
+    """Why ``key`` is too easy to guess (few distinct characters, a repeated
+    pattern, too little estimated entropy), or None. Never quotes the key."""
+    counts = Counter(key)
+    if len(counts) < MIN_DISTINCT_KEY_CHARS:
+        return (
+            f"it has {len(counts)} distinct characters (at least {MIN_DISTINCT_KEY_CHARS} needed)"
+        )
+    if key in (key + key)[1:-1]:
+        return "it repeats a shorter pattern"
+    bits = -sum(n * math.log2(n / len(key)) for n in counts.values())
+    if bits < MIN_KEY_BITS:
+        return f"its characters carry about {bits:.0f} bits (at least {MIN_KEY_BITS:.0f} needed)"
+    return None
+
+
+def _refuse_weak(key: str, who: str) -> None:
+    reason = key_weakness(key)
+    if reason is not None:  # the message never holds the key
+        raise SystemExit(
+            f"error: {who} given by a flag or environment variable is too easy to guess: "
+            f"{reason}. Use a random key: `recall-engine keys create` makes one, or "
+            "`python -c 'import secrets; print(secrets.token_urlsafe(32))'`."
+        )
 
 
 class _Terminated(BaseException):
