@@ -27,6 +27,7 @@ from recall_engine.mcp.transports import http_app
 from recall_engine.server import ServerSettings
 from recall_engine.server.auth import FAILURE_BURST
 from recall_engine.tenants.registry import ADMIN
+from tests.state.conftest import REDIS_URL
 
 from .conftest import HISTORY, payload
 
@@ -265,3 +266,40 @@ def test_mcp_takes_serves_limit_flags(tmp_path: Path, capsys) -> None:
     bad = ["--data-dir", str(tmp_path / "d"), "mcp", "--transport", "streamable-http"]
     assert cli.main([*bad, "--trusted-proxy", "proxy.local"]) == 2
     assert "'proxy.local' is not an IP address or CIDR" in capsys.readouterr().err
+
+
+@pytest.fixture
+def shared_redis() -> Iterator[str]:
+    """A Redis URL with a fresh key prefix (as replicas name it); its keys go at teardown."""
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.RedisError:
+        pytest.skip("Redis is not reachable on 127.0.0.1:6379")
+    prefix = f"re_test_{secrets.token_hex(6)}"
+    try:
+        yield f"{REDIS_URL}?prefix={prefix}"
+    finally:
+        keys = list(client.scan_iter(match=f"recall-engine:{prefix}:*", count=500))
+        if keys:
+            client.delete(*keys)
+        client.close()
+
+
+def test_replicas_share_one_request_budget_in_redis(
+    http_engine: RecallEngine, shared_redis: str
+) -> None:
+    from recall_engine.state.redis_buckets import RedisTokenBuckets
+
+    shared = shared_redis
+    with (
+        _serve_one(http_engine, rate=0.001, burst=2, redis_url=shared) as first,
+        _serve_one(http_engine, rate=0.001, burst=2, redis_url=shared) as second,
+    ):
+        assert [_post(first, ACME_KEY).status_code for _ in range(2)] == [200, 200]
+        assert _post(second, ACME_KEY).status_code == 429  # the other replica's spend counts
+        assert _post(second, ADMIN_KEY).status_code == 200
+    app = http_app(http_engine, McpSettings(), auth=True, limits=ServerSettings(redis_url=shared))
+    assert isinstance(app.auth.failures, RedisTokenBuckets)  # failed logins are shared too
