@@ -67,8 +67,8 @@ class BearerKeys:
 
 async def _refuse(send: Send, error: ApiError) -> None:
     message = error.message
-    if error.status == 401:
-        message = message.removesuffix(".") + ". Send 'Authorization: Bearer <key>'."
+    if error.status == 401 and "Bearer" not in message:
+        message += " Send 'Authorization: Bearer <key>'."
     body = json.dumps({"error": error.code.lower(), "message": message}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     headers += [(k.lower().encode(), v.encode()) for k, v in error.headers.items()]

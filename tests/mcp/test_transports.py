@@ -171,6 +171,7 @@ def test_http_without_or_with_a_wrong_key_is_refused(served: dict[str, str]) -> 
         assert response.status_code == 401
         assert response.headers["www-authenticate"] == "Bearer"
         assert "API key" in response.json()["message"]
+        assert response.json()["message"].count("Authorization: Bearer <key>") == 1
     response = httpx.post(
         served["auth"],
         json=body,
