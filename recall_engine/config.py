@@ -36,7 +36,7 @@ from recall_engine.config_distributed import (
 )
 from recall_engine.config_env import ENV_VARS, describe, named_variables, read_env
 from recall_engine.core import limits
-from recall_engine.core.errors import ConfigError, InvalidInputError
+from recall_engine.core.errors import ConfigError, InvalidInputError, UnknownArgumentError
 from recall_engine.core.folders import MAX_DIR_NAME, dir_name, tenant_folder
 from recall_engine.core.inputs import system_folder
 from recall_engine.core.secret_names import DEFAULT_SECRET_NAMES
@@ -327,11 +327,12 @@ class RecallConfig(BaseModel):
 
         Raises:
             InvalidInputError: a value (from either source) is not acceptable.
+            UnknownArgumentError: an override that is not an option (a TypeError too).
         """
         values, from_env = read_env(overrides)
         unknown = set(overrides) - set(cls.model_fields)
         if unknown:
-            raise TypeError(
+            raise UnknownArgumentError(
                 f"Unknown configuration option(s): {', '.join(sorted(unknown))}. "
                 f"Known options: {', '.join(sorted(cls.model_fields))}."
             )

@@ -15,6 +15,7 @@ not here.
     │   │   ├── DatasetNotFoundError
     │   │   ├── UserNotFoundError         a user= that the tenant does not have
     │   │   └── ConfigError               a configuration value (argument or env var)
+    │   ├── UnknownArgumentError (TypeError)  a keyword argument the call does not take
     │   ├── UnsupportedSearchTypeError (ValueError)  disabled search type
     │   ├── SearchTypeNotImplementedError (NotImplementedError)
     │   ├── EmbeddingModelMismatchError (ValueError)  store built with another model
@@ -89,6 +90,11 @@ class UserNotFoundError(InvalidInputError):
 
 class ConfigError(InvalidInputError):
     """A configuration value (an argument or an environment variable) is not acceptable."""
+
+
+class UnknownArgumentError(UsageError, TypeError):
+    """A keyword argument (e.g. a configuration option) that the call does not take;
+    the message names it and the accepted ones."""
 
 
 class UnsupportedSearchTypeError(UsageError, ValueError):

@@ -144,6 +144,8 @@ class Message(_InputModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str | None = None
+    """The message's own id, returned in results' ``message_ids``; None: no id (then no
+    message of the conversation may have one)."""
     speaker: str | None = None
     text: str
     timestamp: When = None
@@ -153,6 +155,13 @@ class Message(_InputModel):
     def _text_is_str(cls, value: Any) -> Any:
         if not isinstance(value, str):
             raise ValueError(f"must be a string, got {type(value).__name__}")
+        return value
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_is_not_blank(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("is empty; give the message an id or leave it out (None)")
         return value
 
 
