@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 import httpx
 from pydantic import BaseModel, TypeAdapter
@@ -26,6 +26,8 @@ from recall_engine.core.models import (
     RememberResult,
     ResponseQAEntry,
 )
+from recall_engine.core.recall_options import RecallOptions, RecallParams, recall_signature
+from recall_engine.core.search_types import SearchType
 from recall_engine.identity.models import DatasetAccess, User
 from recall_engine.remote.errors import RemoteUnavailableError, error_from_reply
 
@@ -171,13 +173,20 @@ class RemoteRecallEngine:
         result = await self._call("remember", _data(data), **options)
         return RememberResult.model_validate(result)
 
+    @recall_signature
     async def recall(
-        self, query_text: str, query_type: Any = None, **options: Any
+        self,
+        query_text: str,
+        query_type: SearchType | str | None = None,
+        **options: Unpack[RecallOptions],
     ) -> list[RecallResult]:
-        """``RecallEngine.recall`` (``response_model`` and ``system_prompt_path`` stay local)."""
+        """``RecallEngine.recall``: the arguments are checked here first (the same
+        errors), then sent; ``response_model`` cannot travel, and the server refuses
+        ``system_prompt_path``."""
         if options.get("response_model") is not None:
             raise InvalidInputError("response_model cannot be sent to a remote engine.")
         options.pop("response_model", None)
+        RecallParams.check(query_text, query_type, options)
         result = await self._call("recall", query_text, query_type, **options)
         return _RESULTS.validate_python(result)
 
