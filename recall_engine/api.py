@@ -7,13 +7,17 @@ The default engine reads its configuration from the environment
 from __future__ import annotations
 
 import threading
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 from recall_engine.core.models import RecallResult, RememberResult, ResponseQAEntry
 from recall_engine.core.recall_options import RecallOptions, recall_signature
 from recall_engine.core.search_types import SearchType
 from recall_engine.engine import RecallEngine
 from recall_engine.identity import User
+
+if TYPE_CHECKING:
+    from recall_engine.memory import Memory
+    from recall_engine.remote import RemoteRecallEngine
 
 _default: RecallEngine | None = None
 _lock = threading.Lock()
@@ -61,3 +65,9 @@ async def create_user(name: str, **kwargs: Any) -> User:
 async def add_feedback(session_id: str, qa_id: str, **kwargs: Any) -> ResponseQAEntry:
     """``RecallEngine.add_feedback`` on the default engine."""
     return await get_default_engine().add_feedback(session_id, qa_id, **kwargs)
+
+
+if TYPE_CHECKING:  # never run: mypy checks here that both engines are a Memory
+
+    def _both_are_memory(embedded: RecallEngine, remote: RemoteRecallEngine) -> list[Memory]:
+        return [embedded, remote]
