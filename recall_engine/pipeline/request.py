@@ -8,6 +8,7 @@ model against the retriever's config) and the pipeline's own forms of the values
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -138,7 +139,7 @@ def _prompt_path(value: str | Path | None) -> str | Path | None:
     path, in the prompts package), checked before anything runs."""
     if value is None:
         return None
-    raw = str(value)
+    raw = os.fspath(value)
     path = Path(raw).expanduser()
     if path.is_dir():
         raise InvalidInputError(

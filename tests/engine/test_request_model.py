@@ -1,5 +1,6 @@
 """recall()'s options are declared once (``core.recall_options.RecallOptions``): every
-surface that offers them exposes exactly those names, with the declared defaults."""
+surface that offers them exposes exactly those names, with the declared defaults
+(the MCP tool's schema: ``tests/mcp/test_recall_schema.py``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ import pytest
 from recall_engine import RecallEngine, RemoteRecallEngine, api
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.recall_options import RecallOptions, RecallParams, option_fields
-from recall_engine.mcp.tools import RecallTools
 from recall_engine.server.app import LOCAL_ONLY_OPTIONS, RecallBody
 
 DECLARED = {name: info.default for name, (_, info) in option_fields().items()}
@@ -61,14 +61,6 @@ def test_openapi_body_of_recall_is_the_declared_options(served_app: Any) -> None
     properties = openapi["components"]["schemas"][ref]["properties"]
     camel = {_camel(n) for n in (set(DECLARED) - LOCAL_ONLY_OPTIONS)}
     assert set(properties) - {"query_text", "queryType"} == camel
-
-
-def test_mcp_recall_tool_takes_declared_options() -> None:
-    names = {
-        n for n in inspect.signature(RecallTools.recall).parameters if n not in ("self", "ctx")
-    }
-    assert "query" in names
-    assert names - {"query"} <= {"query_type", *DECLARED}
 
 
 def _camel(name: str) -> str:
