@@ -6,7 +6,7 @@ import asyncio
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from recall_engine.completion import resolve_llm_config
 from recall_engine.config import RecallConfig
@@ -18,6 +18,7 @@ from recall_engine.core.errors import (
 )
 from recall_engine.core.limits import check_query_size
 from recall_engine.core.models import RecallResult, RememberResult
+from recall_engine.core.recall_options import RecallOptions, RecallParams, recall_signature
 from recall_engine.core.search_types import SearchType
 from recall_engine.core.validation import check_ids, check_name
 from recall_engine.embedding import Embedder, make_embedder
@@ -31,7 +32,7 @@ from recall_engine.identity.service import AccessControl
 from recall_engine.ingest.node_sets import apply_node_sets, check_node_sets
 from recall_engine.ingest.sources import collect_items
 from recall_engine.ingest.writer import writers_for, writing
-from recall_engine.pipeline.request import RecallParams, RecallRequest
+from recall_engine.pipeline.request import RecallRequest
 from recall_engine.pipeline.run import RecallPipeline
 from recall_engine.pipeline.scope import resolve_dataset_ids
 from recall_engine.sessions import SessionStore
@@ -335,38 +336,19 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
                 f"{tenant!r} yet; pass dataset_name= to create a dataset."
             ) from None
 
+    @recall_signature
     async def recall(
         self,
         query_text: str,
         query_type: SearchType | str | None = None,
-        *,
-        datasets: Sequence[str] | str | None = None,
-        dataset_ids: Sequence[str] | None = None,
-        top_k: int = 15,
-        auto_route: bool = True,
-        session_id: str | None = None,
-        only_context: bool = False,
-        system_prompt: str | None = None,
-        system_prompt_path: str | Path | None = None,
-        node_name: Sequence[str] | None = None,
-        node_name_filter_operator: str = "OR",
-        wide_search_top_k: int | None = None,
-        triplet_distance_penalty: float | None = None,
-        feedback_influence: float = 0.0,
-        recency_bias: float = 0.0,
-        metadata_filters: dict[str, Any] | None = None,
-        verbose: bool = False,
-        retriever_specific_config: dict[str, Any] | None = None,
-        response_model: type | None = None,
-        include_references: bool = False,
-        user: Any = None,
-        tenant_id: str | None = None,
-        scope: Sequence[str] | None = None,
+        **options: Unpack[RecallOptions],
     ) -> list[RecallResult]:
         """Ask memory a question and get ranked, source-tagged results, best first.
 
         Without ``query_type`` the rule-based router picks the search type (and
-        every result reports its decision in ``metadata["route"]``).
+        every result reports its decision in ``metadata["route"]``). The options are
+        declared, with their defaults and meaning, in ``core.recall_options.RecallOptions``;
+        an unknown keyword raises ``TypeError``.
 
         Raises:
             InvalidInputError: an empty query or an invalid option.
@@ -376,10 +358,10 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
             SearchTypeNotImplementedError: the search type is not available yet.
             UnsupportedSearchTypeError: a Cypher type while ALLOW_CYPHER_QUERY is false.
         """
-        return await self.recall_with(RecallParams.of(locals()))
+        return await self.recall_with(RecallParams.check(query_text, query_type, options))
 
-    async def recall_with(self, params: RecallParams) -> list[RecallResult]:
-        """``recall`` with its parameters in one ``RecallParams`` (same errors)."""
+    async def recall_with(self, params: Any) -> list[RecallResult]:
+        """``recall`` with its arguments validated in one ``RecallParams``."""
         request = RecallRequest.build(params)
         check_query_size(request.query_text, limit=self.config.max_query_chars)
         return await self._pipeline.run(request)
