@@ -22,9 +22,10 @@ from recall_engine.telemetry.spans import (
 
 
 @contextmanager
-def observed(state: RecallState) -> Iterator[None]:
+def observed(state: RecallState) -> Iterator[SpanHandle]:
     """The span and metrics of one recall; ``state`` is read when the call ends, for
-    what the stages decided (route, search type, results, coverage)."""
+    what the stages decided (route, search type, results, coverage). Yields the
+    call's span, whose ``stage`` opens the stages' child spans."""
     request = state.request
     started = time.perf_counter()
     first: dict[str, AttributeValue | None] = {
@@ -38,7 +39,7 @@ def observed(state: RecallState) -> Iterator[None]:
         if span.recording and capture_content():
             span.set("gen_ai.retrieval.query.text", request.query_text)
         try:
-            yield
+            yield span
         except Exception as exc:
             failure = error_type(exc)
             raise

@@ -58,6 +58,7 @@ from recall_engine.pipeline.state import EngineServices, RecallState, StageTimer
 from recall_engine.pipeline.traces import TraceVectors, scoped_sources, session_block
 from recall_engine.read.store_reader import StoreReader
 from recall_engine.storage.expiry import forget_expired
+from recall_engine.telemetry.spans import SpanHandle
 from recall_engine.telemetry.spans import stage as stage_span
 from retrievers import RETRIEVERS, Identity, RetrievalContext, Retriever, RetrieverOutput
 from retrievers.base import NO_VECTOR, RetrieverConfig, wants_query_vector
@@ -80,10 +81,10 @@ class RecallPipeline:
 
     async def run(self, request: RecallRequest) -> list[RecallResult]:
         state = RecallState(request=request)
-        with observed(state):  # a span per call and per stage, when OpenTelemetry records
-            return await self._stages(state)
+        with observed(state) as span:  # a span per call and per stage, when OpenTelemetry records
+            return await self._stages(state, span)
 
-    async def _stages(self, state: RecallState) -> list[RecallResult]:
+    async def _stages(self, state: RecallState, span: SpanHandle) -> list[RecallResult]:
         for name, stage in (
             ("scope", self.resolve_scope),
             ("session", self.session_cache),
@@ -97,7 +98,7 @@ class RecallPipeline:
             ("references", self.references),
             ("tag", self.tag),
         ):
-            with StageTimer(state.timings, name), stage_span(f"recall.{name}"):
+            with StageTimer(state.timings, name), span.stage(f"recall.{name}"):
                 await stage(state)
             if state.done:
                 break

@@ -5,7 +5,7 @@ not sampled), so an unobserved call pays for one span lookup per operation."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from recall_engine.telemetry import metrics, settings
@@ -20,22 +20,27 @@ INSTRUMENTATION = "recall_engine"
 
 AttributeValue = str | bool | int | float | list[str] | list[int] | list[float]
 
-_tracer: tuple[int, Any] | None = None
+_tracer: tuple[int, Any, Any] | None = None
+"""(settings generation, provider, tracer) of the last lookup."""
 
 
 def tracer() -> Any:
-    """The OpenTelemetry tracer telemetry reports to, or None when it is off."""
+    """The OpenTelemetry tracer telemetry reports to, or None when nothing would
+    record: telemetry off, opentelemetry not installed, or no SDK provider set (the
+    API's proxy and no-op providers make only non-recording spans)."""
     global _tracer
     if _trace is None:
         return None
     current = settings.current()
     if not current.enabled:
         return None
+    provider = current.tracer_provider or _trace.get_tracer_provider()
+    if isinstance(provider, _trace.ProxyTracerProvider | _trace.NoOpTracerProvider):
+        return None
     generation = settings.generation()
-    if _tracer is None or _tracer[0] != generation:
-        provider = current.tracer_provider or _trace.get_tracer_provider()
-        _tracer = (generation, provider.get_tracer(INSTRUMENTATION))
-    return _tracer[1]
+    if _tracer is None or _tracer[0] != generation or _tracer[1] is not provider:
+        _tracer = (generation, provider, provider.get_tracer(INSTRUMENTATION))
+    return _tracer[2]
 
 
 class SpanHandle:
@@ -60,6 +65,15 @@ class SpanHandle:
         """Set several attributes (None values are left out)."""
         for key, value in attributes.items():
             self.set(key, value)
+
+    def stage(self, name: str) -> AbstractContextManager[SpanHandle]:
+        """A child span of this one, made current for what runs inside; a shared
+        no-op, at no further cost, when this span does not record.
+
+        Args:
+            name: the span name (``recall.route``).
+        """
+        return _NO_STAGE if self._span is None else stage(name)
 
     def rename(self, name: str) -> None:
         """Give the span its final name (an HTTP span once its route is known)."""
@@ -139,20 +153,38 @@ def operation(
             raise
 
 
-@contextmanager
-def stage(name: str) -> Iterator[SpanHandle]:
-    """A child span of the current span, only when that one records.
+class _NoStage:
+    """The stage of a span that does not record: nothing to open or close."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> SpanHandle:
+        return NOOP
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+_NO_STAGE = _NoStage()
+
+
+def stage(name: str) -> AbstractContextManager[SpanHandle]:
+    """A child span of the current span, only when that one records (else a shared
+    no-op, so an unobserved call pays one context lookup per stage).
 
     Args:
         name: the span name (``recall.route``, ``remember.embedding``).
     """
     if _trace is None or not _trace.get_current_span().is_recording():
-        yield NOOP
-        return
+        return _NO_STAGE
     active = tracer()
     if active is None:
-        yield NOOP
-        return
+        return _NO_STAGE
+    return _stage(active, name)
+
+
+@contextmanager
+def _stage(active: Any, name: str) -> Iterator[SpanHandle]:
     with active.start_as_current_span(
         name, record_exception=False, set_status_on_exception=False
     ) as span:
