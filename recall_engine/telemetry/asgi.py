@@ -38,7 +38,7 @@ class TelemetryMiddleware:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or tracer() is None:
+        if scope["type"] != "http" or (tracer() is None and metrics.instruments() is None):
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()

@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass, replace
 from typing import Any
 
-from recall_engine.core.errors import InvalidInputError
+from recall_engine.core.errors import ConfigError
 
 ENABLED_ENV = "RECALL_ENGINE_TELEMETRY"
 CONTENT_ENV = "RECALL_ENGINE_TELEMETRY_CAPTURE_CONTENT"
@@ -39,7 +39,7 @@ def _flag(name: str, default: bool) -> bool:
         return True
     if value in _FALSE:
         return False
-    raise InvalidInputError(f"{name}={raw!r} is not a flag; set it to true or false.")
+    raise ConfigError(f"{name}={raw!r} is not a flag; set it to true or false.")
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class TelemetrySettings:
         """The settings the environment asks for.
 
         Raises:
-            InvalidInputError: a variable that is set but is not a true/false flag.
+            ConfigError: a variable that is set but is not a true/false flag.
         """
         content = _flag(CONTENT_ENV, False) or _flag(GENAI_CONTENT_ENV, False)
         return cls(enabled=_flag(ENABLED_ENV, True), capture_content=content)
@@ -111,7 +111,7 @@ def configure(
         The settings now in force.
 
     Raises:
-        InvalidInputError: ``enabled`` or ``capture_content`` is not a bool.
+        ConfigError: ``enabled`` or ``capture_content`` is not a bool.
     """
     global _current, _generation
     changes: dict[str, Any] = {}
@@ -119,7 +119,7 @@ def configure(
         if value is None:
             continue
         if not isinstance(value, bool):
-            raise InvalidInputError(f"{name} must be True or False, got {value!r}.")
+            raise ConfigError(f"{name} must be True or False, got {value!r}.")
         changes[name] = value
     if tracer_provider is not _UNSET:
         changes["tracer_provider"] = tracer_provider

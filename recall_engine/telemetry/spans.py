@@ -1,6 +1,7 @@
-"""Spans through ``opentelemetry-api``; nothing at all when it is not installed or
-telemetry is off, and no child spans under a span that does not record (no SDK, or
-not sampled), so an unobserved call pays for one span lookup per operation."""
+"""Spans through ``opentelemetry-api``: none at all when it is not installed, when
+telemetry is off or when no SDK provider is set, and no child spans under a span that
+does not record (not sampled), so an unobserved call pays for a provider check per
+operation and an attribute check per stage."""
 
 from __future__ import annotations
 

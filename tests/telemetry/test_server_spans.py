@@ -48,3 +48,26 @@ async def test_a_request_is_a_server_span_around_the_recall(engine, otel):
         for p in otel.points("http.server.request.duration")
     }
     assert durations == {("/api/v1/recall", 200): 1, (route, 401): 1}
+
+
+async def test_metrics_are_recorded_without_a_tracer_provider(engine, otel):
+    from recall_engine import telemetry
+
+    telemetry.configure(tracer_provider=None)  # the API's proxy: nothing traces
+    await engine.remember("Ada Lovelace wrote the first program.", dataset_name="notes")
+    served = serve(engine)
+    try:
+        async with httpx.AsyncClient(base_url=served.url, timeout=60) as client:
+            reply = await client.post(
+                "/api/v1/recall",
+                json={"query_text": "Who wrote the first program?", "query_type": "CHUNKS"},
+                headers={"Authorization": f"Bearer {API_KEY}"},
+            )
+            assert reply.status_code == 200
+    finally:
+        served.stop()
+    assert otel.finished() == []
+    (request,) = otel.points("http.server.request.duration")
+    assert request.attributes["http.route"] == "/api/v1/recall" and request.count == 1
+    (recall,) = otel.points("recall_engine.recall.duration")
+    assert recall.attributes["recall_engine.search_type"] == "CHUNKS"

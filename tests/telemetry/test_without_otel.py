@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from recall_engine import InvalidInputError
+from recall_engine import ConfigError
 from recall_engine.telemetry.settings import CONTENT_ENV, ENABLED_ENV, TelemetrySettings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,7 +65,7 @@ def test_settings_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "True")
     assert TelemetrySettings.from_env().capture_content is True
     monkeypatch.setenv(ENABLED_ENV, "maybe")
-    with pytest.raises(InvalidInputError, match=f"{ENABLED_ENV}='maybe' is not a flag"):
+    with pytest.raises(ConfigError, match=f"{ENABLED_ENV}='maybe' is not a flag"):
         TelemetrySettings.from_env()
 
 
@@ -73,6 +73,6 @@ def test_configure_refuses_what_is_not_a_flag():
     from recall_engine import telemetry
 
     before = telemetry.current()
-    with pytest.raises(InvalidInputError, match="capture_content must be True or False"):
+    with pytest.raises(ConfigError, match="capture_content must be True or False"):
         telemetry.configure(capture_content="yes")  # type: ignore[arg-type]
     assert telemetry.current() == before
