@@ -149,7 +149,19 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
 
     @staticmethod
     def connect(url: str, *, api_key: str | None = None, **options: Any) -> RemoteRecallEngine:
-        """This API over a running ``recall-engine serve`` (see ``RemoteRecallEngine``)."""
+        """This engine's API over a running ``recall-engine serve``.
+
+        Args:
+            url: the server's base URL (``http://127.0.0.1:8000``).
+            api_key: a bearer key of the server (None when its auth is off).
+            **options: further options of ``RemoteRecallEngine`` (``timeout_s``).
+
+        Returns:
+            A ``RemoteRecallEngine``: the same async API, models and exception classes.
+
+        Raises:
+            InvalidInputError: a URL that is not http(s), an empty key or a bad option.
+        """
         from recall_engine.remote import RemoteRecallEngine
 
         return RemoteRecallEngine(url, api_key=api_key, **options)
@@ -161,7 +173,10 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
         self.close()
 
     def close(self) -> None:
-        """Release every open store and the data dir (another process may then open it)."""
+        """Release every open store and the data dir (another process may then open it).
+
+        ``async with RecallEngine(...) as engine:`` closes it on the way out.
+        """
         with self._open_lock:
             try:
                 for store in self._stores.values():
@@ -242,12 +257,26 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
 
         Ingesting the same content into the same dataset again adds nothing; a
         document with a known ``source_id`` (or file path) and new content
-        replaces the old version. ``dataset_name`` names one of ``user``'s own
-        datasets (created on first use, owned by that user; the default user when
-        ``user`` is None); ``dataset_id`` writes into any dataset the user may
-        write to, shared ones included, and wins over the name. ``node_set``
-        puts the items in named node sets (CODING_RULES reads
-        ``coding_agent_rules``); content already stored keeps its node sets.
+        replaces the old version.
+
+        Args:
+            data: a string, a path to a ``.txt``/``.md``/``.json``/``.jsonl`` file or a
+                folder of them, a ``Document``, a ``Conversation``, or a list of these.
+            dataset_name: one of ``user``'s own datasets, created on first use and
+                owned by that user.
+            metadata: the caller's metadata, kept on every chunk (``metadata_filters``
+                of recall() match it).
+            tenant_id: the tenant; None is the configured default tenant.
+            show_progress: a progress bar; None shows one on a terminal for long ingests.
+            user: the user (or its id) who writes; None is the default user.
+            dataset_id: write into any dataset the user may write to, shared ones
+                included; wins over ``dataset_name``.
+            node_set: named node sets for the items (``CODING_RULES`` reads
+                ``coding_agent_rules``); content already stored keeps its node sets.
+
+        Returns:
+            The dataset id, the data ids (new, skipped, replaced), the chunk count and
+            the stage timings.
 
         Raises:
             InvalidInputError: bad data, dataset name or metadata (nothing is stored).
@@ -255,7 +284,8 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
             UserNotFoundError: an unknown ``user``.
             DatasetNotFoundError: an unknown ``dataset_id``.
             PermissionDeniedError: no write permission on ``dataset_id`` (nothing is stored).
-            StoreError, EmbeddingError: a backend failed (nothing of this call is stored).
+            StoreError: a store failed (nothing of this call is stored).
+            EmbeddingError: the embedding model failed (nothing of this call is stored).
         """
         name = check_name(dataset_name, what="dataset_name")
         tenant = self._tenant(tenant_id)
@@ -367,10 +397,16 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
         tenant_id: str | None = None,
         user: User | str | None = None,
     ) -> int:
-        """Delete data items (by id) or a whole dataset; return the chunks removed.
+        """Delete data items (by id) or a whole dataset, and the graph elements only they support.
 
-        As ``user`` (default: the default user): data items of datasets it may
-        write to, or one of its own datasets by name.
+        Args:
+            data_id: one data id or several, in datasets ``user`` may write to.
+            dataset_name: one of ``user``'s own datasets, deleted whole.
+            tenant_id: the tenant; None is the configured default tenant.
+            user: the user (or its id) who deletes; None is the default user.
+
+        Returns:
+            The number of chunks removed.
 
         Raises:
             InvalidInputError: neither or both of ``data_id`` and ``dataset_name``, an
@@ -439,8 +475,13 @@ class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
                 store.close()
 
     async def drop_tenant(self, tenant_id: str) -> None:
-        """Close a tenant's store and delete everything it holds: its folder, and its
-        shared graph and vector tables (``storage.store_drop``)."""
+        """Close a tenant's store and delete everything it holds.
+
+        Its folder goes, and its shared graph and vector tables (``storage.store_drop``).
+
+        Args:
+            tenant_id: the tenant to delete.
+        """
         tenant = self._tenant(tenant_id)
         self.close_store(tenant)
         root = self.config.tenant_dir(tenant)

@@ -44,8 +44,17 @@ def embed_all(
     for one window in memory, not for every chunk of a 10 MB document.
 
     A text that repeats (a short reply said again, a sentence two overlapping chunks
-    share) is embedded once: on LoCoMo dev's turns and their sentences, 10,492 of
-    11,496 texts are distinct."""
+    share) is embedded once.
+
+    Args:
+        embedder: the model that embeds.
+        texts: the texts, in the order their vectors are wanted.
+        batch_size: texts per batch.
+        show_progress: a progress bar; None shows one on a terminal for long ingests.
+
+    Returns:
+        One unit vector per text, as rows of a float32 array.
+    """
     unique = list(dict.fromkeys(texts))
     with stage("remember.embedding") as span:
         span.set("recall_engine.embedding.texts", len(unique))

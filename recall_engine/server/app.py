@@ -19,7 +19,7 @@ from recall_engine.core.inputs import MAX_JSON_DEPTH, json_depth
 from recall_engine.core.models import Conversation, Document, RecallResult, RememberResult
 from recall_engine.pipeline.request import MAX_TOP_K, MAX_WIDE_SEARCH_TOP_K, RecallParams
 from recall_engine.server import engine_calls, errors
-from recall_engine.server.auth import FAILURE_BURST, FAILURES_PER_S, Authenticator, Principal
+from recall_engine.server.auth import Authenticator, Principal, make_authenticator
 from recall_engine.server.errors import (
     ERROR_RESPONSES,
     ApiError,
@@ -30,9 +30,7 @@ from recall_engine.server.errors import (
     envelope,
 )
 from recall_engine.server.port import EnginePort
-from recall_engine.server.ratelimit import make_buckets
 from recall_engine.server.responses import HealthResponse
-from recall_engine.state.redis_store import RedisStore
 from recall_engine.telemetry.asgi import TelemetryMiddleware
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
@@ -45,6 +43,9 @@ class ServerSettings:
     rate: float = 200.0
     """Requests per second per key (0: no limit)."""
     burst: int = 400
+    trusted_proxies: tuple[str, ...] = ()
+    """Reverse proxies (addresses or CIDRs) whose X-Forwarded-For names the client
+    that failed-login limits count (``server.addresses``); empty: the peer counts."""
     redis_url: str | None = field(default=None, repr=False)  # may hold a password
     """Keep the rate limits in this Redis (shared by replicas); None = per process."""
 
@@ -180,6 +181,19 @@ def _accepts(function: Any, name: str) -> bool:
     return name in inspect.signature(function).parameters
 
 
+def authenticator(engine: EnginePort, settings: ServerSettings) -> Authenticator:
+    """The authenticator and rate limits of ``settings`` over ``engine``'s key store
+    (the HTTP API's and ``recall-engine mcp``'s over HTTP)."""
+    return make_authenticator(
+        engine.tenants.registry,
+        enabled=settings.auth,
+        rate=settings.rate,
+        burst=settings.burst,
+        trusted_proxies=settings.trusted_proxies,
+        redis_url=settings.redis_url,
+    )
+
+
 def create_app(engine: EnginePort, settings: ServerSettings | None = None) -> FastAPI:
     """The app over ``engine`` (a ``RecallEngine``)."""
     from recall_engine.server.routes import hydra_router
@@ -192,10 +206,7 @@ def create_app(engine: EnginePort, settings: ServerSettings | None = None) -> Fa
     )
     app.state.engine = engine
     app.state.settings = settings
-    redis = RedisStore(settings.redis_url) if settings.redis_url else None
-    buckets = make_buckets(settings.rate, settings.burst, redis=redis, name="requests")
-    failures = make_buckets(FAILURES_PER_S, FAILURE_BURST, redis=redis, name="failures")
-    auth = Authenticator(engine.tenants.registry, buckets, enabled=settings.auth, failures=failures)
+    auth = authenticator(engine, settings)
     app.state.auth = auth
     errors.install(app)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
