@@ -31,6 +31,7 @@ from recall_engine.server.errors import (
 )
 from recall_engine.server.port import EnginePort
 from recall_engine.server.responses import HealthResponse
+from recall_engine.telemetry.asgi import TelemetryMiddleware
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 
@@ -209,6 +210,7 @@ def create_app(engine: EnginePort, settings: ServerSettings | None = None) -> Fa
     app.state.auth = auth
     errors.install(app)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    app.add_middleware(TelemetryMiddleware)  # outermost: refused bodies are observed too
 
     @app.get("/health", tags=["meta"])
     async def health() -> HealthResponse:
