@@ -1,10 +1,10 @@
 # The two commands: `make demo` (install into .venv, then run the quickstart on the
-# embedded default store) and `make test` (lint, type check, tests).
+# embedded default store) and `make test` (lint, type check, tests, the docs build).
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: install demo test lint bench clean services services-stop
+.PHONY: install demo test lint docs bench clean services services-stop
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,8 +25,12 @@ lint: install
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy
 
-test: lint
+test: lint docs
 	$(PY) -m pytest -q
+
+# The docs site, offline; --strict fails on a broken link or a docstring it cannot read.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
 
 bench: install
 	$(PY) -m bench.locomo
@@ -41,4 +45,4 @@ services-stop:
 	@$(PY) .ci/services.py stop
 
 clean:
-	rm -rf .recall_engine .pytest_cache .ruff_cache .mypy_cache dist build
+	rm -rf .recall_engine .pytest_cache .ruff_cache .mypy_cache dist build site

@@ -32,6 +32,8 @@ _EXPORTS = {
     "SearchType": "recall_engine.core.search_types",
     "RecallConfig": "recall_engine.config",
     "RecallEngine": "recall_engine.engine",
+    "Memory": "recall_engine.memory",
+    "RecallOptions": "recall_engine.core.recall_options",
     "RemoteRecallEngine": "recall_engine.remote",
     "RemoteUnavailableError": "recall_engine.remote",
     "build_context_string": "recall_engine.tenants.context_string",
@@ -51,9 +53,11 @@ __all__ = [
     "Conversation",
     "Document",
     "InvalidFilterError",
+    "Memory",
     "Message",
     "RecallConfig",
     "RecallEngine",
+    "RecallOptions",
     "RememberResult",
     "RemoteRecallEngine",
     "RemoteUnavailableError",
@@ -83,8 +87,10 @@ if TYPE_CHECKING:
         ResponseQAEntry,
         SourceRef,
     )
+    from recall_engine.core.recall_options import RecallOptions
     from recall_engine.core.search_types import SearchType
     from recall_engine.engine import RecallEngine
+    from recall_engine.memory import Memory
     from recall_engine.remote import RemoteRecallEngine, RemoteUnavailableError
     from recall_engine.tenants.context_string import build_context_string
     from recall_engine.tenants.errors import (

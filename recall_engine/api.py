@@ -7,15 +7,17 @@ The default engine reads its configuration from the environment
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from recall_engine.core.models import RecallResult, RememberResult, ResponseQAEntry
+from recall_engine.core.recall_options import RecallOptions, recall_signature
 from recall_engine.core.search_types import SearchType
 from recall_engine.engine import RecallEngine
 from recall_engine.identity import User
-from recall_engine.pipeline.request import RecallParams
+
+if TYPE_CHECKING:
+    from recall_engine.memory import Memory
+    from recall_engine.remote import RemoteRecallEngine
 
 _default: RecallEngine | None = None
 _lock = threading.Lock()
@@ -44,36 +46,15 @@ async def remember(data: Any, **kwargs: Any) -> RememberResult:
     return await get_default_engine().remember(data, **kwargs)
 
 
+@recall_signature
 async def recall(
     query_text: str,
     query_type: SearchType | str | None = None,
-    *,
-    datasets: Sequence[str] | str | None = None,
-    dataset_ids: Sequence[str] | None = None,
-    top_k: int = 15,
-    auto_route: bool = True,
-    session_id: str | None = None,
-    only_context: bool = False,
-    system_prompt: str | None = None,
-    system_prompt_path: str | Path | None = None,
-    node_name: Sequence[str] | None = None,
-    node_name_filter_operator: str = "OR",
-    wide_search_top_k: int | None = None,
-    triplet_distance_penalty: float | None = None,
-    feedback_influence: float = 0.0,
-    recency_bias: float = 0.0,
-    metadata_filters: dict[str, Any] | None = None,
-    verbose: bool = False,
-    retriever_specific_config: dict[str, Any] | None = None,
-    response_model: type | None = None,
-    include_references: bool = False,
-    user: Any = None,
-    tenant_id: str | None = None,
-    scope: Sequence[str] | None = None,
+    **options: Unpack[RecallOptions],
 ) -> list[RecallResult]:
     """``RecallEngine.recall`` on the default engine (same arguments, same errors;
     an unknown keyword raises ``TypeError``)."""
-    return await get_default_engine().recall_with(RecallParams.of(locals()))
+    return await get_default_engine().recall(query_text, query_type, **options)
 
 
 async def create_user(name: str, **kwargs: Any) -> User:
@@ -84,3 +65,9 @@ async def create_user(name: str, **kwargs: Any) -> User:
 async def add_feedback(session_id: str, qa_id: str, **kwargs: Any) -> ResponseQAEntry:
     """``RecallEngine.add_feedback`` on the default engine."""
     return await get_default_engine().add_feedback(session_id, qa_id, **kwargs)
+
+
+if TYPE_CHECKING:  # never run: mypy checks here that both engines are a Memory
+
+    def _both_are_memory(embedded: RecallEngine, remote: RemoteRecallEngine) -> list[Memory]:
+        return [embedded, remote]

@@ -36,7 +36,7 @@ from recall_engine.config_distributed import (
 )
 from recall_engine.config_env import ENV_VARS, describe, named_variables, read_env
 from recall_engine.core import limits
-from recall_engine.core.errors import ConfigError, InvalidInputError
+from recall_engine.core.errors import ConfigError, InvalidInputError, UnknownArgumentError
 from recall_engine.core.folders import MAX_DIR_NAME, dir_name, tenant_folder
 from recall_engine.core.inputs import system_folder
 from recall_engine.core.secret_names import DEFAULT_SECRET_NAMES
@@ -180,8 +180,13 @@ class RecallConfig(BaseModel):
             yield name, redacted(value) if name in URL_FIELDS and value else value
 
     def vector_options(self) -> dict[str, str]:
-        """``vector_storage_options`` with plain values, for the store that opens the
-        tables (never log or show it)."""
+        """``vector_storage_options`` with plain values, for the store that opens the tables.
+
+        Never log or show them: they may hold keys.
+
+        Returns:
+            Option name -> plain value.
+        """
         return plain_options(self.vector_storage_options)
 
     def __init__(self, **data: Any) -> None:
@@ -194,6 +199,19 @@ class RecallConfig(BaseModel):
     def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> RecallConfig:
         # Through __init__ for a plain mapping, so the error is a ConfigError rather
         # than pydantic's wrapper around one.
+        """Build a config from a mapping (or a model), as pydantic's ``model_validate``.
+
+        Args:
+            obj: the field values.
+            *args: pydantic's further arguments.
+            **kwargs: pydantic's further keyword arguments.
+
+        Returns:
+            The config.
+
+        Raises:
+            ConfigError: a value that is not acceptable, named with its field.
+        """
         if isinstance(obj, dict) and not args and not kwargs:
             return cls(**obj)
         return super().model_validate(obj, *args, **kwargs)
@@ -300,6 +318,7 @@ class RecallConfig(BaseModel):
 
     @property
     def llm_configured(self) -> bool:
+        """Whether an LLM model is set (otherwise the engine runs offline)."""
         return self.llm_model is not None
 
     @classmethod
@@ -308,11 +327,12 @@ class RecallConfig(BaseModel):
 
         Raises:
             InvalidInputError: a value (from either source) is not acceptable.
+            UnknownArgumentError: an override that is not an option (a TypeError too).
         """
         values, from_env = read_env(overrides)
         unknown = set(overrides) - set(cls.model_fields)
         if unknown:
-            raise TypeError(
+            raise UnknownArgumentError(
                 f"Unknown configuration option(s): {', '.join(sorted(unknown))}. "
                 f"Known options: {', '.join(sorted(cls.model_fields))}."
             )
@@ -322,8 +342,14 @@ class RecallConfig(BaseModel):
             return cls(**values)
 
     def tenant_dir(self, tenant_id: str) -> Path:
-        """The folder of a tenant's store: ``tenants/<dir_name(tenant_id)>``, or the
-        folder an older version made under the name itself when that one exists.
+        """The folder of a tenant's store.
+
+        Args:
+            tenant_id: the tenant.
+
+        Returns:
+            ``tenants/<dir_name(tenant_id)>``, or the folder an older version made under
+            the name itself when that one exists.
 
         Raises:
             InvalidInputError: on a case-insensitive or normalising file system, the

@@ -64,10 +64,12 @@ class DeterministicEmbedder:
 
     @property
     def model_id(self) -> str:
+        """The id a store records, so that it refuses to open with another model."""
         return self._model_id
 
     @property
     def dimension(self) -> int:
+        """The length of every vector."""
         return self._dimension
 
     def _features(self, text: str) -> Iterator[tuple[str, float]]:

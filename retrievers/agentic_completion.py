@@ -59,6 +59,8 @@ class AgentStep(BaseModel):
 
 
 class AgenticConfig(RetrieverConfig):
+    """Options of AGENTIC_COMPLETION (``retriever_specific_config``)."""
+
     max_steps: int = Field(default=6, ge=1, le=6, description="Tool calls at most.")
     cypher_timeout_s: float = Field(default=5.0, gt=0, le=60, description="Limit per query.")
 
@@ -139,9 +141,11 @@ class AgenticCompletionRetriever:
 
 
 async def _tools(ctx: RetrievalContext[Any]) -> dict[str, str]:
-    """The tools this call may use, as the LLM reads them: graph search needs
-    ``ctx.search_types``; Cypher is off where configuration disables the CYPHER
-    search type, and otherwise comes with the graph schema."""
+    """The tools this call may use, as the LLM reads them.
+
+    Graph search needs ``ctx.search_types``; Cypher is off where configuration
+    disables the CYPHER search type, and otherwise comes with the graph schema.
+    """
     runner = ctx.search_types
     offered = dict(TOOLS)
     if runner is None or SearchType.GRAPH_COMPLETION not in runner.available:

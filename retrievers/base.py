@@ -52,7 +52,9 @@ class SessionView(Protocol):
     """The caller's session, as retrievers may see it."""
 
     @property
-    def session_id(self) -> str: ...
+    def session_id(self) -> str:
+        """The session's id."""
+        ...
 
     def history(self, turns: int = 5) -> Sequence[tuple[str, str]]:
         """The most recent (question, answer) pairs, oldest first."""
@@ -60,13 +62,17 @@ class SessionView(Protocol):
 
 
 class SearchTypes(Protocol):
-    """Other search types a retriever may run on its own query scope (FEELING_LUCKY
-    and AGENTIC_COMPLETION delegate through it)."""
+    """Other search types a retriever may run on its own query scope.
+
+    FEELING_LUCKY and AGENTIC_COMPLETION delegate through it.
+    """
 
     @property
     def available(self) -> tuple[SearchType, ...]:
-        """Registered types that configuration allows and that can run now (those
-        needing an LLM only when one is given); never FEELING_LUCKY."""
+        """Registered types that configuration allows and that can run now.
+
+        Those needing an LLM only when one is given; never FEELING_LUCKY.
+        """
         ...
 
     @property
@@ -77,8 +83,18 @@ class SearchTypes(Protocol):
     async def run(
         self, search_type: SearchType, query: str, ctx: RetrievalContext[Any]
     ) -> RetrieverOutput:
-        """Retrieve for ``query`` with ``search_type`` and its default config, in
-        ``ctx``'s scope, with ``ctx``'s LLM (``ctx.query_vector`` must embed ``query``).
+        """Retrieve for ``query`` with ``search_type`` and its default config.
+
+        It runs in ``ctx``'s scope, with ``ctx``'s LLM; ``ctx.query_vector`` must embed
+        ``query``.
+
+        Args:
+            search_type: one of ``available``.
+            query: the query text.
+            ctx: the context of the calling retriever.
+
+        Returns:
+            That type's output.
 
         Raises:
             UnsupportedSearchTypeError: ``search_type`` is not in ``available``.
@@ -119,8 +135,11 @@ class RetrievalContext(Generic[ConfigT]):
 
 
 class RetrieverOutput(BaseModel):
-    """Ranked hits plus what verbose mode shows; ``context`` overrides the plain
-    join of hit texts when a retriever lays its context out itself."""
+    """Ranked hits plus what verbose mode shows.
+
+    ``context`` overrides the plain join of hit texts when a retriever lays its
+    context out itself.
+    """
 
     hits: list[Hit] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
@@ -156,7 +175,16 @@ class Retriever(Protocol[ConfigT]):
     config_model: ClassVar[type[RetrieverConfig]]
 
     async def retrieve(self, query: str, ctx: RetrievalContext[ConfigT]) -> RetrieverOutput:
-        """Return the best context for ``query``, at most ``ctx.top_k`` hits, best first."""
+        """Return the best context for ``query``, best first.
+
+        Args:
+            query: the query text.
+            ctx: the read API, the query vector, the LLM (or None), the caller's scope,
+                the session and this retriever's config.
+
+        Returns:
+            At most ``ctx.top_k`` hits, best first, each with its score and sources.
+        """
         ...
 
 
@@ -165,9 +193,11 @@ NO_VECTOR = np.zeros(0, dtype=np.float32)
 
 
 def wants_query_vector(retriever: type[Any]) -> bool:
-    """Whether the pipeline embeds the query for ``retriever``: True unless its
-    class sets ``embeds_query = False`` (BM25 and Cypher read text only, so a
-    lexical recall does not pay for an embedding it never uses)."""
+    """Whether the pipeline embeds the query for ``retriever``.
+
+    True unless its class sets ``embeds_query = False`` (BM25 and Cypher read text
+    only, so a lexical recall does not pay for an embedding it never uses).
+    """
     return bool(getattr(retriever, "embeds_query", True))
 
 

@@ -12,6 +12,8 @@ from retrievers.layout import read_depth
 
 
 class ChunksConfig(RetrieverConfig):
+    """Options of CHUNKS (``retriever_specific_config``)."""
+
     min_score: float = Field(default=-1.0, ge=-1.0, le=1.0, description="Drop chunks below this.")
 
 
@@ -26,6 +28,17 @@ class ChunksRetriever:
     config_model: ClassVar[type[RetrieverConfig]] = ChunksConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[ChunksConfig]) -> RetrieverOutput:
+        """Rank chunks by dense similarity to the query.
+
+        Args:
+            query: the query text.
+            ctx: the read API, the query vector, the caller's scope and this type's
+                options (``retriever_specific_config``).
+
+        Returns:
+            At most ``ctx.top_k`` chunk hits, best first, each chunk scored by the mean of
+            its own and its best sentence's similarity.
+        """
         options = config_of(ctx, ChunksConfig)
         found = await ctx.read.dense_chunks(ctx.query_vector, read_depth(ctx.top_k))
         hits = found[: ctx.top_k]

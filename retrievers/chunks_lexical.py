@@ -10,6 +10,8 @@ from retrievers.layout import read_depth
 
 
 class LexicalConfig(RetrieverConfig):
+    """Options of CHUNKS_LEXICAL (``retriever_specific_config``)."""
+
     pass
 
 
@@ -25,6 +27,16 @@ class LexicalChunksRetriever:
     config_model: ClassVar[type[RetrieverConfig]] = LexicalConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[LexicalConfig]) -> RetrieverOutput:
+        """Rank chunks by BM25 over the query's words.
+
+        Args:
+            query: the query text.
+            ctx: the read API, the query vector, the caller's scope and this type's
+                options (``retriever_specific_config``).
+
+        Returns:
+            At most ``ctx.top_k`` chunk hits, best first; none when no word matches.
+        """
         config_of(ctx, LexicalConfig)
         found = await ctx.read.lexical_chunks(query, read_depth(ctx.top_k))
         hits = found[: ctx.top_k]

@@ -20,6 +20,8 @@ DEFAULT_NODE_SET = "coding_agent_rules"
 
 
 class CodingRulesConfig(RetrieverConfig):
+    """Options of CODING_RULES (``retriever_specific_config``)."""
+
     node_name: tuple[str, ...] | None = Field(
         default=None, description=f"Node sets to read (default: {DEFAULT_NODE_SET!r})."
     )
@@ -39,6 +41,16 @@ class CodingRulesRetriever:
     async def retrieve(
         self, query: str, ctx: RetrievalContext[CodingRulesConfig]
     ) -> RetrieverOutput:
+        """Rank the rules of the node sets by similarity to the query.
+
+        Args:
+            query: the query text.
+            ctx: the read API, the query vector, the caller's scope and this type's
+                options (``retriever_specific_config``).
+
+        Returns:
+            At most ``ctx.top_k`` rule chunks, best first; nothing outside the node sets.
+        """
         options = config_of(ctx, CodingRulesConfig)
         node_sets = options.node_name or (DEFAULT_NODE_SET,)
         hits = await ctx.read.chunks_in_node_sets(

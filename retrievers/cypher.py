@@ -22,6 +22,8 @@ from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, 
 
 
 class CypherConfig(RetrieverConfig):
+    """Options of CYPHER (``retriever_specific_config``)."""
+
     timeout_s: float = Field(default=5.0, gt=0, le=60, description="Limit for one query.")
     parameters: dict[str, Any] = Field(
         default_factory=dict, description="Values for the query's $parameters."
@@ -60,6 +62,21 @@ class CypherRetriever:
     config_model: ClassVar[type[RetrieverConfig]] = CypherConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[CypherConfig]) -> RetrieverOutput:
+        """Run ``query`` as read-only Cypher on the tenant graph.
+
+        Args:
+            query: the query text.
+            ctx: the read API, the query vector, the caller's scope and this type's
+                options (``retriever_specific_config``).
+
+        Returns:
+            One row hit per result row (at most ``ctx.top_k``), with the columns in
+            ``details``.
+
+        Raises:
+            InvalidInputError: not valid Cypher, or a statement the read-only guard refuses.
+            QueryTimeoutError: the query ran longer than ``timeout_s``.
+        """
         options = config_of(ctx, CypherConfig)
         result = await ctx.read.cypher(
             query, dict(options.parameters), timeout_s=options.timeout_s, max_rows=ctx.top_k

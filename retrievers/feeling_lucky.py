@@ -17,6 +17,8 @@ FALLBACK = SearchType.RAG_COMPLETION
 
 
 class FeelingLuckyConfig(RetrieverConfig):
+    """Options of FEELING_LUCKY (``retriever_specific_config``)."""
+
     pass
 
 
@@ -33,6 +35,16 @@ class FeelingLuckyRetriever:
     async def retrieve(
         self, query: str, ctx: RetrievalContext[FeelingLuckyConfig]
     ) -> RetrieverOutput:
+        """Let the LLM pick a search type for the query (offline: the router's pick), then run it.
+
+        Args:
+            query: the query text.
+            ctx: the read API, the query vector, the caller's scope and this type's
+                options (``retriever_specific_config``).
+
+        Returns:
+            That type's output; ``search_type`` names the type that ran.
+        """
         config_of(ctx, FeelingLuckyConfig)
         runner = ctx.search_types
         if runner is None:
@@ -58,8 +70,10 @@ class FeelingLuckyRetriever:
 
 
 def pick(reply: str, available: tuple[SearchType, ...]) -> SearchType | None:
-    """The one available type the reply names (exact name first, then the longest
-    name it contains), or None."""
+    """The one available type the reply names, or None.
+
+    The exact name first, then the longest name the reply contains.
+    """
     text = reply.strip().strip("`'\".").upper()
     for search_type in available:
         if text == search_type.value:

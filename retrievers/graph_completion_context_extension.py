@@ -8,12 +8,9 @@ chunk id, and the loop stops as soon as a round brings no new triplet or passage
 (it converges; ``graph_rounds.run_rounds``).
 
 Offline, the query keeps the question: the best evidence alone as the next query
-drifted to what that evidence is about (LoCoMo dev recall@10 cat 1-4 / cat-1
-full@10 / cat 5: 75.4 / 25.4 / 79.1; HotpotQA-100 R@5 / full@5 95.0 / 92.0). The
-question plus the newest evidence only (offline chain-of-thought's follow-up)
-78.3 / 29.6 / 81.9 and 95.5 / 92.0; the question plus all of it (kept) 78.7 /
-32.4 / 83.8 and 96.0 / 93.0, at 120 ms p50 on LoCoMo instead of 44 (longer
-queries to embed, and fewer loops converge before the fourth round).
+drifts to what that evidence is about. Asking the question plus all the evidence
+ranks best and costs the most (longer queries to embed, and fewer loops converge
+before the fourth round); the figures are in ``docs/decisions.md``.
 """
 
 from __future__ import annotations

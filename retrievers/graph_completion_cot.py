@@ -7,11 +7,9 @@ follow-up is the question plus the best piece of evidence not used yet (a
 bridge to the next hop). New context is deduplicated by triplet key and chunk
 id; a round that adds nothing ends the loop (``graph_rounds.run_rounds``).
 
-Tried offline: the question plus all the evidence used so far, as offline context
-extension asks (LoCoMo dev recall@10 cat 1-4 / cat-1 full@10 / cat 5 78.3 / 29.6 /
-81.9 -> 78.7 / 32.4 / 83.8; HotpotQA-100 R@2 / R@5 / full@5 81.0 / 95.5 / 92.0 -> 78.5 /
-96.0 / 93.0). Not kept: the routed default sends "why" questions here, and on those it
-did worse (routed LoCoMo 79.8 -> 79.7), and the two types would run the same search.
+Offline, the follow-up is not the question plus all the evidence used so far (what
+offline context extension asks): on the "why" questions the router sends here it did
+worse, and the two types would run the same search (``docs/decisions.md``).
 """
 
 from __future__ import annotations

@@ -32,6 +32,8 @@ _CONJUNCTION = re.compile(rf"\s*(?:,?\s+(?:and|but)\s+|;\s*)(?={_QUESTION_START}
 
 
 class GraphDecompositionConfig(GraphSearchConfig):
+    """Options of GRAPH_COMPLETION_DECOMPOSITION (``retriever_specific_config``)."""
+
     max_subquestions: int = Field(default=MAX_SUBQUESTIONS, ge=1, le=MAX_SUBQUESTIONS)
 
 
@@ -72,6 +74,17 @@ class GraphCompletionDecompositionRetriever:
     async def retrieve(
         self, query: str, ctx: RetrievalContext[GraphDecompositionConfig]
     ) -> RetrieverOutput:
+        """Split the question into sub-questions, search for each and merge the evidence.
+
+        Args:
+            query: the query text.
+            ctx: the read API, the query vector, the caller's scope and this type's
+                options (``retriever_specific_config``).
+
+        Returns:
+            The rounds' hits merged by rank, cut at ``ctx.top_k``; ``details`` lists the
+            sub-questions (and, with an LLM, their answers, which lead the context).
+        """
         options = config_of(ctx, GraphDecompositionConfig)
         limit = options.max_subquestions
         subs = await llm_split(ctx.llm, query, limit) if ctx.llm is not None else None

@@ -32,48 +32,8 @@
    config's, so the first 10 hits are the same for any ``top_k`` of at least 10,
    and provenance stays chunk-ranked.
 
-LoCoMo dev (categories 1-4, top_k 25): recall@10 / cat-1 full@10. Previous graph
-search (own fusion, PageRank mass over mention edges) 68.9 / 21.8; the passage lane
-alone 73.2 / 16.9, at depth 100 73.8 / 19.7; + entity links 74.9 / 23.9; +
-relation bonus 76.0 / 23.9. Tried and dropped: a PageRank bonus over the mention
-graph of the candidates (75.1 / 23.9 at 0.1, worse at 0.3), positional diversity
-(neighbours of a chosen chunk demoted: 73.2 down to 60.9), entity-lane entities as
-links (no change).
-
-Walk (``retrievers.graph_walk``, weight 0.5) replacing the flat entity bonus, on
-LoCoMo dev conversations 1-3: flat bonus 0.4 78.1 / cat-1 49.1 (full 23.0) / cat-5
-68.3; no bonus, no walk 78.5 / 47.5 (21.6) / 87.5; walk 0.5 78.6 / 46.7 (20.3) /
-88.4; walk 1.0 79.0 / 47.4 / 88.4; walk + bonus 0.15 78.6 / 47.8 / 83.9; + bonus
-0.25 78.3 / 47.8 / 79.9; entity seed weight x5 and no expansion: no change.
-HotpotQA-100 R@5 / full@5: flat bonus 89.5 / 80.0; no bonus 93.5 / 88.0; walk
-93.5 / 89.0 (R@2 74.5 -> 76.5).
-
-Speaker boost (issue 19), LoCoMo dev recall@10 cat 1-4 / cat-1 r@10 / full@10 / cat 2 /
-cat 5, then HotpotQA-100 R@5 / full@5 (GRAPH_COMPLETION, one search): before (flat
-bonus 0.15, 20 relations lend) 75.5 / 45.8 / 21.8 / 86.9 / 81.0, 92.5 / 87.0. The
-flat mention bonus lifts every turn *addressed* to the person a question names as
-much as the turns that person says: off, 75.0 / 44.7 / 20.4 / 86.9 / 85.2, 93.5 /
-89.0. Turns said by a named person x1.3 in its place: 76.2 / 47.6 / 23.2 / 87.9 /
-81.2 (added 0.15 instead: 76.0 / 46.6 / 23.2 / 87.2 / 82.9; x1.5: 76.3 / 48.4 / 25.4 /
-87.2 / 77.0; x1.3 on top of the flat bonus: 76.2 / 48.1 / 24.6 / 86.6 / 74.7). Ten
-relations lending instead of twenty (kept): 75.9 / 47.4 / 22.5 / 87.2 / 81.2, 94.5 /
-91.0 (MRR@10 92.2 -> 91.2); the triplet bonus off: 75.6 / 46.5 / 22.5 / 86.0 / 81.6,
-94.5 / 91.0. The mention bonus back for every linked name but the speakers (kept,
-0.05): LoCoMo unchanged, HotpotQA 94.5 / 91.0, MRR@10 92.2 (at 0.15: 93.5 / 89.0).
-Tried and dropped: pseudo-relevance feedback (a second BM25 list for the query plus
-the words that two of the lane's best three passages share, weight 0.3): 75.7 /
-48.7 / 26.1 / 85.3 / 80.6, 94.0 / 89.0 (weight 0.5 and five feedback passages
-worse). On the earlier defaults: diversity over the top (each further chunk of a
-day's conversation or of a document x0.9 after the second) 73.6 / 45.7 / 21.8 /
-87.6 / 75.7; RRF of this ranking with the passage lane's, HotpotQA 93.5 / 89.0
-(lane weight 0.5: 93.0 / 88.0).
-
-Question demotion (issue 19), same columns, routed then GRAPH_COMPLETION: off 78.3 / 48.9
-/ 23.2 / 90.3 / 84.4 and 75.9 / 47.4 / 22.5 / 87.2 / 81.2; 0.5 (kept) 79.1 / 50.9 / 26.1 /
-90.3 / 86.9 and 77.0 / 50.3 / 26.8 / 88.5 / 84.4; routed at 0.3 (cat 1 and 5 only) 49.1 /
-23.2, 85.4; 0.7 78.8 / 50.5 / 26.1 / 90.3 / 87.3; 1.0 78.5 / 49.9 / 26.1 / 90.3 / 86.9.
-HotpotQA-100 unchanged (passages rarely ask). What the routed hop tried on top of it:
-``recall_engine.pipeline.route``.
+Why each signal is there, and the variants measured and not kept: the Decisions page
+of the docs (``docs/decisions.md``).
 """
 
 from __future__ import annotations
@@ -119,9 +79,8 @@ class GraphSearchConfig(PassageConfig):
         default=0.05,
         ge=0,
         description="Flat bonus of chunks mentioning an entity the query names, other than "
-        "a person who speaks in the candidates (speaker_boost links those). A tie-breaker: "
-        "at 0.4 it followed the person an adversarial question names, at 0.15 it cost "
-        "multi-hop passages two points of full@5.",
+        "a person who speaks in the candidates (speaker_boost links those); a tie-breaker "
+        "(why so small: docs/decisions.md).",
     )
     question_weight: float = Field(
         default=0.5,

@@ -1,7 +1,7 @@
 """Who says a conversation turn, as a graph-search signal.
 
 A question that names a person who speaks in the candidate turns is told in that
-person's own turns (LoCoMo dev category 1: 336 of 347 evidence turns), not in the
+person's own turns (nearly all the evidence of multi-hop questions), not in the
 turns that address them; ``graph_search`` lifts the former by ``speaker_boost``.
 """
 

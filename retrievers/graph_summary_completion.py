@@ -18,6 +18,8 @@ from retrievers.graph_search import GraphSearchConfig, graph_search, render_cont
 
 
 class GraphSummaryConfig(GraphSearchConfig):
+    """Options of GRAPH_SUMMARY_COMPLETION (``retriever_specific_config``)."""
+
     offline_lines: int = Field(default=5, ge=1, description="Lines of the offline summary.")
 
 
@@ -34,6 +36,17 @@ class GraphSummaryCompletionRetriever:
     async def retrieve(
         self, query: str, ctx: RetrievalContext[GraphSummaryConfig]
     ) -> RetrieverOutput:
+        """Run the graph search, then summarise its context for the answer stage.
+
+        Args:
+            query: the query text.
+            ctx: the read API, the query vector, the caller's scope and this type's
+                options (``retriever_specific_config``).
+
+        Returns:
+            The graph search's hits; the context is the summary (the LLM's, or an
+            extractive one offline).
+        """
         options = config_of(ctx, GraphSummaryConfig)
         result = await graph_search(
             query, ctx.query_vector, ctx.read, options, top_k=ctx.top_k, timings=ctx.timings

@@ -9,12 +9,7 @@ score a turn loses for asking is not dropped but passed to its reply, whose own
 words often share nothing with the question. A chunk without a speaker (a
 document's) has no reply: it only loses.
 
-LoCoMo dev (categories 1-4, recall@10 / cat-1 r@10 / cat-1 full@10 / cat 2 / cat 3 /
-cat 4 / cat 5), routed then GRAPH_COMPLETION, demotion alone -> with the reply:
-79.8 / 54.2 / 31.0 / 91.0 / 50.8 / 87.5 / 85.0 -> 80.8 / 56.2 / 31.7 / 91.1 / 48.5 /
-88.8 / 88.8; 78.3 / 54.7 / 32.4 / 88.5 / 46.8 / 85.9 / 81.6 -> 79.0 / 55.3 / 33.1 /
-88.4 / 47.9 / 86.8 / 87.3. HotpotQA-100 unchanged (no speakers). Passing the loss to
-the next chunk whatever its speaker gave the same LoCoMo figures (its turns alternate).
+What it adds: ``docs/decisions.md``.
 """
 
 from __future__ import annotations

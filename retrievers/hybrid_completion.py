@@ -1,5 +1,7 @@
-"""HYBRID_COMPLETION: passages, entities and facts, retrieved in parallel from one
-query embedding, laid out in three sections and answered by the pipeline.
+"""HYBRID_COMPLETION: passages, entities and facts from one query embedding.
+
+The three lanes run in parallel; their hits are laid out in three sections, and
+the pipeline answers from them.
 
 Lanes (``asyncio.gather``):
 - passages: dense and BM25 chunk lists fused (``retrievers.passages``);
@@ -38,6 +40,8 @@ MAX_SOURCES = 8  # chunks cited per entity: its first mentions
 
 
 class HybridConfig(PassageConfig):
+    """Options of HYBRID_COMPLETION (``retriever_specific_config``)."""
+
     entities_k: int = Field(default=5, ge=0, description="Entities listed (whatever top_k is).")
     facts_k: int = Field(default=5, ge=0, description="Facts listed (whatever top_k is).")
     edges_per_entity: int = Field(default=3, ge=0, description="Strongest edges shown per entity.")
@@ -67,6 +71,17 @@ class HybridCompletionRetriever:
     config_model: ClassVar[type[RetrieverConfig]] = HybridConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[HybridConfig]) -> RetrieverOutput:
+        """Gather passages, entities and facts for the query from one query vector.
+
+        Args:
+            query: the query text.
+            ctx: the read API, the query vector, the caller's scope and this type's
+                options (``retriever_specific_config``).
+
+        Returns:
+            One list, best passages first, then the other passages alternating with
+            entities and facts, cut at ``ctx.top_k``; the context has one section per lane.
+        """
         options = config_of(ctx, HybridConfig)
         top_k = ctx.top_k
         vector, read, timings = ctx.query_vector, ctx.read, ctx.timings

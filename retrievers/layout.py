@@ -2,9 +2,8 @@
 
 A retriever builds one ranked list whose order does not depend on ``top_k``
 and returns it cut at ``top_k``, so a caller asking for 15 results gets the
-first 15 of what a caller asking for 70 gets (issue 19: with lane sizes and
-candidate depth following ``top_k``, HYBRID_COMPLETION's recall@10 was 61.7
-at ``top_k=10`` and 71.9 at 70 on a held-out conversation).
+first 15 of what a caller asking for 70 gets (with lane sizes and candidate
+depth following ``top_k``, a small ``top_k`` ranked worse at the head).
 
 Two rules make a list prefix-stable:
 
@@ -19,12 +18,7 @@ Two rules make a list prefix-stable:
   comes from them; a graph element cites chunks that are mostly there already,
   or the first mentions of a name.
 
-LoCoMo dev, HYBRID_COMPLETION at top_k 25 (recall@10 73.2 in every layout below,
-and now at top_k 10 too; it was 67.1 there): recall@25 / recall@budget / cat-5
-recall@25 with lane sizes a quarter of top_k (15 passages, 5 entities, 5 facts)
-78.5 / 80.8 / 89.5; 10 passages, then entities and facts, then passages 78.0 /
-80.9 / 85.2; 15 passages ahead 79.3 / 80.9 / 89.9; 10 ahead, then alternating
-(kept) 79.3 / 82.2 / 90.3.
+The layouts measured before this one was kept: ``docs/decisions.md``.
 """
 
 from __future__ import annotations

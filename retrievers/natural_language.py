@@ -22,6 +22,8 @@ _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 
 
 class NaturalLanguageConfig(RetrieverConfig):
+    """Options of NATURAL_LANGUAGE (``retriever_specific_config``)."""
+
     max_attempts: int = Field(default=3, ge=1, le=5)
     timeout_s: float = Field(default=5.0, gt=0, le=60)
 
@@ -40,6 +42,22 @@ class NaturalLanguageRetriever:
     async def retrieve(
         self, query: str, ctx: RetrievalContext[NaturalLanguageConfig]
     ) -> RetrieverOutput:
+        """Have the LLM write read-only Cypher for the question, then run it.
+
+        The graph schema goes into the prompt; a query that fails is fed back with its
+        error, up to ``max_attempts`` times.
+
+        Args:
+            query: the query text.
+            ctx: the read API, the query vector, the caller's scope and this type's
+                options (``retriever_specific_config``).
+
+        Returns:
+            One row hit per result row; ``details`` holds the query and every attempt.
+
+        Raises:
+            LLMResponseError: no attempt produced a usable read-only query.
+        """
         options = config_of(ctx, NaturalLanguageConfig)
         if ctx.llm is None:
             raise RuntimeError("NATURAL_LANGUAGE needs ctx.llm (the pipeline checks this)")

@@ -13,37 +13,11 @@ the query names by its title get a bonus, and the best three chunks lend a share
 of their score to the documents they name by title (a second hop, as a reader
 follows a link).
 
-LoCoMo dev recall@10, categories 1-4 (each step on top of the previous one):
-RRF(k=60, depth 50) 60.5; normalised-score fusion 68.1; neighbours (window 2,
-share 0.3, 30 seeds) 73.2 (titles: no change, nothing there is named by title).
-HotpotQA-100 R@5 / full@5: RRF 81.0 / 63.0; normalised fusion 82.5 / 66.0;
-title bonus 84.5 / 70.0; title hop 94.5 / 91.0.
-
-The dense list counts each chunk's best sentence (``storage.sentence_index``):
-LoCoMo 73.2 -> 74.9 (cat-1 full@10 16.9 -> 24.6); HotpotQA 94.5 / 91.0 -> 94.0 /
-89.0 (MRR@10 90.3 -> 92.2).
-
-Followed links: each seed of the title hop is followed by one page it names, ranked
-right after it (``_followed_link``: the one the query reaches, else its only link),
-as a reader of a bridge passage follows the link to the second hop's page.
-HotpotQA-100 R@2 / R@5 / full@5 / MRR@10, HYBRID 76.0 / 94.0 / 89.0 / 92.2 -> 78.5 /
-95.5 / 92.0 / 92.0; GRAPH_COMPLETION 77.0 / 94.0 / 89.0 / 93.7 -> 79.5 / 95.5 / 92.0
-/ 93.7; routed 75.5 / 94.5 / 90.0 / 92.2 -> 79.5 / 95.0 / 91.0 / 92.2. LoCoMo dev
-unchanged (no turn names a page). Tried: only the link the query reaches (no
-only-link rule) HYBRID 79.0 / 95.0 / 91.0, routed 79.5 / 94.5 / 90.0; the best
-link or, when none is reached, an arbitrary one: as kept; ranked at 0.9 of the seed's
-score instead of just below it: GRAPH_COMPLETION 78.5 / 95.0 / 91.0; following only
-the best one or two seeds: HYBRID 95.0 / 91.0 and 95.5 / 92.0, GRAPH_COMPLETION 95.5
-/ 92.0 both. Then a title inside a longer name stopped counting as named
-(``read.titles``: "United States" named a page titled "United"): HYBRID 81.5 / 95.0 /
-91.0 / 93.2, GRAPH_COMPLETION 80.5 / 95.5 / 92.0 / 94.2, routed 81.0 / 95.5 / 92.0 /
-92.2.
-
-Tried and dropped: distribution-based normalisation (each list's mean +- 3 standard
-deviations mapped to [0, 1], clipped) in place of min-max, everywhere the weighted
-join normalises: LoCoMo dev routed recall@10 79.8 -> 77.7 (cat-1 full@10 31.0 -> 28.9,
-cat 5 85.0 -> 77.2), GRAPH_COMPLETION 78.3 -> 76.1; HotpotQA-100 R@5 / full@5 HYBRID
-95.0 / 91.0 (unchanged), GRAPH_COMPLETION 95.5 / 92.0 -> 94.0 / 89.0.
+The dense list counts each chunk's best sentence (``storage.sentence_index``).
+Each seed of the title hop is followed by one page it names, ranked right after it
+(``_followed_link``: the one the query reaches, else its only link), as a reader of a
+bridge passage follows the link to the second hop's page. What each step adds, and
+what was tried and not kept: ``docs/decisions.md``.
 """
 
 from __future__ import annotations

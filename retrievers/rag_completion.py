@@ -20,4 +20,14 @@ class RagCompletionRetriever:
     config_model: ClassVar[type[RetrieverConfig]] = ChunksConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[ChunksConfig]) -> RetrieverOutput:
+        """Gather the context of an answer: the chunks nearest the query.
+
+        Args:
+            query: the query text.
+            ctx: the read API, the query vector, the caller's scope and this type's
+                options (``retriever_specific_config``).
+
+        Returns:
+            At most ``ctx.top_k`` chunk hits, best first; the pipeline answers from them.
+        """
         return await ChunksRetriever().retrieve(query, ctx)

@@ -24,6 +24,16 @@ class SummariesRetriever:
     config_model: ClassVar[type[RetrieverConfig]] = SummariesConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[SummariesConfig]) -> RetrieverOutput:
+        """Rank the per-item summaries by similarity to the query.
+
+        Args:
+            query: the query text.
+            ctx: the read API, the query vector, the caller's scope and this type's
+                options (``retriever_specific_config``).
+
+        Returns:
+            At most ``ctx.top_k`` summary hits, best first.
+        """
         config_of(ctx, SummariesConfig)
         found = await ctx.read.nearest_summaries(ctx.query_vector, read_depth(ctx.top_k))
         hits = found[: ctx.top_k]

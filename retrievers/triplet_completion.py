@@ -19,6 +19,8 @@ from retrievers.layout import read_depth
 
 
 class TripletCompletionConfig(RetrieverConfig):
+    """Options of TRIPLET_COMPLETION (``retriever_specific_config``)."""
+
     depth: int = Field(
         default=30,
         ge=1,
@@ -31,9 +33,12 @@ class TripletCompletionConfig(RetrieverConfig):
 async def distinct_triplets(
     read: ReadAPI, vector: np.ndarray, k: int, depth: int
 ) -> list[TripletHit]:
-    """The ``k`` nearest triplets, one per (source, predicate, target): the nearest
-    ``depth`` relations deduplicated, read deeper only while they give fewer than
-    ``k`` and the store has more (exact search: a deeper read starts the same way)."""
+    """The ``k`` nearest triplets, one per (source, predicate, target).
+
+    The nearest ``depth`` relations deduplicated, read deeper only while they give
+    fewer than ``k`` and the store has more (exact search: a deeper read starts the
+    same way).
+    """
     while True:
         found = await read.nearest_triplets(vector, depth)
         hits: list[TripletHit] = []
@@ -60,6 +65,17 @@ class TripletCompletionRetriever:
     async def retrieve(
         self, query: str, ctx: RetrievalContext[TripletCompletionConfig]
     ) -> RetrieverOutput:
+        """Gather the relation texts nearest the query, as an answer's context.
+
+        Args:
+            query: the query text.
+            ctx: the read API, the query vector, the caller's scope and this type's
+                options (``retriever_specific_config``).
+
+        Returns:
+            At most ``ctx.top_k`` triplet hits, one per (source, predicate, target); the
+            nearest passages instead when the scope holds no relation (``details["fallback"]``).
+        """
         options = config_of(ctx, TripletCompletionConfig)
         hits = await distinct_triplets(ctx.read, ctx.query_vector, ctx.top_k, options.depth)
         if not hits:  # no relation in scope: say so, and give the nearest passages

@@ -25,6 +25,7 @@ def start_in_thread(app: object) -> tuple[int, uvicorn.Server, threading.Thread]
         log_level="warning",
         ws="none",
         lifespan="off",
+        proxy_headers=False,  # as `recall-engine serve` runs it: the app reads the header
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

@@ -19,8 +19,18 @@ from recall_engine.core.errors import (
     InvalidRuleError,
     RecallEngineError,
     StoreLockedError,
+    UnknownArgumentError,
 )
+from recall_engine.core.inputs import MAX_METADATA_DEPTH
 from recall_engine.testing import DeterministicEmbedder
+
+
+def _nested(levels: int) -> dict:
+    """A dict that nests ``levels`` dicts below itself (``levels + 1`` levels in all)."""
+    value: dict = {"leaf": 1}
+    for _ in range(levels):
+        value = {"k": value}
+    return value
 
 
 def _snapshot(root) -> str:
@@ -68,6 +78,18 @@ PYTHON_API = [
         lambda e, t: e.remember("x", metadata={"k": {1}}),
         InvalidInputError,
         "metadata['k']",
+    ),
+    (
+        "remember",
+        lambda e, t: e.remember("x", metadata=_nested(MAX_METADATA_DEPTH)),
+        InvalidInputError,
+        f"more than {MAX_METADATA_DEPTH} levels deep",
+    ),
+    (
+        "remember",
+        lambda e, t: e.remember("x", metadata={"tags": [_nested(MAX_METADATA_DEPTH - 2)]}),
+        InvalidInputError,
+        "metadata['tags'][0]",
     ),
     (
         "remember",
@@ -204,6 +226,8 @@ MODELS = [
     (lambda: Message(text="x", timestamp="yesterday"), "Message.timestamp"),
     (lambda: Message(text=5), "Message.text"),
     (lambda: Message(text="x", id=5), "Message.id"),
+    (lambda: Message(text="x", id=""), "Message.id"),
+    (lambda: Message(text="x", id="  "), "Message.id"),
     (lambda: Message(text="x", speaker=["a"]), "Message.speaker"),
     (lambda: Message(text="x", mood="glad"), "Message.mood"),
     (lambda: Document(text=None), "Document.text"),
@@ -283,6 +307,22 @@ CONSTRUCTOR = [
     (lambda t: {"data_dir": t, "embedding_cache_dir": "/dev/null"}, "embedding_cache_dir"),
     (lambda t: {"data_dir": t, "embedding_cache_dir": _file(t)}, "embedding_cache_dir"),
 ]
+
+
+def test_an_unknown_constructor_argument_is_a_library_type_error(tmp_path):
+    with pytest.raises(UnknownArgumentError) as info:
+        RecallEngine(tmp_path, embedder=DeterministicEmbedder(), foo=1)
+    assert isinstance(info.value, TypeError) and isinstance(info.value, RecallEngineError)
+    assert "foo" in str(info.value) and "chunk_size" in str(info.value)  # and the known ones
+    assert not tmp_path.joinpath("data").exists()
+
+
+async def test_metadata_at_the_depth_limit_is_stored_as_given(tmp_path):
+    deepest = _nested(MAX_METADATA_DEPTH - 1)  # MAX_METADATA_DEPTH levels in all
+    async with RecallEngine(tmp_path, embedder=DeterministicEmbedder()) as eng:
+        stored = await eng.remember("Deep notes.", metadata=deepest)
+        (item,) = await eng.list_items()
+    assert item["data_id"] == stored.data_ids[0]
 
 
 def _file(tmp_path):
@@ -396,6 +436,30 @@ def test_serve_refuses_bad_flags_before_starting(tmp_path, capsys, flags, named)
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert f"argument {named}" in err and "Traceback" not in err
+    assert not (tmp_path / "data").exists()
+
+
+WEAK_KEYS = [
+    (["--api-key", "acme=aaaaaaaaaaaaaaaa"], {}, "aaaaaaaaaaaaaaaa", "1 distinct characters"),
+    (["--admin-key", "abcdefgh" * 2], {}, "abcdefgh" * 2, "repeats a shorter pattern"),
+    ([], {"RECALL_ENGINE_API_KEYS": "acme=0000000000abcdef"}, "0000000000abcdef", "bits"),
+    ([], {"RECALL_ENGINE_ADMIN_KEY": "xyxyxyxyxyxyxyxyxy"}, "xyxyxyxyxyxyxyxyxy", "distinct"),
+]
+
+
+@pytest.mark.parametrize(("flags", "env", "key", "why"), WEAK_KEYS)
+def test_serve_refuses_a_guessable_key_without_echoing_it(
+    tmp_path, monkeypatch, flags, env, key, why
+):
+    for name in ("RECALL_ENGINE_API_KEYS", "RECALL_ENGINE_ADMIN_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(SystemExit) as info:
+        cli.main(["--data-dir", str(tmp_path / "data"), "serve", *flags])
+    message = str(info.value.code)
+    assert "too easy to guess" in message and why in message and "keys create" in message
+    assert key not in message
     assert not (tmp_path / "data").exists()
 
 

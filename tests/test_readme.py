@@ -1,4 +1,5 @@
-"""The README's quickstart is real code: run it as a user would."""
+"""The README is one screen a newcomer can act on: its quickstart is real code, run as
+a user would run it, and every page it points to exists."""
 
 import os
 import re
@@ -6,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
 
 
 def python_blocks() -> list[str]:
@@ -32,3 +34,19 @@ def test_readme_quickstart_runs(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "I moved to Lyon" in result.stdout and "['D1:1']" in result.stdout
     assert (tmp_path / ".recall_engine" / "tenants" / "default").is_dir()
+
+
+def test_readme_fits_one_screen_and_says_how_to_install():
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 250
+    assert "pip install ." in text
+    assert "make demo" in text and "make test" in text
+
+
+def test_every_relative_link_of_the_readme_exists():
+    text = README.read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    local = [t for t in targets if not re.match(r"[a-z]+://", t)]
+    assert local, "the README links into the docs"
+    missing = [t for t in local if not (ROOT / t).exists()]
+    assert not missing, f"README links to missing files: {missing}"

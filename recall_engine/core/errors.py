@@ -15,6 +15,7 @@ not here.
     │   │   ├── DatasetNotFoundError
     │   │   ├── UserNotFoundError         a user= that the tenant does not have
     │   │   └── ConfigError               a configuration value (argument or env var)
+    │   ├── UnknownArgumentError (TypeError)  a keyword argument the call does not take
     │   ├── UnsupportedSearchTypeError (ValueError)  disabled search type
     │   ├── SearchTypeNotImplementedError (NotImplementedError)
     │   ├── EmbeddingModelMismatchError (ValueError)  store built with another model
@@ -57,11 +58,12 @@ class InvalidInputError(UsageError, ValueError):
 
 
 class InvalidFieldError(InvalidInputError):
-    """A field of a public input model (``Document``, ``Message``, ``Conversation``)
-    that does not validate; the message names the model and field (``Message.timestamp``).
+    """A field of a public input model that does not validate.
 
-    ``errors`` keeps pydantic's error list (``loc``, ``msg``, ``type``) for callers
-    that want every problem, not only the first one.
+    The input models are ``Document``, ``Message`` and ``Conversation``; the message
+    names the model and field (``Message.timestamp``), as does ``field``. ``errors``
+    keeps pydantic's error list (``loc``, ``msg``, ``type``) for callers that want
+    every problem, not only the first one.
     """
 
     def __init__(self, message: str, *, field: str, errors: list[dict[str, Any]]) -> None:
@@ -90,6 +92,11 @@ class ConfigError(InvalidInputError):
     """A configuration value (an argument or an environment variable) is not acceptable."""
 
 
+class UnknownArgumentError(UsageError, TypeError):
+    """A keyword argument (e.g. a configuration option) that the call does not take;
+    the message names it and the accepted ones."""
+
+
 class UnsupportedSearchTypeError(UsageError, ValueError):
     """A search type that is disabled by configuration."""
 
@@ -111,9 +118,11 @@ class PermissionDeniedError(UsageError, PermissionError):
 
 
 class LLMNotConfiguredError(UsageError):
-    """A search type that cannot run without an LLM (NATURAL_LANGUAGE,
-    AGENTIC_COMPLETION) ran with none configured, or with ``only_context=True``
-    (which makes no LLM call)."""
+    """A search type that cannot run without an LLM ran with none.
+
+    NATURAL_LANGUAGE and AGENTIC_COMPLETION need one to retrieve; ``only_context=True``
+    makes no LLM call, so it refuses them too.
+    """
 
 
 class InvalidAgenticDatasetScope(UsageError, ValueError):
@@ -141,13 +150,18 @@ class StoreError(RuntimeFailure):
 
 
 class StoreLockedError(StoreError):
-    """Another process holds the data dir: Kuzu allows one writer process, or
-    several read-only ones, never both."""
+    """Another process holds the data dir.
+
+    One process at a time may open a data dir; the message names the holder's pid,
+    host and program.
+    """
 
 
 class WriterBusyError(StoreError):
-    """Another replica held the tenant's writer lease for longer than this one may
-    wait; nothing was changed. ``retry_after_s``: when it is worth trying again."""
+    """Another replica held the tenant's writer lease for longer than this one may wait.
+
+    Nothing was changed. ``retry_after_s`` says when it is worth trying again.
+    """
 
     def __init__(self, message: str, *, retry_after_s: float) -> None:
         super().__init__(message)

@@ -46,8 +46,8 @@ class _Response(BaseModel):
 # The dense lane's share of the dense + BM25 weight when a request gives no alpha:
 # recall()'s passage lane weighs both lists equally after normalising each over its
 # own candidates, so 0.5 is HYBRID_COMPLETION's ranking. (HydraDB documents 0.8 for
-# its own scores; on these, 0.8 leans on meaning and ranked LoCoMo dev recall@10
-# below the balance -- see README "HydraDB-shaped API".)
+# its own scores; on these, 0.8 leans on meaning and ranks below the balance:
+# docs/decisions.md.)
 DEFAULT_ALPHA = 0.5
 
 

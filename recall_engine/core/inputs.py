@@ -1,4 +1,4 @@
-"""Limits on raw input that every layer shares: how deep JSON may nest, and which
+"""Limits on raw input that every layer shares: how deep JSON and metadata may nest, and which
 folders are system or pseudo-filesystem folders that no store or walk belongs in.
 
 Plain functions with no project imports, so config, ingest and the HTTP server
@@ -16,6 +16,9 @@ import numpy as np
 MAX_JSON_DEPTH = 64
 """The deepest nesting of arrays and objects accepted in a JSON body or file.
 Python's JSON decoder overflows its stack near 1,000 levels; real data nests a few."""
+MAX_METADATA_DEPTH = 32
+"""The deepest nesting of dicts and lists in caller metadata, the metadata dict
+itself being level 1 (so metadata fits well inside a ``MAX_JSON_DEPTH`` body)."""
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _STEP = np.zeros(256, dtype=np.int8)

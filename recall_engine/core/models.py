@@ -52,8 +52,11 @@ When = Annotated[datetime | None, BeforeValidator(_parse_when)]
 
 
 def _flat(exc: ValidationError) -> list[dict[str, Any]]:
-    """pydantic's errors with locations from the outer model down; a nested input
-    model's own ``InvalidFieldError`` (pydantic calls its ``__init__``) is unpacked."""
+    """Pydantic's errors with locations from the outer model down.
+
+    A nested input model's own ``InvalidFieldError`` (pydantic calls its
+    ``__init__``) is unpacked.
+    """
     out: list[dict[str, Any]] = []
     for error in exc.errors(include_url=False):
         inner = (error.get("ctx") or {}).get("error")
@@ -71,7 +74,7 @@ def _where(model: str, loc: Any) -> str:
 
 
 def _field_error(model: str, exc: ValidationError) -> InvalidFieldError:
-    """pydantic's error as the library's: ``Message.timestamp: cannot read ...``."""
+    """Pydantic's error as the library's: ``Message.timestamp: cannot read ...``."""
     errors = _flat(exc)
     parts = [f"{_where(model, e['loc'])}: {str(e['msg']).rstrip('.')}" for e in errors[:3]]
     more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
@@ -80,8 +83,10 @@ def _field_error(model: str, exc: ValidationError) -> InvalidFieldError:
 
 
 class _InputModel(BaseModel):
-    """A public input model whose validation errors are ``InvalidFieldError``s
-    (library errors naming the field), not pydantic's ``ValidationError``."""
+    """A public input model whose validation errors are ``InvalidFieldError``s.
+
+    Library errors naming the field, not pydantic's ``ValidationError``.
+    """
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -139,6 +144,8 @@ class Message(_InputModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str | None = None
+    """The message's own id, returned in results' ``message_ids``; None: no id (then no
+    message of the conversation may have one)."""
     speaker: str | None = None
     text: str
     timestamp: When = None
@@ -148,6 +155,13 @@ class Message(_InputModel):
     def _text_is_str(cls, value: Any) -> Any:
         if not isinstance(value, str):
             raise ValueError(f"must be a string, got {type(value).__name__}")
+        return value
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_is_not_blank(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("is empty; give the message an id or leave it out (None)")
         return value
 
 
@@ -191,9 +205,10 @@ class SourceRef(BaseModel):
         dataset_name: str,
         message_ids: list[str],
     ) -> SourceRef:
-        """The ``SourceRef`` of these values, built without validation
-        (``core.trusted``): each must be of its field's type already, as a stored
-        record's are."""
+        """The ``SourceRef`` of these values, built without validation (``core.trusted``).
+
+        Each value must be of its field's type already, as a stored record's are.
+        """
         values = {
             "data_id": data_id,
             "chunk_id": chunk_id,
@@ -260,8 +275,10 @@ class ResponseTraceEntry(BaseModel):
 
 
 class ResponseSessionContextEntry(BaseModel):
-    """The block of session history and traces that was given to the LLM with the
-    retrieved context: what of the session fed the answer."""
+    """The block of session history and traces given to the LLM with the context.
+
+    What of the session fed the answer; returned last, with ``source="session_context"``.
+    """
 
     text: str
     session_id: str

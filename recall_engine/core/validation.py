@@ -15,6 +15,7 @@ from typing import Any
 import regex
 
 from recall_engine.core.errors import InvalidInputError
+from recall_engine.core.inputs import MAX_METADATA_DEPTH
 
 _NAME = regex.compile(r"^[\p{L}\p{N}][\p{L}\p{N} ._@:+-]{0,127}$")
 
@@ -70,10 +71,13 @@ def check_name(value: object, *, what: str) -> str:
 
 
 def check_metadata(metadata: object, *, what: str = "metadata") -> dict[str, Any]:
-    """Validate caller metadata: a mapping with string keys that are not reserved.
+    """Validate caller metadata: a mapping with string keys that are not reserved,
+    whose values are JSON values nested at most ``MAX_METADATA_DEPTH`` levels deep
+    (the metadata dict itself is level 1).
 
     Raises:
-        InvalidInputError: not a mapping, non-string keys, or a reserved key.
+        InvalidInputError: not a mapping, non-string keys, a reserved key, a value
+            that is not JSON, or nesting deeper than ``MAX_METADATA_DEPTH``.
     """
     if metadata is None:
         return {}
@@ -88,14 +92,18 @@ def check_metadata(metadata: object, *, what: str = "metadata") -> dict[str, Any
                 f"(reserved: {', '.join(sorted(RESERVED_METADATA_KEYS))})."
             )
         check_text(key, what=f"{what} key")
-        _check_json_value(value, what=f"{what}[{key!r}]", depth=0)
+        _check_json_value(value, what=f"{what}[{key!r}]", depth=2)
     return dict(metadata)
 
 
 def _check_json_value(value: object, *, what: str, depth: int) -> None:
-    """Metadata values are stored as JSON and returned as given: JSON types only."""
-    if depth > 32:
-        raise InvalidInputError(f"{what} is nested more than 32 levels deep.")
+    """Metadata values are stored as JSON and returned as given: JSON types only.
+    ``depth`` is the level ``value`` would open if it is a dict or list."""
+    if depth > MAX_METADATA_DEPTH and isinstance(value, Mapping | list | tuple):
+        raise InvalidInputError(
+            f"{what} nests dicts and lists more than {MAX_METADATA_DEPTH} levels deep "
+            "(counting the metadata dict); flatten it, e.g. join nested keys into one."
+        )
     if value is None or isinstance(value, bool | int):
         return
     if isinstance(value, float):

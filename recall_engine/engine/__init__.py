@@ -6,7 +6,7 @@ import asyncio
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from recall_engine.completion import resolve_llm_config
 from recall_engine.config import RecallConfig
@@ -18,6 +18,7 @@ from recall_engine.core.errors import (
 )
 from recall_engine.core.limits import check_query_size
 from recall_engine.core.models import RecallResult, RememberResult
+from recall_engine.core.recall_options import RecallOptions, RecallParams, recall_signature
 from recall_engine.core.search_types import SearchType
 from recall_engine.core.validation import check_ids, check_name
 from recall_engine.embedding import Embedder, make_embedder
@@ -32,7 +33,7 @@ from recall_engine.identity.service import AccessControl
 from recall_engine.ingest.node_sets import apply_node_sets, check_node_sets
 from recall_engine.ingest.sources import collect_items
 from recall_engine.ingest.writer import writers_for, writing
-from recall_engine.pipeline.request import RecallParams, RecallRequest
+from recall_engine.pipeline.request import RecallRequest
 from recall_engine.pipeline.run import RecallPipeline
 from recall_engine.pipeline.scope import resolve_dataset_ids
 from recall_engine.sessions import SessionStore
@@ -150,7 +151,19 @@ class RecallEngine(AccessMixin, FactsMixin, ListingMixin, TenantsMixin, TracingM
 
     @staticmethod
     def connect(url: str, *, api_key: str | None = None, **options: Any) -> RemoteRecallEngine:
-        """This API over a running ``recall-engine serve`` (see ``RemoteRecallEngine``)."""
+        """This engine's API over a running ``recall-engine serve``.
+
+        Args:
+            url: the server's base URL (``http://127.0.0.1:8000``).
+            api_key: a bearer key of the server (None when its auth is off).
+            **options: further options of ``RemoteRecallEngine`` (``timeout_s``).
+
+        Returns:
+            A ``RemoteRecallEngine``: the same async API, models and exception classes.
+
+        Raises:
+            InvalidInputError: a URL that is not http(s), an empty key or a bad option.
+        """
         from recall_engine.remote import RemoteRecallEngine
 
         return RemoteRecallEngine(url, api_key=api_key, **options)
@@ -162,7 +175,10 @@ class RecallEngine(AccessMixin, FactsMixin, ListingMixin, TenantsMixin, TracingM
         self.close()
 
     def close(self) -> None:
-        """Release every open store and the data dir (another process may then open it)."""
+        """Release every open store and the data dir (another process may then open it).
+
+        ``async with RecallEngine(...) as engine:`` closes it on the way out.
+        """
         with self._open_lock:
             try:
                 for store in self._stores.values():
@@ -243,12 +259,26 @@ class RecallEngine(AccessMixin, FactsMixin, ListingMixin, TenantsMixin, TracingM
 
         Ingesting the same content into the same dataset again adds nothing; a
         document with a known ``source_id`` (or file path) and new content
-        replaces the old version. ``dataset_name`` names one of ``user``'s own
-        datasets (created on first use, owned by that user; the default user when
-        ``user`` is None); ``dataset_id`` writes into any dataset the user may
-        write to, shared ones included, and wins over the name. ``node_set``
-        puts the items in named node sets (CODING_RULES reads
-        ``coding_agent_rules``); content already stored keeps its node sets.
+        replaces the old version.
+
+        Args:
+            data: a string, a path to a ``.txt``/``.md``/``.json``/``.jsonl`` file or a
+                folder of them, a ``Document``, a ``Conversation``, or a list of these.
+            dataset_name: one of ``user``'s own datasets, created on first use and
+                owned by that user.
+            metadata: the caller's metadata, kept on every chunk (``metadata_filters``
+                of recall() match it).
+            tenant_id: the tenant; None is the configured default tenant.
+            show_progress: a progress bar; None shows one on a terminal for long ingests.
+            user: the user (or its id) who writes; None is the default user.
+            dataset_id: write into any dataset the user may write to, shared ones
+                included; wins over ``dataset_name``.
+            node_set: named node sets for the items (``CODING_RULES`` reads
+                ``coding_agent_rules``); content already stored keeps its node sets.
+
+        Returns:
+            The dataset id, the data ids (new, skipped, replaced), the chunk count and
+            the stage timings.
 
         Raises:
             InvalidInputError: bad data, dataset name or metadata (nothing is stored).
@@ -256,7 +286,8 @@ class RecallEngine(AccessMixin, FactsMixin, ListingMixin, TenantsMixin, TracingM
             UserNotFoundError: an unknown ``user``.
             DatasetNotFoundError: an unknown ``dataset_id``.
             PermissionDeniedError: no write permission on ``dataset_id`` (nothing is stored).
-            StoreError, EmbeddingError: a backend failed (nothing of this call is stored).
+            StoreError: a store failed (nothing of this call is stored).
+            EmbeddingError: the embedding model failed (nothing of this call is stored).
         """
         name = check_name(dataset_name, what="dataset_name")
         tenant = self._tenant(tenant_id)
@@ -306,38 +337,19 @@ class RecallEngine(AccessMixin, FactsMixin, ListingMixin, TenantsMixin, TracingM
                 f"{tenant!r} yet; pass dataset_name= to create a dataset."
             ) from None
 
+    @recall_signature
     async def recall(
         self,
         query_text: str,
         query_type: SearchType | str | None = None,
-        *,
-        datasets: Sequence[str] | str | None = None,
-        dataset_ids: Sequence[str] | None = None,
-        top_k: int = 15,
-        auto_route: bool = True,
-        session_id: str | None = None,
-        only_context: bool = False,
-        system_prompt: str | None = None,
-        system_prompt_path: str | Path | None = None,
-        node_name: Sequence[str] | None = None,
-        node_name_filter_operator: str = "OR",
-        wide_search_top_k: int | None = None,
-        triplet_distance_penalty: float | None = None,
-        feedback_influence: float = 0.0,
-        recency_bias: float = 0.0,
-        metadata_filters: dict[str, Any] | None = None,
-        verbose: bool = False,
-        retriever_specific_config: dict[str, Any] | None = None,
-        response_model: type | None = None,
-        include_references: bool = False,
-        user: Any = None,
-        tenant_id: str | None = None,
-        scope: Sequence[str] | None = None,
+        **options: Unpack[RecallOptions],
     ) -> list[RecallResult]:
         """Ask memory a question and get ranked, source-tagged results, best first.
 
         Without ``query_type`` the rule-based router picks the search type (and
-        every result reports its decision in ``metadata["route"]``).
+        every result reports its decision in ``metadata["route"]``). The options are
+        declared, with their defaults and meaning, in ``core.recall_options.RecallOptions``;
+        an unknown keyword raises ``TypeError``.
 
         Raises:
             InvalidInputError: an empty query or an invalid option.
@@ -347,10 +359,10 @@ class RecallEngine(AccessMixin, FactsMixin, ListingMixin, TenantsMixin, TracingM
             SearchTypeNotImplementedError: the search type is not available yet.
             UnsupportedSearchTypeError: a Cypher type while ALLOW_CYPHER_QUERY is false.
         """
-        return await self.recall_with(RecallParams.of(locals()))
+        return await self.recall_with(RecallParams.check(query_text, query_type, options))
 
-    async def recall_with(self, params: RecallParams) -> list[RecallResult]:
-        """``recall`` with its parameters in one ``RecallParams`` (same errors)."""
+    async def recall_with(self, params: Any) -> list[RecallResult]:
+        """``recall`` with its arguments validated in one ``RecallParams``."""
         request = RecallRequest.build(params)
         check_query_size(request.query_text, limit=self.config.max_query_chars)
         return await self._pipeline.run(request)
@@ -368,10 +380,16 @@ class RecallEngine(AccessMixin, FactsMixin, ListingMixin, TenantsMixin, TracingM
         tenant_id: str | None = None,
         user: User | str | None = None,
     ) -> int:
-        """Delete data items (by id) or a whole dataset; return the chunks removed.
+        """Delete data items (by id) or a whole dataset, and the graph elements only they support.
 
-        As ``user`` (default: the default user): data items of datasets it may
-        write to, or one of its own datasets by name.
+        Args:
+            data_id: one data id or several, in datasets ``user`` may write to.
+            dataset_name: one of ``user``'s own datasets, deleted whole.
+            tenant_id: the tenant; None is the configured default tenant.
+            user: the user (or its id) who deletes; None is the default user.
+
+        Returns:
+            The number of chunks removed.
 
         Raises:
             InvalidInputError: neither or both of ``data_id`` and ``dataset_name``, an
@@ -440,8 +458,13 @@ class RecallEngine(AccessMixin, FactsMixin, ListingMixin, TenantsMixin, TracingM
                 store.close()
 
     async def drop_tenant(self, tenant_id: str) -> None:
-        """Close a tenant's store and delete everything it holds: its folder, and its
-        shared graph and vector tables (``storage.store_drop``)."""
+        """Close a tenant's store and delete everything it holds.
+
+        Its folder goes, and its shared graph and vector tables (``storage.store_drop``).
+
+        Args:
+            tenant_id: the tenant to delete.
+        """
         tenant = self._tenant(tenant_id)
         self.close_store(tenant)
         root = self.config.tenant_dir(tenant)

@@ -1,5 +1,8 @@
-"""The engine's users, dataset permissions and session feedback
-(``recall_engine.identity`` and ``.sessions`` behind ``RecallEngine``'s methods)."""
+"""The engine's users, dataset permissions and session feedback.
+
+``recall_engine.identity`` and ``recall_engine.sessions`` behind ``RecallEngine``'s
+methods.
+"""
 
 from __future__ import annotations
 
@@ -27,12 +30,22 @@ class AccessMixin:
 
         def _tenant(self, tenant_id: str | None) -> str: ...
 
-        def store(self, tenant_id: str | None = None, *, create: bool = False) -> TenantStore: ...
+        def store(self, tenant_id: str | None = None, *, create: bool = False) -> TenantStore:
+            """The open store of a tenant (``RecallEngine.store``)."""
+            ...
 
     async def create_user(
         self, name: str, *, tenant_id: str | None = None, exist_ok: bool = False
     ) -> User:
         """Add a user to a tenant; pass it (or its ``id``) as ``user=`` to act as it.
+
+        Args:
+            name: the user's name, unique in the tenant.
+            tenant_id: the tenant; None is the configured default tenant.
+            exist_ok: return the user of that name when it exists instead of raising.
+
+        Returns:
+            The new (or, with ``exist_ok``, the existing) user.
 
         Raises:
             InvalidInputError: a bad name, or one that is taken (unless ``exist_ok``).
@@ -44,7 +57,14 @@ class AccessMixin:
         )
 
     async def users(self, *, tenant_id: str | None = None) -> list[User]:
-        """Every user of a tenant, oldest first."""
+        """Every user of a tenant, oldest first.
+
+        Args:
+            tenant_id: the tenant; None is the configured default tenant.
+
+        Returns:
+            The tenant's users, its default user included once it exists.
+        """
         return await asyncio.to_thread(self.identity.users, self._tenant(tenant_id))
 
     async def grant(
@@ -56,8 +76,17 @@ class AccessMixin:
         by: User | str | None = None,
         tenant_id: str | None = None,
     ) -> None:
-        """Share a dataset: ``to`` may then read it (``"write"``: also remember into it
-        with ``dataset_id=`` and forget its items). Only its owner ``by`` may share.
+        """Share a dataset with another user of the tenant.
+
+        ``to`` may then read it; with ``"write"`` also remember into it (``dataset_id=``)
+        and forget its items. Only its owner may share it.
+
+        Args:
+            dataset_id: the dataset to share.
+            to: the user (or its id) who gets the permission.
+            permission: ``"read"`` or ``"write"``.
+            by: the owner who shares it (a user or its id); None is the default user.
+            tenant_id: the tenant; None is the configured default tenant.
 
         Raises:
             DatasetNotFoundError: an unknown dataset id.
@@ -76,11 +105,19 @@ class AccessMixin:
         by: User | str | None = None,
         tenant_id: str | None = None,
     ) -> None:
-        """Take back what was granted ``to`` a user: everything (``permission=None``),
-        or only ``"write"``.
+        """Take back what was granted to a user: everything, or only ``"write"``.
+
+        Args:
+            dataset_id: the shared dataset.
+            to: the user (or its id) who loses the permission.
+            permission: None takes back everything; ``"write"`` leaves read access.
+            by: the owner (a user or its id); None is the default user.
+            tenant_id: the tenant; None is the configured default tenant.
 
         Raises:
-            DatasetNotFoundError, PermissionDeniedError, UserNotFoundError: as ``grant``.
+            DatasetNotFoundError: an unknown dataset id.
+            PermissionDeniedError: ``by`` does not own the dataset.
+            UserNotFoundError: an unknown ``to`` or ``by``.
             InvalidInputError: ``permission`` other than None or ``"write"``.
         """
         store = await asyncio.to_thread(self.store, self._tenant(tenant_id))
@@ -89,8 +126,19 @@ class AccessMixin:
     async def datasets(
         self, *, user: User | str | None = None, tenant_id: str | None = None
     ) -> list[DatasetAccess]:
-        """The datasets ``user`` can read (name, id, owner, permission), own ones first;
-        [] when nothing was remembered in the tenant."""
+        """The datasets a user can read, own ones first.
+
+        Args:
+            user: the user (or its id); None is the default user.
+            tenant_id: the tenant; None is the configured default tenant.
+
+        Returns:
+            Name, id, owner and permission of each dataset; ``[]`` when nothing was
+            remembered in the tenant.
+
+        Raises:
+            UserNotFoundError: an unknown ``user``.
+        """
         tenant = self._tenant(tenant_id)
         try:
             store = await asyncio.to_thread(self.store, tenant)
@@ -109,9 +157,22 @@ class AccessMixin:
         user: User | str | None = None,
         tenant_id: str | None = None,
     ) -> ResponseQAEntry:
-        """Rate a session answer (``metadata["qa_id"]`` of the answer) from 1 to 5.
-        With ``feedback_influence`` > 0, recall() ranks what well-rated answers used
-        higher and what badly rated ones used lower.
+        """Rate a session answer from 1 to 5.
+
+        The rating is tallied on the graph elements and chunks the answer used; with
+        ``feedback_influence`` > 0, recall() ranks what well-rated answers used higher
+        and what badly rated ones used lower.
+
+        Args:
+            session_id: the session the answer was given in.
+            qa_id: the answer's id (``metadata["qa_id"]`` of the answer).
+            score: 1 (bad) to 5 (good).
+            text: an optional comment kept with the rating.
+            user: the user (or its id) whose session it is; None is the default user.
+            tenant_id: the tenant; None is the configured default tenant.
+
+        Returns:
+            The session entry with its feedback.
 
         Raises:
             InvalidInputError: a score outside 1..5, or no such entry in the user's session.

@@ -23,7 +23,9 @@ class ListingMixin:
 
         def _tenant(self, tenant_id: str | None) -> str: ...
 
-        def store(self, tenant_id: str | None = None, *, create: bool = False) -> TenantStore: ...
+        def store(self, tenant_id: str | None = None, *, create: bool = False) -> TenantStore:
+            """The open store of a tenant (``RecallEngine.store``)."""
+            ...
 
         def _scope(
             self, store: TenantStore, names: tuple[str, ...] | None, ids: tuple[str, ...] | None
@@ -37,10 +39,20 @@ class ListingMixin:
         tenant_id: str | None = None,
         max_nodes: int = DEFAULT_MAX_NODES,
     ) -> Path:
-        """Write the tenant's knowledge graph (or one dataset's) as a self-contained
-        HTML page that works offline; return its path. The page opens with the
-        graph fitted to the window and dates hidden (the legend shows them);
-        past ``max_nodes`` entities it draws the best-connected ones and says so.
+        """Write the tenant's knowledge graph (or one dataset's) as an HTML page.
+
+        The page is self-contained and works offline. It opens with the graph fitted to
+        the window and dates hidden (the legend shows them); past ``max_nodes`` entities
+        it draws the best-connected ones and says so.
+
+        Args:
+            path: the ``.html`` file to write.
+            dataset_name: draw only this dataset; None draws the whole tenant.
+            tenant_id: the tenant; None is the configured default tenant.
+            max_nodes: the most entities drawn.
+
+        Returns:
+            The path of the page written.
 
         Raises:
             InvalidInputError: ``path`` is empty, not a path, a folder, or cannot be
@@ -66,7 +78,14 @@ class ListingMixin:
         return target
 
     async def list_datasets(self, *, tenant_id: str | None = None) -> dict[str, str]:
-        """Dataset name -> id for a tenant (empty when nothing was remembered)."""
+        """The datasets of a tenant.
+
+        Args:
+            tenant_id: the tenant; None is the configured default tenant.
+
+        Returns:
+            Dataset name -> id; empty when nothing was remembered.
+        """
         tenant = self._tenant(tenant_id)
         try:
             store = await asyncio.to_thread(self.store, tenant)
@@ -77,8 +96,15 @@ class ListingMixin:
     async def list_items(
         self, *, dataset_name: str | None = None, tenant_id: str | None = None
     ) -> list[dict[str, Any]]:
-        """The data items of a tenant (or of one dataset), oldest first: ``data_id``,
-        ``name``, ``dataset_name``, ``kind``, ``chunk_count``, ``created_at``.
+        """The data items of a tenant (or of one dataset), oldest first.
+
+        Args:
+            dataset_name: list only this dataset; None lists the whole tenant.
+            tenant_id: the tenant; None is the configured default tenant.
+
+        Returns:
+            One dict per item: ``data_id``, ``name``, ``dataset_name``, ``kind``,
+            ``chunk_count``, ``created_at``.
 
         Raises:
             InvalidInputError: a bad ``dataset_name`` or ``tenant_id``.

@@ -6,30 +6,26 @@ the read API into the graph or the vectors."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, Unpack
 
 from recall_engine.config import RecallConfig
 from recall_engine.core.models import RememberResult
 from recall_engine.embedding import Embedder
+from recall_engine.memory import ForgetOptions, MemoryWrites, RememberOptions
 from recall_engine.read.filters import ChunkFilter
 from recall_engine.read.tenant_reader import TenantReader
 from recall_engine.storage.expiry import forget_expired
 from recall_engine.storage.tenant import TenantStore
 
 
-class _Engine(Protocol):
-    """The parts of ``RecallEngine`` the port is built on."""
+class _Engine(MemoryWrites, Protocol):
+    """The parts of ``RecallEngine`` the port is built on: ``Memory``'s writes and
+    its stores."""
 
     config: RecallConfig
     embedder: Embedder
 
     def store(self, tenant_id: str | None = None, *, create: bool = False) -> TenantStore: ...
-
-    async def remember(
-        self, data: Any, *, dataset_name: str = ..., tenant_id: str | None = None
-    ) -> RememberResult: ...
-
-    async def forget(self, *, data_id: Sequence[str], tenant_id: str | None = None) -> int: ...
 
     async def drop_tenant(self, tenant_id: str) -> None: ...
 
@@ -68,11 +64,11 @@ class TenantPort:
         """Forget the tenant's expired items now. Blocking."""
         forget_expired(self._engine.store(tenant, create=True))
 
-    async def remember(self, data: Any, *, dataset_name: str, tenant_id: str) -> RememberResult:
-        return await self._engine.remember(data, dataset_name=dataset_name, tenant_id=tenant_id)
+    async def remember(self, data: Any, **options: Unpack[RememberOptions]) -> RememberResult:
+        return await self._engine.remember(data, **options)
 
-    async def forget(self, *, data_id: Sequence[str], tenant_id: str) -> int:
-        return await self._engine.forget(data_id=data_id, tenant_id=tenant_id)
+    async def forget(self, **options: Unpack[ForgetOptions]) -> int:
+        return await self._engine.forget(**options)
 
     async def drop_tenant(self, tenant_id: str) -> None:
         await self._engine.drop_tenant(tenant_id)

@@ -1,5 +1,7 @@
-"""``RecallEngine.trace``: the decorator that records an agent's tool calls in a
-session (``recall_engine.sessions.tracing`` behind the engine's method)."""
+"""``RecallEngine.trace``: the decorator that records an agent's tool calls.
+
+``recall_engine.sessions.tracing`` behind the engine's method.
+"""
 
 from __future__ import annotations
 
@@ -42,23 +44,29 @@ class TracingMixin:
         tenant_id: str | None = None,
         summarize: bool = False,
     ) -> Callable[[Callable[P, R]], Callable[P, R]]:
-        """A decorator that records each call of a function (sync or async) in a
-        session: its name, arguments, return value or error, duration and time.
-        ``recall(..., scope=["trace"], session_id=...)`` then searches them.
+        """A decorator that records each call of a function (sync or async) in a session.
 
-        Arguments and values are stored as JSON of at most
-        ``config.trace_max_chars`` characters, with the values of secret-named
-        arguments and keys (``config.trace_redact``) and credential-shaped strings
-        replaced by ``"[redacted]"``. Recording never changes what the function
-        returns or raises.
+        Each record holds the function's name, arguments, return value or error,
+        duration and time; ``recall(..., scope=["trace"], session_id=...)`` then searches
+        them. Arguments and values are stored as JSON of at most
+        ``config.trace_max_chars`` characters, with the values of secret-named arguments
+        and keys (``config.trace_redact``) and credential-shaped strings replaced by
+        ``"[redacted]"``. Recording never changes what the function returns or raises.
 
         Args:
+            session_id: the session the calls belong to.
+            name: the name recorded for the function; None is its qualified name.
+            user: the user (or its id) whose session it is; None is the default user.
+            tenant_id: the tenant; None is the configured default tenant.
             summarize: also have the configured LLM write a one-line summary of each
                 call (from its redacted record), stored with the trace and searched
                 with its text. Made in the background: the function returns as fast
                 as it would untraced, and a search of the session waits for the
                 summaries of calls that returned before it. Offline (no LLM) calls
                 are recorded without a summary, and a warning says so.
+
+        Returns:
+            The decorator; the function it wraps keeps its signature.
 
         Raises:
             InvalidInputError: a bad session_id, name or summarize.

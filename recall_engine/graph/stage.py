@@ -23,6 +23,7 @@ item's chunk vectors, so neither costs an embedding.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -55,6 +56,7 @@ from recall_engine.storage.graph_records import (
     SummaryRecord,
     VectorRows,
 )
+from recall_engine.telemetry.spans import stage
 
 if TYPE_CHECKING:
     from recall_engine.config import RecallConfig
@@ -100,13 +102,15 @@ def start_extraction(
 
     def work() -> tuple[list[ChunkExtraction], float]:
         started = time.perf_counter()
-        if isinstance(extractor, RuleBasedExtractor):
-            out = extractor.extract_sync(chunks)
-        else:  # an async extractor (the LLM one) gets its own event loop in this thread
-            out = asyncio.run(extractor.extract(chunks))
+        with stage("remember.extraction"):
+            if isinstance(extractor, RuleBasedExtractor):
+                out = extractor.extract_sync(chunks)
+            else:  # an async extractor (the LLM one) gets its own event loop in this thread
+                out = asyncio.run(extractor.extract(chunks))
         return out, time.perf_counter() - started
 
-    return pool.submit(work)
+    # the caller's context (its remember span) goes with the work into the pool's thread
+    return pool.submit(contextvars.copy_context().run, work)
 
 
 NearestFn = Callable[[np.ndarray, Sequence[str]], list[tuple[dict[str, Any], np.ndarray]]]

@@ -38,9 +38,8 @@ TYPE_COLORS: dict[EntityType, str] = {
 }
 DEFAULT_MAX_NODES = 500
 """Past this many entities the page shows the best-connected ones and says so. A
-1400x1000 window holds a few hundred labelled nodes (one per ~50x50 px); at 1,500
-a real graph (HotpotQA-100's 7,959 entities) was a hairball, at 500 its hubs and
-their neighbourhoods read. The layout is O(n^2) a step: ~0.8 s at 500 nodes."""
+1400x1000 window holds a few hundred labelled nodes (one per ~50x50 px); the layout
+is O(n^2) a step (why 500: ``docs/decisions.md``)."""
 DEFAULT_HIDDEN_TYPES: tuple[EntityType, ...] = (EntityType.DATE,)
 """Kinds the page opens with hidden (a click on the legend shows them). The rule
 extractor never makes a date the end of a relation: a date is the time of the

@@ -68,10 +68,9 @@ def labelled_sentences(label: str, body: str) -> tuple[str, ...]:
     """``label + sentence`` for each sentence of ``body``; empty for one sentence
     (the chunk's own vector is that sentence's).
 
-    Sentences that ask are kept: leaving them out lifted dense and HYBRID on LoCoMo
-    dev (recall@10 cat 1-4 63.6 -> 65.6 and 74.9 -> 76.1) but cost the routed default
-    (79.8 -> 79.5, cat 5 85.0 -> 81.9), whose graph search already demotes turns
-    that ask (``retrievers.graph_search``).
+    Sentences that ask are kept: the graph search demotes turns that ask on its own
+    (``retrievers.graph_search``), and leaving them out here cost the routed default
+    more than it gave dense search (``docs/decisions.md``).
     """
     sentences = split_sentences(body)
     return tuple(label + s for s in sentences) if len(sentences) > 1 else ()
@@ -216,7 +215,7 @@ def message_chunks(message: Message, *, chunk_size: int) -> list[ChunkDraft]:
             ChunkDraft(
                 text=f"[{stamp}] {spoken}" if stamp else spoken,
                 # A sentence-like form embeds closer to questions about what someone said
-                # or did (LoCoMo dev, dense recall@10: 52.7 vs 51.0 for "speaker: text").
+                # or did than "speaker: text" (docs/decisions.md).
                 embed_text=f"{speaker} said: {piece}",
                 embed_sentences=labelled_sentences(f"{speaker} said: ", piece),
                 lexical_text=spoken,

@@ -10,6 +10,7 @@ import numpy as np
 
 from recall_engine.embedding import Embedder
 from recall_engine.embedding_common import check_vectors
+from recall_engine.telemetry.spans import stage
 
 PROGRESS_MIN_CHUNKS = 512
 WINDOW_BATCHES = 16
@@ -43,14 +44,25 @@ def embed_all(
     for one window in memory, not for every chunk of a 10 MB document.
 
     A text that repeats (a short reply said again, a sentence two overlapping chunks
-    share) is embedded once: on LoCoMo dev's turns and their sentences, 10,492 of
-    11,496 texts are distinct."""
+    share) is embedded once.
+
+    Args:
+        embedder: the model that embeds.
+        texts: the texts, in the order their vectors are wanted.
+        batch_size: texts per batch.
+        show_progress: a progress bar; None shows one on a terminal for long ingests.
+
+    Returns:
+        One unit vector per text, as rows of a float32 array.
+    """
     unique = list(dict.fromkeys(texts))
-    if len(unique) < len(texts):
-        vectors = _embed_windows(embedder, unique, batch_size, show_progress)
-        row = {text: i for i, text in enumerate(unique)}
-        return vectors[[row[text] for text in texts]]
-    return _embed_windows(embedder, texts, batch_size, show_progress)
+    with stage("remember.embedding") as span:
+        span.set("recall_engine.embedding.texts", len(unique))
+        if len(unique) < len(texts):
+            vectors = _embed_windows(embedder, unique, batch_size, show_progress)
+            row = {text: i for i, text in enumerate(unique)}
+            return vectors[[row[text] for text in texts]]
+        return _embed_windows(embedder, texts, batch_size, show_progress)
 
 
 def _embed_windows(

@@ -39,12 +39,14 @@ from recall_engine.graph.supersession import stamp
 from recall_engine.ingest.chunking import ChunkDraft, chunk_item
 from recall_engine.ingest.embed_batches import CheckedEmbedder, embed_all
 from recall_engine.ingest.gc_pause import gc_paused
+from recall_engine.ingest.observe import remembering
 from recall_engine.ingest.sources import SourceItem
 from recall_engine.ingest.writer import TenantWriters, WriteTicket, writing
 from recall_engine.storage.graph_records import GraphWrite, SummaryRecord
 from recall_engine.storage.lexical import tokenize
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
 from recall_engine.storage.tenant import TenantStore
+from recall_engine.telemetry.spans import stage
 
 logger = logging.getLogger(__name__)
 
@@ -124,8 +126,9 @@ def ingest(
         WriterBusyError: another replica held the writer lease too long (nothing stored).
         StoreError, EmbeddingError: nothing of this ingest remains in the store.
     """
-    with gc_paused():  # full collections mid-ingest stall the event loop (see gc_pause)
-        return _ingest(
+    observe = remembering(tenant_id=store.tenant_id, dataset_id=dataset_id, items=len(items))
+    with gc_paused(), observe as done:  # gc: full collections stall the loop (see gc_pause)
+        result = _ingest(
             store,
             embedder,
             config,
@@ -135,6 +138,7 @@ def ingest(
             show_progress=show_progress,
             writers=writers,
         )
+        return done(result)  # the ingest's span and metrics
 
 
 def _ingest(
@@ -151,7 +155,8 @@ def _ingest(
     embedder = CheckedEmbedder(embedder, store.index.dimension)
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    prepared = prepare(items, dataset_id=dataset_id, config=config)
+    with stage("remember.chunking"):
+        prepared = prepare(items, dataset_id=dataset_id, config=config)
     timings["chunk_s"] = time.perf_counter() - started
     all_ids = [p.data_id for p in prepared]
     with store.write_lock, writing(writers, store) as ticket:
@@ -267,16 +272,17 @@ def _write(
     t0 = time.perf_counter()
     if fresh or replaced:
         ticket.check()  # a replica that lost its lease must not commit
-        store.commit_ingest(
-            datasets=[(dataset_id, dataset_name, now)],
-            items=items_out,
-            chunks=[r[0] for r in records],
-            vectors=vectors,
-            tokens=tokens,
-            sentences=sentences,
-            replace_data_ids=replaced,
-            graph=graph,
-        )
+        with stage("remember.commit"):
+            store.commit_ingest(
+                datasets=[(dataset_id, dataset_name, now)],
+                items=items_out,
+                chunks=[r[0] for r in records],
+                vectors=vectors,
+                tokens=tokens,
+                sentences=sentences,
+                replace_data_ids=replaced,
+                graph=graph,
+            )
     timings["store_s"] = time.perf_counter() - t0
     return extractor, plan, failures
 

@@ -2,7 +2,9 @@
 
 stdio by default (an MCP host starts it as a subprocess); ``--transport
 streamable-http`` serves ``http://HOST:PORT/mcp`` statelessly, behind the data dir's
-API keys unless ``--no-auth``. Light to import: the SDK loads only in ``serve``.
+API keys unless ``--no-auth`` and behind ``recall-engine serve``'s rate limits
+(``--rate-limit``, ``--burst``, ``--trusted-proxy``). Light to import: the SDK
+loads only in ``serve``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-auth", action="store_true", help="HTTP without API keys (development only)"
     )
+    from recall_engine.server.__main__ import add_limit_arguments
+
+    add_limit_arguments(parser)  # HTTP only: serve's limits
     parser.add_argument(
         "--tools", default="default",
         help="default (remember, recall, forget, status), all, or a comma list of tool names",

@@ -14,10 +14,12 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools.base import Tool
 from mcp_types import ToolAnnotations
 
 from recall_engine.core.errors import InvalidInputError, RecallEngineError
 from recall_engine.engine import RecallEngine
+from recall_engine.mcp.strict import StrictTool
 from recall_engine.mcp.tools import (
     DEFAULT_TOOLS,
     MORE_TOOLS,
@@ -59,24 +61,26 @@ def choose_tools(spec: str) -> tuple[str, ...]:
 
 
 def create_server(engine: RecallEngine, settings: McpSettings | None = None) -> MCPServer:
-    """An MCP server listing ``settings.tools`` (default: remember, recall, forget, status)."""
+    """An MCP server listing ``settings.tools`` (default: remember, recall, forget, status),
+    each refusing arguments its input schema does not declare (``mcp.strict``)."""
     settings = settings or McpSettings()
     tools = RecallTools(engine, settings)
-    server: MCPServer = MCPServer(
+    hidden = _hidden_paths(engine, tools)
+    listed: list[Tool] = [
+        StrictTool.strict(
+            _tool_errors(getattr(tools, name), hidden),
+            name=name,
+            annotations=ANNOTATIONS.get(name, READ_ONLY),
+        )
+        for name in settings.tools
+    ]
+    return MCPServer(
         "recall-engine",
         version=package_version(),
         instructions=INSTRUCTIONS,
         log_level=settings.log_level,
+        tools=listed,
     )
-    hidden = _hidden_paths(engine, tools)
-    for name in settings.tools:
-        method = getattr(tools, name)
-        server.add_tool(
-            _tool_errors(method, hidden),
-            name=name,
-            annotations=ANNOTATIONS.get(name, READ_ONLY),
-        )
-    return server
 
 
 def _hidden_paths(engine: RecallEngine, tools: RecallTools) -> list[tuple[str, str]]:

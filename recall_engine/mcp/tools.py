@@ -19,6 +19,7 @@ from pydantic import Field
 
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.models import Conversation, Document, Message, ResponseGraphEntry
+from recall_engine.core.recall_options import option_fields
 from recall_engine.engine import RecallEngine
 from recall_engine.mcp import reads
 from recall_engine.mcp.models import (
@@ -57,6 +58,12 @@ Datasets = Annotated[
     list[str] | None, Field(description="Dataset names to search; default: every dataset.")
 ]
 TopK = Annotated[int, Field(ge=1, le=100)]
+
+
+def _declared(option: str) -> Any:
+    """A ``Field`` with the description recall()'s declaration gives ``option``
+    (``core.recall_options``): the recall tool's parameters are those options."""
+    return Field(description=option_fields()[option][1].description)
 
 
 @dataclass(frozen=True)
@@ -170,20 +177,12 @@ class RecallTools:
         query_type: Annotated[
             str, Field(description="A search type such as CHUNKS or TEMPORAL, or auto: routed.")
         ] = "auto",
-        datasets: Datasets = None,
+        datasets: Annotated[list[str] | None, _declared("datasets")] = None,
         top_k: TopK = 10,
-        session_id: str | None = None,
-        only_context: Annotated[
-            bool, Field(description="Only the retrieved context, no answer.")
-        ] = False,
-        include_references: bool = False,
-        scope: Annotated[
-            list[str] | None,
-            Field(
-                description='Sources in order: "graph", "session", "trace"; '
-                "session and trace need session_id. Default: graph only."
-            ),
-        ] = None,
+        session_id: Annotated[str | None, _declared("session_id")] = None,
+        only_context: Annotated[bool, _declared("only_context")] = False,
+        include_references: Annotated[bool, _declared("include_references")] = False,
+        scope: Annotated[list[str] | None, _declared("scope")] = None,
     ) -> RecallOutput:
         """Ask memory a question: ranked results, each with its source tag and provenance
         (data_id, chunk_id, message ids), plus the router's decision."""

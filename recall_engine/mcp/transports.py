@@ -5,11 +5,18 @@ on the same stores can sit behind a load balancer. With auth on, a request needs
 ``Authorization: Bearer <key>`` with a key the data dir's registry knows (the keys
 ``recall-engine serve --api-key/--admin-key`` stored); a tenant key acts in its
 tenant, an admin key in the server's tenant. A missing or unknown key gets 401.
+The limits are ``recall-engine serve``'s (``server.auth``): requests per key
+(``--rate-limit``, ``--burst``; per address with ``--no-auth``), failed logins per
+address and per presented key, ``--trusted-proxy``, and the Redis buckets every
+replica shares in the distributed profile; an empty bucket answers 429 with
+``Retry-After``.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -22,72 +29,80 @@ from recall_engine.core.errors import RecallEngineError
 from recall_engine.engine import RecallEngine
 from recall_engine.mcp.server import choose_tools, create_server
 from recall_engine.mcp.tools import TENANT_STATE, McpSettings
-from recall_engine.tenants.registry import TenantRegistry
-
-
-def key_tenant(registry: TenantRegistry, authorization: str) -> str | None:
-    """The tenant of a ``Bearer <key>`` header value (``ADMIN`` for an admin key), None
-    when the header is missing, not bearer, or the key is unknown."""
-    scheme, _, key = authorization.partition(" ")
-    key = key.strip()
-    if scheme.lower() != "bearer" or not key:
-        return None
-    return registry.key_tenant(key)
+from recall_engine.server.app import ServerSettings, authenticator
+from recall_engine.server.auth import Authenticator, Principal
+from recall_engine.server.errors import ApiError
 
 
 class BearerKeys:
-    """ASGI middleware: refuse HTTP requests without a known key, pass the key's tenant on."""
+    """ASGI middleware: refuse HTTP requests without a known key (401) or over a
+    limit (429), and pass the key's tenant on to the tools."""
 
-    def __init__(self, app: ASGIApp, registry: TenantRegistry) -> None:
+    def __init__(self, app: ASGIApp, auth: Authenticator) -> None:
         self.app = app
-        self.registry = registry
+        self.auth = auth
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = dict(scope.get("headers") or [])
-        header = headers.get(b"authorization", b"").decode("latin-1")
-        tenant = key_tenant(self.registry, header)
-        if tenant is None:
-            message = "Invalid API key." if header else "Missing API key."
-            body = json.dumps(
-                {
-                    "error": "unauthorized",
-                    "message": message + (" Send 'Authorization: Bearer <key>'."),
-                }
-            ).encode()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 401,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"www-authenticate", b"Bearer"),
-                        (b"content-length", str(len(body)).encode()),
-                    ],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
+        headers: list[tuple[bytes, bytes]] = list(scope.get("headers") or [])
+        header = b"".join(v for k, v in headers if k == b"authorization").decode("latin-1")
+        forwarded = [v.decode("latin-1") for k, v in headers if k == b"x-forwarded-for"]
+        peer = scope.get("client")
+        client = self.auth.addresses(peer[0] if peer else None, forwarded)
+        try:
+            who = await self._check(header, client)
+        except ApiError as exc:
+            await _refuse(send, exc)
             return
-        scope.setdefault("state", {})[TENANT_STATE] = tenant
+        scope.setdefault("state", {})[TENANT_STATE] = who.tenant_id
         await self.app(scope, receive, send)
+
+    async def _check(self, header: str, client: str) -> Principal:
+        if self.auth.is_local():  # microseconds: on the loop, as the HTTP API does
+            return self.auth.check(header, client)
+        return await asyncio.to_thread(self.auth.check, header, client)
+
+
+async def _refuse(send: Send, error: ApiError) -> None:
+    message = error.message
+    if error.status == 401 and "Bearer" not in message:
+        message += " Send 'Authorization: Bearer <key>'."
+    body = json.dumps({"error": error.code.lower(), "message": message}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    headers += [(k.lower().encode(), v.encode()) for k, v in error.headers.items()]
+    await send({"type": "http.response.start", "status": error.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def http_app(
-    engine: RecallEngine, settings: McpSettings, *, auth: bool, host: str = "127.0.0.1"
+    engine: RecallEngine,
+    settings: McpSettings,
+    *,
+    auth: bool,
+    host: str = "127.0.0.1",
+    limits: ServerSettings | None = None,
 ) -> Any:
     """The ASGI app of the stateless streamable-HTTP endpoint (``/mcp``), behind keys when
-    ``auth``. Run it with its lifespan on (the SDK's session manager starts there)."""
+    ``auth`` and behind ``limits``' rate limits (rate, burst, trusted proxies, Redis;
+    default: ``recall-engine serve``'s defaults, in the engine's Redis when it has one).
+    Run it with its lifespan on (the SDK's session manager starts there)."""
     server = create_server(engine, settings)
     app = server.streamable_http_app(stateless_http=True, json_response=True, host=host)
-    return BearerKeys(app, engine.tenants.registry) if auth else app
+    limits = dataclasses.replace(
+        limits or ServerSettings(redis_url=engine.config.redis_url), auth=auth
+    )
+    return BearerKeys(app, authenticator(engine, limits))
 
 
 def serve(args: argparse.Namespace) -> int:
     """Run ``recall-engine mcp`` (arguments of ``recall_engine.mcp.__main__``) until the
     client hangs up (stdio) or it is interrupted (HTTP); returns the exit status."""
+    from recall_engine.server.__main__ import trusted_proxies
+
     try:
+        proxies = trusted_proxies(args)
         engine = RecallEngine(getattr(args, "data_dir", None))
         settings = McpSettings(
             tenant_id=engine.tenant_name(getattr(args, "tenant", None)),
@@ -102,12 +117,20 @@ def serve(args: argparse.Namespace) -> int:
         if args.transport == "stdio":
             anyio.run(create_server(engine, settings).run_stdio_async)
             return 0
-        return _serve_http(engine, settings, args)
+        limits = ServerSettings(
+            rate=args.rate_limit,
+            burst=args.burst,
+            trusted_proxies=proxies,
+            redis_url=engine.config.redis_url,
+        )
+        return _serve_http(engine, settings, args, limits)
     finally:
         engine.close()
 
 
-def _serve_http(engine: RecallEngine, settings: McpSettings, args: argparse.Namespace) -> int:
+def _serve_http(
+    engine: RecallEngine, settings: McpSettings, args: argparse.Namespace, limits: ServerSettings
+) -> int:
     import uvicorn
 
     if args.no_auth:
@@ -124,6 +147,13 @@ def _serve_http(engine: RecallEngine, settings: McpSettings, args: argparse.Name
             "or pass --no-auth for local development.",
             file=sys.stderr,
         )
-    app = http_app(engine, settings, auth=not args.no_auth, host=args.host)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws="none")
+    app = http_app(engine, settings, auth=not args.no_auth, host=args.host, limits=limits)
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        ws="none",
+        proxy_headers=False,  # X-Forwarded-For counts only under --trusted-proxy
+    )
     return 0

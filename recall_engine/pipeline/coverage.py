@@ -13,8 +13,8 @@ Three general signals, each in [0, 1], none fitted per question:
 ``coverage`` is their weighted mean over the signals available (``WEIGHTS``; a
 question with no names, or a lexical call with no query vector, uses the rest),
 and ``coverage_low`` is ``coverage < LOW_COVERAGE``. The constants were chosen on
-LoCoMo dev's swap bench (``bench.coverage``: each question against its own and
-another conversation) and are the same for every question.
+a swap benchmark (``bench.coverage``: each question against its own and another
+conversation) and are the same for every question.
 
 A query that shares no content word with anything in scope and whose best dense
 similarity is under ``NOTHING_DENSE`` matches nothing: recall returns ``[]``.

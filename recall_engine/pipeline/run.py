@@ -37,6 +37,7 @@ from recall_engine.pipeline.delegate import (
 )
 from recall_engine.pipeline.feedback import rerank
 from recall_engine.pipeline.narrowing import check_applies, narrow_output, retrieval_depth
+from recall_engine.pipeline.observe import observed
 from recall_engine.pipeline.references import add_evidence
 from recall_engine.pipeline.request import _PARAM_DEFAULTS, MAX_TOP_K, RecallRequest
 from recall_engine.pipeline.route import (
@@ -58,6 +59,8 @@ from recall_engine.pipeline.tense import apply_tense, tense_answer
 from recall_engine.pipeline.traces import TraceVectors, scoped_sources, session_block
 from recall_engine.read.store_reader import StoreReader
 from recall_engine.storage.expiry import forget_expired
+from recall_engine.telemetry.spans import SpanHandle
+from recall_engine.telemetry.spans import stage as stage_span
 from retrievers import RETRIEVERS, Identity, RetrievalContext, Retriever, RetrieverOutput
 from retrievers.base import NO_VECTOR, RetrieverConfig, wants_query_vector
 
@@ -79,6 +82,10 @@ class RecallPipeline:
 
     async def run(self, request: RecallRequest) -> list[RecallResult]:
         state = RecallState(request=request)
+        with observed(state) as span:  # a span per call and per stage, when OpenTelemetry records
+            return await self._stages(state, span)
+
+    async def _stages(self, state: RecallState, span: SpanHandle) -> list[RecallResult]:
         for name, stage in (
             ("scope", self.resolve_scope),
             ("session", self.session_cache),
@@ -93,7 +100,7 @@ class RecallPipeline:
             ("references", self.references),
             ("tag", self.tag),
         ):
-            with StageTimer(state.timings, name):
+            with StageTimer(state.timings, name), span.stage(f"recall.{name}"):
                 await stage(state)
             if state.done:
                 break
@@ -185,7 +192,7 @@ class RecallPipeline:
         require_llm(retriever, llm, only_context=request.only_context)
         vector = NO_VECTOR
         if wants_query_vector(retriever):
-            with StageTimer(state.timings, "embed"):
+            with StageTimer(state.timings, "embed"), stage_span("recall.embed"):
                 vector = await self.embed_query(request.query_text)
             state.query_vector = vector
         ctx: RetrievalContext[Any] = RetrievalContext(

@@ -1,9 +1,9 @@
 """``RemoteRecallEngine``: the embedded engine's async API over its HTTP server.
 
 Same method names, arguments, return models and exception classes as
-``RecallEngine``; ``RecallEngine.connect(url, api_key=...)`` builds one. The API
-key travels only in the ``Authorization`` header: it is kept out of ``repr``,
-logs and error messages.
+``RecallEngine``: both are a ``recall_engine.Memory``. ``RecallEngine.connect(url,
+api_key=...)`` builds one. The API key travels only in the ``Authorization``
+header: it is kept out of ``repr``, logs and error messages.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 import httpx
 from pydantic import BaseModel, TypeAdapter
@@ -26,7 +26,10 @@ from recall_engine.core.models import (
     RememberResult,
     ResponseQAEntry,
 )
+from recall_engine.core.recall_options import RecallOptions, RecallParams, recall_signature
+from recall_engine.core.search_types import SearchType
 from recall_engine.identity.models import DatasetAccess, User
+from recall_engine.memory import ForgetOptions, RememberOptions
 from recall_engine.remote.errors import RemoteUnavailableError, error_from_reply
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -165,49 +168,92 @@ class RemoteRecallEngine:
 
     # the engine API
 
-    async def remember(self, data: Any, **options: Any) -> RememberResult:
+    async def remember(self, data: Any, **options: Unpack[RememberOptions]) -> RememberResult:
         """``RecallEngine.remember``; texts are sent as text, never read as paths."""
         options.pop("show_progress", None)
         result = await self._call("remember", _data(data), **options)
         return RememberResult.model_validate(result)
 
+    @recall_signature
     async def recall(
-        self, query_text: str, query_type: Any = None, **options: Any
+        self,
+        query_text: str,
+        query_type: SearchType | str | None = None,
+        **options: Unpack[RecallOptions],
     ) -> list[RecallResult]:
-        """``RecallEngine.recall`` (``response_model`` and ``system_prompt_path`` stay local)."""
+        """``RecallEngine.recall``: the arguments are checked here first (the same
+        errors), then sent; ``response_model`` cannot travel, and the server refuses
+        ``system_prompt_path``."""
         if options.get("response_model") is not None:
             raise InvalidInputError("response_model cannot be sent to a remote engine.")
         options.pop("response_model", None)
+        RecallParams.check(query_text, query_type, options)
         result = await self._call("recall", query_text, query_type, **options)
         return _RESULTS.validate_python(result)
 
-    async def forget(self, **options: Any) -> int:
+    async def forget(self, **options: Unpack[ForgetOptions]) -> int:
         return int(await self._call("forget", **options))
 
-    async def create_user(self, name: str, **options: Any) -> User:
-        return User.model_validate(await self._call("create_user", name, **options))
+    async def create_user(
+        self, name: str, *, tenant_id: str | None = None, exist_ok: bool = False
+    ) -> User:
+        result = await self._call("create_user", name, tenant_id=tenant_id, exist_ok=exist_ok)
+        return User.model_validate(result)
 
-    async def users(self, **options: Any) -> list[User]:
-        return _USERS.validate_python(await self._call("users", **options))
+    async def users(self, *, tenant_id: str | None = None) -> list[User]:
+        return _USERS.validate_python(await self._call("users", tenant_id=tenant_id))
 
-    async def grant(self, dataset_id: str, **options: Any) -> None:
+    async def grant(
+        self,
+        dataset_id: str,
+        *,
+        to: User | str,
+        permission: str = "read",
+        by: User | str | None = None,
+        tenant_id: str | None = None,
+    ) -> None:
+        options = {"to": to, "permission": permission, "by": by, "tenant_id": tenant_id}
         await self._call("grant", dataset_id, **options)
 
-    async def revoke(self, dataset_id: str, **options: Any) -> None:
+    async def revoke(
+        self,
+        dataset_id: str,
+        *,
+        to: User | str,
+        permission: str | None = None,
+        by: User | str | None = None,
+        tenant_id: str | None = None,
+    ) -> None:
+        options = {"to": to, "permission": permission, "by": by, "tenant_id": tenant_id}
         await self._call("revoke", dataset_id, **options)
 
-    async def datasets(self, **options: Any) -> list[DatasetAccess]:
-        return _DATASETS.validate_python(await self._call("datasets", **options))
+    async def datasets(
+        self, *, user: User | str | None = None, tenant_id: str | None = None
+    ) -> list[DatasetAccess]:
+        result = await self._call("datasets", user=user, tenant_id=tenant_id)
+        return _DATASETS.validate_python(result)
 
-    async def add_feedback(self, session_id: str, qa_id: str, **options: Any) -> ResponseQAEntry:
+    async def add_feedback(
+        self,
+        session_id: str,
+        qa_id: str,
+        *,
+        score: int,
+        text: str | None = None,
+        user: User | str | None = None,
+        tenant_id: str | None = None,
+    ) -> ResponseQAEntry:
+        options = {"score": score, "text": text, "user": user, "tenant_id": tenant_id}
         result = await self._call("add_feedback", session_id, qa_id, **options)
         return ResponseQAEntry.model_validate(result)
 
-    async def list_datasets(self, **options: Any) -> dict[str, str]:
-        return dict(await self._call("list_datasets", **options))
+    async def list_datasets(self, *, tenant_id: str | None = None) -> dict[str, str]:
+        return dict(await self._call("list_datasets", tenant_id=tenant_id))
 
-    async def list_items(self, **options: Any) -> list[dict[str, Any]]:
-        return list(await self._call("list_items", **options))
+    async def list_items(
+        self, *, dataset_name: str | None = None, tenant_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        return list(await self._call("list_items", dataset_name=dataset_name, tenant_id=tenant_id))
 
     # the tenant API (HydraDB's paths)
 

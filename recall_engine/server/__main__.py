@@ -9,6 +9,12 @@ has, they must name keys it holds (so restarting with the same flags works) and
 the server refuses to start otherwise: a revoked or rotated key never comes
 back from a flag. ``--no-auth`` turns authentication off for local development.
 
+Behind a reverse proxy every client reaches the server from the proxy's address;
+``--trusted-proxy ADDRESS_OR_CIDR`` (repeatable) or
+``RECALL_ENGINE_TRUSTED_PROXIES`` (a comma list) make rate limits count the
+client that the proxy names in ``X-Forwarded-For`` (off by default: the header
+is ignored).
+
 One process holds a data dir: a second server (or any other process) on it
 exits at start with the holder's pid. SIGTERM shuts down gracefully, releases
 the data dir and exits with status 143.
@@ -22,6 +28,7 @@ import math
 import os
 import signal
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -80,13 +87,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="seed an empty key store with an admin key (every tenant)",
     )
     parser.add_argument("--max-body-bytes", type=_whole(1), default=None, help="default: 16 MiB")
+    add_limit_arguments(parser)
+    parser.add_argument(
+        "--log-level", default="info", choices=("critical", "error", "warning", "info", "debug")
+    )
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
+    """The rate-limit flags that ``serve`` and ``mcp`` (over HTTP) share."""
     parser.add_argument(
         "--rate-limit", type=_rate, default=200.0, help="requests/s per key (0: off)"
     )
     parser.add_argument("--burst", type=_whole(1), default=400, help="token bucket size per key")
     parser.add_argument(
-        "--log-level", default="info", choices=("critical", "error", "warning", "info", "debug")
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDRESS_OR_CIDR",
+        help="a reverse proxy whose X-Forwarded-For names the client (repeatable; "
+        "also $RECALL_ENGINE_TRUSTED_PROXIES); default: none, the header is ignored",
     )
+
+
+def trusted_proxies(args: argparse.Namespace) -> tuple[str, ...]:
+    """``--trusted-proxy`` entries and ``RECALL_ENGINE_TRUSTED_PROXIES``'s, checked.
+
+    Raises:
+        InvalidInputError: an entry that is not an IP address or CIDR.
+    """
+    from recall_engine.server.addresses import ENV_VAR, parse_networks, split_list
+
+    entries = [*getattr(args, "trusted_proxy", []), *split_list(os.environ.get(ENV_VAR, ""))]
+    parse_networks(entries)
+    return tuple(entries)
 
 
 def _keys(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[str]]:
@@ -100,11 +133,46 @@ def _keys(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[str]]:
                 f"error: --api-key and RECALL_ENGINE_API_KEYS take TENANT=KEY; entry {n} "
                 "has no tenant, no '=' or no key."
             )
+        _refuse_weak(key, f"the key for tenant {tenant[:40]!r}")
         tenant_keys.append((tenant, key))
     admin = list(args.admin_key)
     if os.environ.get("RECALL_ENGINE_ADMIN_KEY"):
         admin.append(os.environ["RECALL_ENGINE_ADMIN_KEY"])
+    for key in admin:
+        _refuse_weak(key, "an admin key")
     return tenant_keys, admin
+
+
+MIN_DISTINCT_KEY_CHARS = 6
+MIN_KEY_BITS = 36.0
+"""A given key's least estimated entropy: its length times the Shannon entropy of
+its characters (a random 16-character hex key estimates at about 50)."""
+
+
+def key_weakness(key: str) -> str | None:
+    """Why ``key`` is too easy to guess (few distinct characters, a repeated
+    pattern, too little estimated entropy), or None. Never quotes the key."""
+    counts = Counter(key)
+    if len(counts) < MIN_DISTINCT_KEY_CHARS:
+        return (
+            f"it has {len(counts)} distinct characters (at least {MIN_DISTINCT_KEY_CHARS} needed)"
+        )
+    if key in (key + key)[1:-1]:
+        return "it repeats a shorter pattern"
+    bits = -sum(n * math.log2(n / len(key)) for n in counts.values())
+    if bits < MIN_KEY_BITS:
+        return f"its characters carry about {bits:.0f} bits (at least {MIN_KEY_BITS:.0f} needed)"
+    return None
+
+
+def _refuse_weak(key: str, who: str) -> None:
+    reason = key_weakness(key)
+    if reason is not None:  # the message never holds the key
+        raise SystemExit(
+            f"error: {who} given by a flag or environment variable is too easy to guess: "
+            f"{reason}. Use a random key: `recall-engine keys create` makes one, or "
+            "`python -c 'import secrets; print(secrets.token_urlsafe(32))'`."
+        )
 
 
 class _Terminated(BaseException):
@@ -152,6 +220,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     tenant_keys, admin_keys = _keys(args)
+    proxies = trusted_proxies(args)
     try:
         engine = RecallEngine(getattr(args, "data_dir", None))
     except RecallEngineError as exc:  # e.g. StoreLockedError: one line, no traceback
@@ -180,6 +249,7 @@ def _serve(args: argparse.Namespace) -> int:
         max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
         rate=args.rate_limit,
         burst=args.burst,
+        trusted_proxies=proxies,
         redis_url=engine.config.redis_url,
     )
     app = create_app(engine, settings)
@@ -192,7 +262,8 @@ def _serve(args: argparse.Namespace) -> int:
             ws="none",
             lifespan="off",
             # X-Forwarded-For would let a local client pick the address that the
-            # failed-auth limiter counts; a proxy deployment must opt in to it.
+            # failed-auth limiter counts; a proxy deployment opts in with
+            # --trusted-proxy, read by the authenticator (server.addresses).
             proxy_headers=False,
         )
     finally:

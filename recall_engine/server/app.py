@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 
 from fastapi import Depends, FastAPI
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model
 from pydantic.alias_generators import to_camel
 
 from recall_engine.core.inputs import MAX_JSON_DEPTH, json_depth
 from recall_engine.core.models import Conversation, Document, RecallResult, RememberResult
-from recall_engine.pipeline.request import MAX_TOP_K, MAX_WIDE_SEARCH_TOP_K, RecallParams
+from recall_engine.core.recall_options import option_fields
 from recall_engine.server import engine_calls, errors
-from recall_engine.server.auth import FAILURE_BURST, FAILURES_PER_S, Authenticator, Principal
+from recall_engine.server.auth import Authenticator, Principal, make_authenticator
 from recall_engine.server.errors import (
     ERROR_RESPONSES,
     ApiError,
@@ -30,9 +30,8 @@ from recall_engine.server.errors import (
     envelope,
 )
 from recall_engine.server.port import EnginePort
-from recall_engine.server.ratelimit import make_buckets
 from recall_engine.server.responses import HealthResponse
-from recall_engine.state.redis_store import RedisStore
+from recall_engine.telemetry.asgi import TelemetryMiddleware
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 
@@ -44,6 +43,9 @@ class ServerSettings:
     rate: float = 200.0
     """Requests per second per key (0: no limit)."""
     burst: int = 400
+    trusted_proxies: tuple[str, ...] = ()
+    """Reverse proxies (addresses or CIDRs) whose X-Forwarded-For names the client
+    that failed-login limits count (``server.addresses``); empty: the peer counts."""
     redis_url: str | None = field(default=None, repr=False)  # may hold a password
     """Keep the rate limits in this Redis (shared by replicas); None = per process."""
 
@@ -106,41 +108,41 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
-_DEFAULTS = RecallParams.model_fields
+# Options that cannot travel in JSON: a server-side file, a Python class.
+LOCAL_ONLY_OPTIONS = frozenset({"system_prompt_path", "response_model"})
 
 
-class RecallBody(BaseModel):
+def _body_fields() -> dict[str, Any]:
+    """recall()'s options as JSON fields: the declared types, defaults, bounds and
+    descriptions; the engine's own checks run on the call, so that a bad value is
+    its ``InvalidInputError`` (400) with its message."""
+    fields: dict[str, Any] = {}
+    for name, (hint, info) in option_fields().items():
+        if name not in LOCAL_ONLY_OPTIONS:
+            base = get_args(hint)[0] if get_origin(hint) is Annotated else hint
+            fields[name] = (base, info)
+    return fields
+
+
+class _BodyBase(BaseModel):
     """``POST /api/v1/recall``: the Python ``recall()`` arguments, snake_case or camelCase."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
-    query_text: str = Field(
-        min_length=1, validation_alias=AliasChoices("query_text", "queryText", "query")
-    )
-    query_type: str | None = None
-    datasets: list[str] | str | None = None
-    dataset_ids: list[str] | None = None
-    top_k: int = Field(default=_DEFAULTS["top_k"].default, ge=1, le=MAX_TOP_K)
-    auto_route: bool = True
-    session_id: str | None = None
-    only_context: bool = False
-    system_prompt: str | None = None
-    node_name: list[str] | None = None
-    node_name_filter_operator: str = "OR"
-    wide_search_top_k: int | None = Field(default=None, ge=1, le=MAX_WIDE_SEARCH_TOP_K)
-    triplet_distance_penalty: float | None = None
-    feedback_influence: float = 0.0
-    recency_bias: float = 0.0
-    metadata_filters: dict[str, Any] | None = Field(
-        default=None, description="Exact equalities on the remembered items' metadata."
-    )
-    verbose: bool = False
-    retriever_specific_config: dict[str, Any] | None = None
-    include_references: bool = False
-    user: str | dict[str, Any] | None = None
-    tenant_id: str | None = None
-    scope: list[str] | None = Field(
-        default=None, description='Sources to search: "graph", "session", "trace".'
+
+if TYPE_CHECKING:  # its fields come from the declaration, which mypy does not run
+    RecallBody = BaseModel
+else:
+    RecallBody = create_model(
+        "RecallBody",
+        __base__=_BodyBase,
+        __doc__=_BodyBase.__doc__,
+        query_text=(
+            str,
+            Field(min_length=1, validation_alias=AliasChoices("query_text", "queryText", "query")),
+        ),
+        query_type=(str | None, Field(default=None, description="A search type; None: routed.")),
+        **_body_fields(),
     )
 
 
@@ -179,6 +181,19 @@ def _accepts(function: Any, name: str) -> bool:
     return name in inspect.signature(function).parameters
 
 
+def authenticator(engine: EnginePort, settings: ServerSettings) -> Authenticator:
+    """The authenticator and rate limits of ``settings`` over ``engine``'s key store
+    (the HTTP API's and ``recall-engine mcp``'s over HTTP)."""
+    return make_authenticator(
+        engine.tenants.registry,
+        enabled=settings.auth,
+        rate=settings.rate,
+        burst=settings.burst,
+        trusted_proxies=settings.trusted_proxies,
+        redis_url=settings.redis_url,
+    )
+
+
 def create_app(engine: EnginePort, settings: ServerSettings | None = None) -> FastAPI:
     """The app over ``engine`` (a ``RecallEngine``)."""
     from recall_engine.server.routes import hydra_router
@@ -191,13 +206,11 @@ def create_app(engine: EnginePort, settings: ServerSettings | None = None) -> Fa
     )
     app.state.engine = engine
     app.state.settings = settings
-    redis = RedisStore(settings.redis_url) if settings.redis_url else None
-    buckets = make_buckets(settings.rate, settings.burst, redis=redis, name="requests")
-    failures = make_buckets(FAILURES_PER_S, FAILURE_BURST, redis=redis, name="failures")
-    auth = Authenticator(engine.tenants.registry, buckets, enabled=settings.auth, failures=failures)
+    auth = authenticator(engine, settings)
     app.state.auth = auth
     errors.install(app)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    app.add_middleware(TelemetryMiddleware)  # outermost: refused bodies are observed too
 
     @app.get("/health", tags=["meta"])
     async def health() -> HealthResponse:
@@ -205,12 +218,10 @@ def create_app(engine: EnginePort, settings: ServerSettings | None = None) -> Fa
 
     @app.post("/api/v1/recall", tags=["engine"], responses=ERROR_RESPONSES)
     async def recall(body: RecallBody, who: Principal = Depends(auth)) -> list[RecallResult]:
-        tenant = _store_of(engine, body.tenant_id, who)
-        fields = body.model_dump(exclude={"query_text", "query_type"}, exclude_none=True)
-        fields["tenant_id"] = tenant
-        if body.user is None:
-            fields.pop("user", None)
-        return await engine.recall(body.query_text, body.query_type, **fields)
+        fields = body.model_dump(exclude={"query_text", "query_type"}, exclude_unset=True)
+        fields["tenant_id"] = _store_of(engine, fields.get("tenant_id"), who)
+        query = body.model_dump(include={"query_text", "query_type"})
+        return await engine.recall(query["query_text"], query["query_type"], **fields)
 
     @app.post("/api/v1/remember", tags=["engine"], responses=ERROR_RESPONSES)
     async def remember(body: RememberBody, who: Principal = Depends(auth)) -> RememberResult:

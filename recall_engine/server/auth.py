@@ -5,10 +5,19 @@ With authentication off (``--no-auth``, local development) every request acts
 as an admin.
 
 Rate limits: a known key spends from its own bucket (``--rate-limit``,
-``--burst``). Failed authentication spends from a bucket of the client address
-(``FAILURES_PER_S``, ``FAILURE_BURST``), whatever key was presented; once it is
-empty every request from that address answers 429 before any key is checked,
-so guessing keys from one address stays slow and answers nothing.
+``--burst``). A failed authentication spends from two buckets
+(``FAILURES_PER_S``, ``FAILURE_BURST``): one of the client address
+(``server.addresses``: the peer, or the client behind trusted proxies) and one of
+the presented key's digest (never the key). Once either is empty, a request that
+fails answers 429 instead of 401.
+
+A valid key is never refused for its address's failures: it is recognised by
+its digest first (one SHA-256 and a comparison per stored key, the same bounded
+work a wrong key costs), so an anonymous client sharing a valid client's
+address, a NAT or an untrusted proxy, cannot lock it out. Guessing is kept
+hopeless by the keys' strength (generated keys hold 256 random bits; given keys
+need 16 characters and enough distinct ones), not by the throttle; the throttle
+keeps a flood of wrong keys answered by 429 at that bounded cost.
 """
 
 from __future__ import annotations
@@ -19,8 +28,10 @@ from dataclasses import dataclass
 from fastapi import Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from recall_engine.server.addresses import ClientAddress
 from recall_engine.server.errors import ApiError
-from recall_engine.server.ratelimit import Buckets, TokenBuckets, retry_after
+from recall_engine.server.ratelimit import Buckets, TokenBuckets, make_buckets, retry_after
+from recall_engine.state.redis_store import RedisStore
 from recall_engine.tenants.registry import ADMIN, TenantRegistry, key_digest
 
 FAILURES_PER_S = 1.0
@@ -61,11 +72,13 @@ class Authenticator:
         *,
         enabled: bool,
         failures: Buckets | None = None,
+        addresses: ClientAddress | None = None,
     ) -> None:
         self.registry = registry
         self.buckets = buckets
         self.failures: Buckets = failures or TokenBuckets(FAILURES_PER_S, FAILURE_BURST)
         self.enabled = enabled
+        self.addresses = addresses or ClientAddress()
 
     async def __call__(
         self,
@@ -80,11 +93,12 @@ class Authenticator:
         (a state database, Redis). A sync dependency would cost every request a trip
         to FastAPI's thread pool.
         """
-        if self._local():
+        if self.is_local():
             return self.authenticate(request)
         return await asyncio.to_thread(self.authenticate, request)
 
-    def _local(self) -> bool:
+    def is_local(self) -> bool:
+        """Whether the key store and buckets are this process's (checks take microseconds)."""
         return (
             self.registry.path is not None
             and isinstance(self.buckets, TokenBuckets)
@@ -97,22 +111,61 @@ class Authenticator:
         Raises:
             ApiError: 401 for a missing or unknown key, 429 when a bucket is empty.
         """
-        header = request.headers.get("authorization", "")
-        scheme, _, key = header.partition(" ")
+        peer = request.client.host if request.client else None
+        client = self.addresses(peer, request.headers.getlist("x-forwarded-for"))
+        return self.check(request.headers.get("authorization", ""), client)
+
+    def check(self, authorization: str, client: str) -> Principal:
+        """The principal of an ``Authorization`` header value sent from ``client``
+        (an address); the check of every transport (HTTP API, MCP over HTTP).
+
+        Raises:
+            ApiError: 401 for a missing or unknown key, 429 when a bucket is empty.
+        """
+        scheme, _, key = authorization.partition(" ")
         key = key.strip()
-        client = request.client.host if request.client else "unknown"
         if not self.enabled:
             _limit(self.buckets.take(f"ip:{client}"))
             return Principal(ADMIN)
-        _limit(self.failures.waiting(client))
-        tenant = self.registry.key_tenant(key) if scheme.lower() == "bearer" and key else None
-        if tenant is None:
-            _limit(self.failures.take(client))
-            if scheme.lower() != "bearer" or not key:
-                raise _unauthorized("Missing API key: send 'Authorization: Bearer <key>'.")
-            raise _unauthorized("Invalid API key.")
-        _limit(self.buckets.take(f"key:{key_digest(key)}"))
-        return Principal(tenant)
+        presented = scheme.lower() == "bearer" and bool(key)
+        tenant = self.registry.key_tenant(key) if presented else None
+        if tenant is not None:
+            _limit(self.buckets.take(f"key:{key_digest(key)}"))
+            return Principal(tenant)
+        waits = [self.failures.take(f"ip:{client}")]
+        if presented:
+            waits.append(self.failures.take(f"key:{key_digest(key)}"))
+        _limit(max(waits))
+        if not presented:
+            raise _unauthorized("Missing API key: send 'Authorization: Bearer <key>'.")
+        raise _unauthorized("Invalid API key.")
+
+
+def make_authenticator(
+    registry: TenantRegistry,
+    *,
+    enabled: bool,
+    rate: float,
+    burst: int,
+    trusted_proxies: tuple[str, ...] = (),
+    redis_url: str | None = None,
+) -> Authenticator:
+    """The authenticator of a server's settings: request buckets of ``rate`` and
+    ``burst`` per key, failed-login buckets per address and per presented key, in
+    Redis (shared by replicas) when ``redis_url`` is given, else in this process.
+
+    Raises:
+        InvalidInputError: a trusted proxy that is not an address or CIDR.
+    """
+    addresses = ClientAddress(trusted_proxies)
+    redis = RedisStore(redis_url) if redis_url else None
+    return Authenticator(
+        registry,
+        make_buckets(rate, burst, redis=redis, name="requests"),
+        enabled=enabled,
+        failures=make_buckets(FAILURES_PER_S, FAILURE_BURST, redis=redis, name="failures"),
+        addresses=addresses,
+    )
 
 
 def _limit(wait: float) -> None:

@@ -3,24 +3,20 @@ against ``RecallEngine`` (which satisfies it) rather than held as ``Any``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
+
+from recall_engine.memory import Memory
 
 if TYPE_CHECKING:
-    from recall_engine.core.models import RecallResult, RememberResult
-    from recall_engine.core.search_types import SearchType
     from recall_engine.tenants import TenantAPI
 
 
-class EnginePort(Protocol):
-    """The engine methods the HTTP routes call."""
+class EnginePort(Memory, Protocol):
+    """A ``Memory`` (served as ``/api/v1/remember``, ``/api/v1/recall`` and
+    ``/api/v1/engine/{method}``) with the tenant API the HydraDB routes serve and
+    the tenant names keys are checked against."""
 
     @property
     def tenants(self) -> TenantAPI: ...
 
     def tenant_name(self, tenant_id: str | None) -> str: ...
-
-    async def recall(
-        self, query_text: str, query_type: SearchType | str | None = None, *args: Any, **kw: Any
-    ) -> list[RecallResult]: ...
-
-    async def remember(self, data: Any, *args: Any, **kw: Any) -> RememberResult: ...

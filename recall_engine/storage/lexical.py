@@ -6,10 +6,8 @@ tf part = tf / (tf + k1 * (1 - b + b * dl / avgdl)). N, df and avgdl are taken
 over the documents in the query's scope (the datasets asked for), so scoping a
 query gives the same scores as a separate index per dataset.
 
-Tried and not kept: the dense side's sentence rule for BM25 (a chunk scored by the
-mean of its own BM25 and its best sentence's, sentences indexed on their own). BM25
-alone over LoCoMo dev turns, recall@10 cat 1-4: 62.2 -> 61.3 (each normalised by its
-best and summed: 61.2); over HotpotQA-100 paragraphs R@10 89.5 -> 91.0, full@5 58 -> 59.
+The dense side's sentence rule (a chunk scored by its best sentence too) was
+tried here and not kept (``docs/decisions.md``).
 """
 
 from __future__ import annotations

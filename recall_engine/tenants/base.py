@@ -7,15 +7,15 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Sequence
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from recall_engine.config import RecallConfig
 from recall_engine.core.hydra import (
     DEFAULT_SUB_TENANT,
 )
-from recall_engine.core.models import RememberResult
 from recall_engine.core.validation import dataset_id_for
 from recall_engine.embedding import Embedder
+from recall_engine.memory import MemoryWrites
 from recall_engine.read.filters import ChunkFilter
 from recall_engine.read.tenant_reader import TenantReader
 from recall_engine.tenants.batching import QueryBatcher
@@ -25,10 +25,10 @@ from recall_engine.tenants.registry import TenantRecord, TenantRegistry
 Collection = Literal["kb", "mem"]
 
 
-class EnginePort(Protocol):
+class EnginePort(MemoryWrites, Protocol):
     """What the tenant API needs of the engine (``engine.tenant_port.TenantPort``):
-    readers to read, remember / forget to write, and no store. The blocking ones
-    are called off the event loop."""
+    readers to read, ``Memory``'s remember / forget to write, and no store. The
+    blocking ones are called off the event loop."""
 
     @property
     def config(self) -> RecallConfig: ...
@@ -45,10 +45,6 @@ class EnginePort(Protocol):
     ) -> TenantReader: ...
 
     def forget_expired(self, tenant: str) -> None: ...
-
-    async def remember(self, data: Any, *, dataset_name: str, tenant_id: str) -> RememberResult: ...
-
-    async def forget(self, *, data_id: Sequence[str], tenant_id: str) -> int: ...
 
     async def drop_tenant(self, tenant_id: str) -> None: ...
 

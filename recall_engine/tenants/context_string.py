@@ -1,9 +1,10 @@
-"""``build_context_string``: a RetrievalResult as LLM-ready text, in HydraDB's
-documented format (``=== ENTITY PATHS ===`` then ``=== CONTEXT ===`` with
-``Chunk N``, ``Source:``, the content, ``Graph Relations:``, ``Extra Context:``
-and ``---``), chunks in the order the server returned them.
+"""``build_context_string``: a RetrievalResult as LLM-ready text, in HydraDB's format.
 
-Works on our ``RetrievalResult``, on the SDK's model, and on the raw JSON dict.
+The format is HydraDB's documented one: ``=== ENTITY PATHS ===`` then
+``=== CONTEXT ===`` with ``Chunk N``, ``Source:``, the content,
+``Graph Relations:``, ``Extra Context:`` and ``---``, chunks in the order the
+server returned them. Works on our ``RetrievalResult``, on the SDK's model, and on
+the raw JSON dict.
 """
 
 from __future__ import annotations
@@ -45,7 +46,16 @@ def _format_path_chain(path: Any) -> str:
 
 
 def build_context_string(result: Any) -> str:
-    """The context string for one recall result (see the module docstring)."""
+    """The context string for one recall result, to put in an LLM prompt.
+
+    Args:
+        result: a ``RetrievalResult`` of ``full_recall`` / ``recall_preferences``
+            (ours, the HydraDB SDK's, or its JSON as a dict).
+
+    Returns:
+        The entity paths and the chunks with their sources, relations and extra
+        context, as text.
+    """
     lines: list[str] = []
     graph = _get(result, "graph_context")
     query_paths = _get(graph, "query_paths", [])

@@ -33,6 +33,7 @@ LAYERS = [
             "recall_engine.server",
             "recall_engine.mcp",
             "recall_engine.remote",
+            "recall_engine.integrations",
         ),
     ),
 ]

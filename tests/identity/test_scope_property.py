@@ -8,7 +8,6 @@ come from inside it, and every call outside it must raise the documented error.
 from __future__ import annotations
 
 import random
-import time
 from functools import partial
 
 import pytest
@@ -159,10 +158,8 @@ def _default(engine) -> str:
 
 
 async def test_scoping_is_exclusive_over_random_calls(open_engine, tmp_path, hash_embedder):
-    started = time.perf_counter()
     counts = await _run(open_engine, tmp_path, hash_embedder, queries=2000, seed=12)
     assert counts["results"] > 2000 and counts["errors"] > 50 and counts["session_hits"] > 20
-    assert time.perf_counter() - started < 60
 
 
 @pytest.mark.slow

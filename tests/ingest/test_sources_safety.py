@@ -4,7 +4,6 @@ import asyncio
 import os
 import re
 import socket
-import time
 
 import pytest
 
@@ -17,10 +16,9 @@ from recall_engine.ingest.sources import collect_items
 def test_a_fifo_is_refused_without_blocking(tmp_path):
     fifo = tmp_path / "fifo.txt"
     os.mkfifo(fifo)
-    started = time.perf_counter()
+    # Opening a FIFO without a writer blocks forever: a refusal shows it was never opened.
     with pytest.raises(InvalidInputError, match=r"named pipe \(FIFO\).*regular files"):
         collect_items(fifo)
-    assert time.perf_counter() - started < 1
 
 
 def test_a_socket_is_refused(tmp_path):

@@ -62,21 +62,24 @@ def test_fake_server_budget_error_envelope():
 def test_fake_server_stops_promptly_with_a_slow_reply_pending():
     import http.client
     import threading
-    import time
 
     server = FakeLLMServer(ScriptedReply.slow(30)).start()
     url = server.base_url + "/chat/completions"
+    answers: list[object] = []
 
     def client() -> None:
         with contextlib.suppress(OSError, http.client.HTTPException):
-            post(url, {})  # the server hangs up on stop()
+            answers.append(post(url, {}))  # the server hangs up on stop()
 
     thread = threading.Thread(target=client, daemon=True)
     thread.start()
-    time.sleep(0.2)
-    started = time.perf_counter()
+    while not server.requests and thread.is_alive():  # wait for the request to be in
+        thread.join(timeout=0.01)
+    assert server.requests  # its reply is 30 s away
     server.stop()
-    assert time.perf_counter() - started < 2
+    thread.join(timeout=25)  # a bound for a hung test, short of the reply's 30 s
+    # The pending reply was cut by stop(), not waited for and served.
+    assert not thread.is_alive() and answers == []
 
 
 def test_fake_server_fixture_is_usable(fake_llm_server: FakeLLMServer):

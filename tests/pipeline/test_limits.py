@@ -12,7 +12,7 @@ from recall_engine.core.errors import InvalidInputError
 from recall_engine.pipeline.request import MAX_TOP_K
 from retrievers.cypher import CypherConfig
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+RECALL_DOCS = Path(__file__).resolve().parents[2] / "docs" / "recall.md"
 
 
 def _cypher_timeout_limit() -> float:
@@ -20,8 +20,8 @@ def _cypher_timeout_limit() -> float:
     return float(limit)
 
 
-def test_the_readme_states_the_limits_the_code_enforces():
-    text = README.read_text(encoding="utf-8")
+def test_the_docs_state_the_limits_the_code_enforces():
+    text = RECALL_DOCS.read_text(encoding="utf-8")
     assert f"`top_k <= {MAX_TOP_K}`" in text
     assert f"`timeout_s <= {_cypher_timeout_limit():g}`" in text
 

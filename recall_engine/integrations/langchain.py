@@ -1,0 +1,108 @@
+"""``RecallRetriever``: recall-engine as a LangChain retriever (``langchain-core`` 1.x).
+
+    from recall_engine import RecallEngine
+    from recall_engine.integrations.langchain import RecallRetriever
+
+    retriever = RecallRetriever(RecallEngine(), query_type="CHUNKS", top_k=5)
+    docs = await retriever.ainvoke("Where was Einstein born?")
+    docs[0].metadata["sources"]        # provenance, in rank order
+
+Each result becomes a ``Document`` whose ``page_content`` is the result's text and
+whose ``metadata`` holds its provenance (``result_metadata``: ``sources``,
+``search_type``, ``dataset_id``, ``dataset_name``, ``score``, ...). ``invoke`` works
+with or without a running event loop (inside one it blocks that loop for the call;
+use ``ainvoke`` in async code).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ConfigDict, Field, field_validator
+
+from recall_engine.core.models import RecallResult
+from recall_engine.integrations._common import (
+    Recaller,
+    check_engine,
+    check_options,
+    result_id,
+    result_metadata,
+    result_text,
+    run_sync,
+)
+
+try:
+    from langchain_core.callbacks import (
+        AsyncCallbackManagerForRetrieverRun,
+        CallbackManagerForRetrieverRun,
+    )
+    from langchain_core.documents import Document
+    from langchain_core.retrievers import BaseRetriever
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "recall_engine.integrations.langchain needs langchain-core: "
+        "pip install 'recall-engine[langchain]'."
+    ) from exc
+
+
+class RecallRetriever(BaseRetriever):
+    """A LangChain retriever over a ``RecallEngine`` or ``RecallEngine.connect(...)``.
+
+    Args:
+        engine: the embedded or remote engine to recall from.
+        query_type: the search type (None: the router picks per query).
+        top_k: results per query.
+        datasets: dataset names to search (None: every dataset the user can read).
+        **recall_options: any other ``recall()`` keyword arguments (``only_context``,
+            ``metadata_filters``, ``session_id``, ``user``, ...); kept in
+            ``recall_options``.
+
+    Raises:
+        TypeError: ``engine`` is not an engine, or an unknown recall option.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    engine: Any
+    query_type: Any = None
+    top_k: int = 15
+    datasets: list[str] | None = None
+    recall_options: dict[str, Any] = Field(default_factory=dict)
+
+    def __init__(self, engine: Any = None, /, **fields: Any) -> None:
+        if engine is not None:
+            fields["engine"] = engine
+        options = dict(fields.pop("recall_options", None) or {})
+        for name in [n for n in fields if n not in type(self).model_fields]:
+            options[name] = fields.pop(name)  # recall() options given as keywords
+        fields["recall_options"] = check_options(options)
+        super().__init__(**fields)
+
+    @field_validator("engine")
+    @classmethod
+    def _engine(cls, value: Any) -> Recaller:
+        return check_engine(value)
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+    ) -> list[Document]:
+        return run_sync(self._recall(query))
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
+    ) -> list[Document]:
+        return await self._recall(query)
+
+    async def _recall(self, query: str) -> list[Document]:
+        options = {**self.recall_options, "top_k": self.top_k}
+        if self.datasets is not None:
+            options["datasets"] = self.datasets
+        results = await self.engine.recall(query, self.query_type, **options)
+        return [as_document(entry) for entry in results]
+
+
+def as_document(entry: RecallResult) -> Document:
+    """One recall result as a LangChain ``Document`` with its provenance."""
+    return Document(
+        page_content=result_text(entry), metadata=result_metadata(entry), id=result_id(entry)
+    )

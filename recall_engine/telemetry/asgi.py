@@ -1,0 +1,105 @@
+"""``TelemetryMiddleware``: an OpenTelemetry span and a duration metric for each HTTP
+request, after the HTTP semantic conventions (``{method} {route}``, SERVER kind,
+``http.request.method``, ``http.route``, ``http.response.status_code``, ``error.type``),
+continuing the caller's trace from its ``traceparent`` header. The request's URL query
+and body are never recorded."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from recall_engine.telemetry import metrics
+from recall_engine.telemetry.spans import SpanHandle, operation, tracer
+
+try:
+    from opentelemetry import propagate as _propagate
+except ImportError:  # the otel extra is not installed: telemetry is off
+    _propagate = None  # type: ignore[assignment]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+ERROR_HEADER = b"x-recall-error"
+"""The header in which the server names a failed call's exception class."""
+
+
+class TelemetryMiddleware:
+    """Wraps an ASGI app; HTTP requests get a span and a duration measurement.
+
+    Args:
+        app: the ASGI app to wrap.
+    """
+
+    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]]) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or (tracer() is None and metrics.instruments() is None):
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        method = str(scope.get("method", "_OTHER"))
+        reply: dict[str, Any] = {}
+
+        async def observed_send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                reply["status"] = int(message["status"])
+                headers = dict(message.get("headers") or [])
+                if ERROR_HEADER in headers:
+                    reply["error"] = headers[ERROR_HEADER].decode("latin-1")
+            await send(message)
+
+        first = {
+            "http.request.method": method,
+            "url.path": str(scope.get("path", "")),
+            "url.scheme": str(scope.get("scheme", "http")),
+        }
+        with operation(
+            method, operation="http", attributes=first, server=True, parent=_parent(scope)
+        ) as span:
+            try:
+                await self.app(scope, receive, observed_send)
+            except Exception:
+                reply.setdefault("status", 500)
+                reply["raised"] = True  # counted as an error by ``operation`` already
+                raise
+            finally:
+                _finish(span, scope, method, reply, time.perf_counter() - started)
+
+
+def _parent(scope: Scope) -> Any:
+    """The trace context the caller sent (``traceparent``), or None."""
+    if _propagate is None:
+        return None
+    headers = {
+        key.decode("latin-1"): value.decode("latin-1") for key, value in scope.get("headers", [])
+    }
+    return _propagate.extract(headers)
+
+
+def _finish(
+    span: SpanHandle, scope: Scope, method: str, reply: dict[str, Any], seconds: float
+) -> None:
+    route = getattr(scope.get("route"), "path", None)
+    status = reply.get("status")
+    attributes: dict[str, str | int] = {"http.request.method": method}
+    if route is not None:
+        attributes["http.route"] = route
+        span.rename(f"{method} {route}")
+    if status is not None:
+        attributes["http.response.status_code"] = status
+    failure = reply.get("error") or (str(status) if status is not None and status >= 500 else None)
+    if failure is not None:
+        attributes["error.type"] = failure
+        if status is not None and status >= 500:
+            span.fail(failure)
+        else:
+            span.set("error.type", failure)
+        if not reply.get("raised"):
+            metrics.count_error(failure, "http")
+    span.update(attributes)
+    metrics.record_http(seconds, attributes)
