@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from datetime import UTC, date, datetime
 from typing import Any
 from uuid import UUID
 
@@ -48,6 +49,31 @@ def flag(what: str) -> Callable[[Any], Any]:
         if not isinstance(value, bool):
             raise InvalidInputError(f"{what} must be True or False, got {value!r}.")
         return value
+
+    return check
+
+
+def moment(what: str) -> Callable[[Any], Any]:
+    """A time: a ``datetime`` (an aware one converted to naive UTC, as memory stores
+    times), a ``date`` (its midnight) or an ISO 8601 string of either."""
+
+    def check(value: Any) -> Any:
+        when: datetime | None = None
+        if isinstance(value, datetime):
+            when = value
+        elif isinstance(value, date):
+            when = datetime(value.year, value.month, value.day)
+        elif isinstance(value, str):
+            try:
+                when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            except ValueError:
+                when = None
+        if when is None:
+            raise InvalidInputError(
+                f"{what} must be a datetime or an ISO 8601 date or time such as "
+                f"'2024-03-01' or '2024-03-01T10:00:00', got {value!r}."
+            )
+        return when.astimezone(UTC).replace(tzinfo=None) if when.tzinfo else when
 
     return check
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, TypedDict, TypeVar, get_args, get_origin, get_type_hints
 
@@ -143,6 +144,15 @@ class RecallOptions(TypedDict, total=False):
             "alone, 1 puts the newest relevant memory first.",
         ),
         BeforeValidator(c.number_in("recency_bias", "from 0 (off) to 1 (newest relevant first)")),
+    ]
+    as_of: Annotated[
+        datetime | str | None,
+        Field(
+            default=None,
+            description="Answer as of this time: the facts valid then and what was stated at "
+            "or before it (a datetime or an ISO 8601 date or time).",
+        ),
+        BeforeValidator(c.optional(c.moment("as_of"))),
     ]
     metadata_filters: Annotated[
         dict[str, Any] | None,

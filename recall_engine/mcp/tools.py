@@ -183,6 +183,7 @@ class RecallTools:
         only_context: Annotated[bool, _declared("only_context")] = False,
         include_references: Annotated[bool, _declared("include_references")] = False,
         scope: Annotated[list[str] | None, _declared("scope")] = None,
+        as_of: Annotated[str | None, _declared("as_of")] = None,
     ) -> RecallOutput:
         """Ask memory a question: ranked results, each with its source tag and provenance
         (data_id, chunk_id, message ids), plus the router's decision."""
@@ -196,6 +197,7 @@ class RecallTools:
             only_context=only_context,
             include_references=include_references,
             scope=scope,
+            as_of=as_of,
             tenant_id=self.tenant(ctx),
         )
         routes = (r.metadata.get("route") for r in results if isinstance(r, ResponseGraphEntry))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,8 @@ class RecallRequest:
     scope: tuple[str, ...] | None = None
     """The sources to search (``SOURCES``); None is the default path."""
     recency_bias: float = 0.0
+    as_of: datetime | None = None
+    """Answer as of this time (naive UTC); None: now."""
     where: ChunkFilter | None = None
     """``metadata_filters`` as the filter every read of the call honours; None: none."""
 
@@ -130,6 +133,7 @@ class RecallRequest:
             tenant_id=params.tenant_id,
             scope=check_scope(params.scope, params.session_id),
             recency_bias=params.recency_bias,
+            as_of=params.as_of,
             where=check_metadata_filters(params.metadata_filters),
         )
 

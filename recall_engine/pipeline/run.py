@@ -242,7 +242,7 @@ class RecallPipeline:
             return
         request = state.request
         state.tense = await apply_tense(
-            request.query_text, state.output, _reader(state), as_of=getattr(request, "as_of", None)
+            request.query_text, state.output, _reader(state), as_of=request.as_of
         )
 
     async def apply_feedback(self, state: RecallState) -> None:

@@ -58,6 +58,8 @@ class Tense:
     as_of: datetime | None = None
     facts: list[Fact] = field(default_factory=list)
     interval: Interval | None = None
+    family: str | None = None
+    """The aspect a question about now asks about, when the subject's facts tell it."""
     answer_hits: list[Hit] = field(default_factory=list)
     """The hits of the time asked about (an offline answer reads these): for now,
     those no later statement of the same aspect outdates; for a past question, those
@@ -132,7 +134,11 @@ async def apply_tense(
     if tense.name == "past":
         flagged = _past(ranked, tense, stated, aspects)
     else:
-        flagged = _holding_first(question, _present(ranked, tense, stated, aspects), tense)
+        vocabulary = {t for h in hits for t in terms(h.text)}
+        tense.family = asked_family(
+            tense.reading.without_cues(question), tense.facts, chunk_ids, vocabulary
+        )
+        flagged = _holding_first(_present(ranked, tense, stated, aspects), tense)
     reordered = [_labelled(h, stated.get(_chunk_of(h) or "", []), as_of) for h, _, _ in flagged]
     keep = [h for h, (_, _, fits) in zip(reordered, flagged, strict=True) if fits]
     tense.answer_hits = keep if len(keep) < len(reordered) else []
@@ -146,20 +152,17 @@ async def apply_tense(
 
 
 def _holding_first(
-    question: str, flagged: list[tuple[Hit, float, bool]], tense: Tense
+    flagged: list[tuple[Hit, float, bool]], tense: Tense
 ) -> list[tuple[Hit, float, bool]]:
     """The hits stating what holds now (or at ``as_of``) of the aspect the question
-    asks about (``llm.answer_facts.asked_family``) first: they answer it directly."""
-    chunks = [c for c in (_chunk_of(h) for h, _, _ in flagged) if c]
-    vocabulary = {t for h, _, _ in flagged for t in terms(h.text)}
-    family = asked_family(tense.reading.without_cues(question), tense.facts, chunks, vocabulary)
-    if family is None:
+    asks about (``tense.family``) first: they answer it directly."""
+    if tense.family is None:
         return flagged
     now = tense.as_of
     holding = {
         f.chunk_id
         for f in tense.facts
-        if f.family == family and not _ended(f, now) and (now is None or _started(f, now))
+        if f.family == tense.family and not _ended(f, now) and (now is None or _started(f, now))
     }
     first = [x for x in flagged if _chunk_of(x[0]) in holding]
     return [*first, *(x for x in flagged if _chunk_of(x[0]) not in holding)]
@@ -261,10 +264,15 @@ def _present(
 ) -> list[tuple[Hit, float, bool]]:
     """Current first (as of ``tense.as_of`` when given): replaced facts last, and a
     later statement of the same aspect before an earlier one, by period when the
-    subject's history has changes, else by statement time; each hit with whether
-    it still holds."""
+    subject's history has changes, else by statement time; each hit with whether it
+    still holds. Only when the question asks about an aspect with a history
+    (``tense.family``), says "now", or gives ``as_of``: a plain present question
+    ("What does Ann do to relax?") keeps the retriever's order."""
     now = tense.as_of
-    known = [*tense.facts, *(f for facts in stated.values() for f in facts)]
+    explicit = now is not None or any(r.startswith("present.now") for r in tense.reading.fired)
+    if tense.family is None and not explicit:
+        return [(h, score, True) for h, score in ranked]
+    known = tense.facts or [f for facts in stated.values() for f in facts]
     points = [p for p in change_points(known) if now is None or p <= now]
 
     def period_of(hit: Hit) -> float:
@@ -275,6 +283,8 @@ def _present(
 
     def replaced(hit: Hit) -> bool:
         facts = stated.get(_chunk_of(hit) or "", [])
+        if tense.family is not None:
+            facts = [f for f in facts if f.family == tense.family]
         return bool(facts) and all(_ended(f, now) for f in facts)
 
     ranked_now = present_first(ranked, period_of=period_of, aspects=aspects, replaced=replaced)

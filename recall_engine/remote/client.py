@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from datetime import date
 from functools import partial
 from pathlib import Path
 from typing import Any, Unpack
@@ -51,6 +52,8 @@ def _wire(value: Any) -> Any:
         return value.id
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", exclude_none=True)
+    if isinstance(value, date):  # a datetime too: as_of travels as ISO 8601
+        return value.isoformat()
     if isinstance(value, Path):
         raise InvalidInputError(
             "A path cannot be sent to a remote engine: read the file and pass its text "
