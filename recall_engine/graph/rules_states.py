@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import regex
 
 from recall_engine.graph.lexicon import NP_STOP
+from recall_engine.graph.supersession import is_occupation
 
 _SUBJ = r"(?P<subj>\b\p{L}+)"
 _NP = r"(?P<obj>[\p{L}\d][\p{L}\d\-]*(?:[ \t]+[\p{L}\d][\p{L}\d\-]*){0,3})"
@@ -42,6 +43,8 @@ class StatePattern:
     pattern: str
     value: str | None = None
     confidence: float = 0.7
+    occupation: bool = False
+    """The object must name an occupation, its gerund, or a job itself."""
     examples: tuple[tuple[str, str, str], ...] = ()
 
 
@@ -112,8 +115,50 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         r"|started\s+(?:working\s+)?as|retrained\s+as|trained\s+as)\s+(?:a|an)\s+" + _NP,
         examples=(("I became a teacher last year.", "works_as", "teacher"),),
     ),
+    # Ends with no new value (core.facts.ENDED_PREFIX): "quit", "no longer", "moved out".
+    S(
+        "quit-job",
+        "ended_job",
+        _SUBJ + r"\s+(?:(?:just|finally|recently|officially)\s+)?(?:quit|left|resigned\s+from"
+        r"|stopped)\s+(?:(?:my|his|her|their|the)\s+)?(?:(?:old|current|day)\s+)?"
+        r"(?P<obj>job|position|career|role|\p{L}+ing)\b",
+        occupation=True,
+        examples=(
+            ("I quit nursing last month.", "ended_job", "nursing"),
+            ("I left my job in June.", "ended_job", "job"),
+        ),
+    ),
+    S(
+        "no-longer-job",
+        "ended_job",
+        _SUBJ + _BE + r"\s+(?:no\s+longer|not)\s+(?:a|an)\s+" + _NP,
+        occupation=True,
+        examples=(("I'm not a nurse anymore.", "ended_job", "nurse"),),
+    ),
+    S(
+        "no-longer-home",
+        "ended_home",
+        _SUBJ + r"\s+(?:no\s+longer|don't|do\s+not|doesn't|does\s+not)\s+lives?\s+in\s+" + _NP,
+        examples=(("I don't live in Lyon anymore.", "ended_home", "Lyon"),),
+    ),
+    S(
+        "moved-out",
+        "ended_home",
+        _SUBJ + r"\s+(?:(?:just|finally)\s+)?moved\s+(?:out\s+of|away\s+from)\s+" + _NP,
+        examples=(("I moved out of Lyon.", "ended_home", "Lyon"),),
+    ),
+    S(
+        "no-longer-employer",
+        "ended_employer",
+        _SUBJ
+        + r"\s+(?:no\s+longer|don't|do\s+not|doesn't|does\s+not)\s+works?\s+(?:at|for)\s+"
+        + _NP,
+        examples=(("I no longer work at Google.", "ended_employer", "Google"),),
+    ),
 )
 _COMPILED = tuple(regex.compile(p.pattern, regex.IGNORECASE) for p in STATE_PATTERNS)
+_ENDS = frozenset({"anymore", "any"})
+_JOBS = frozenset({"job", "position", "career", "role"})
 _NOT_MOODS = frozenset({"like", "that", "as", "about", "for", "when", "if", "it", "the", "a"})
 
 
@@ -152,10 +197,12 @@ def _match(pattern: StatePattern, m: regex.Match[str]) -> StateMatch | None:
         return StateMatch(pattern, m.start("subj"), predicate, pattern.value, at, m.end(), raw)
     words: list[str] = []
     for word in m.group("obj").split():
-        if word.lower() in NP_STOP:
+        if word.lower() in NP_STOP or word.lower() in _ENDS:
             break
         words.append(word)
     if not words or (pattern.predicate == "feels" and words[0].lower() in _NOT_MOODS):
+        return None
+    if pattern.occupation and not (words[-1].lower() in _JOBS or is_occupation(words[-1])):
         return None
     value = " ".join(words)
     raw = " ".join(m.string[m.end("subj") : m.start("obj")].split())

@@ -89,6 +89,16 @@ FAMILY_RULES: tuple[FamilyRule, ...] = (
         ),
     ),
     FamilyRule(
+        "ended",
+        "{kind}",
+        r"ended_(?P<kind>home|employer|job|relationship)",
+        examples=(
+            ("I quit nursing last month.", "job"),
+            ("I don't live in Lyon anymore.", "home"),
+            ("I no longer work at Google.", "employer"),
+        ),
+    ),
+    FamilyRule(
         "favourite",
         "favourite:{kind}",
         r"favourite_(?P<kind>\w+)",
@@ -110,16 +120,24 @@ FAMILY_RULES: tuple[FamilyRule, ...] = (
 _COMPILED = tuple((rule, regex.compile(rule.predicate)) for rule in FAMILY_RULES)
 
 
-def _is_occupation(name: str) -> bool:
+def is_occupation(name: str) -> bool:
+    """Whether ``name``'s last word names an occupation ("software developer"), or
+    is the gerund of one ("nursing", "teaching")."""
     words = name.lower().split()
-    return bool(words) and words[-1].strip(".,") in OCCUPATIONS
+    if not words:
+        return False
+    word = words[-1].strip(".,")
+    if word in OCCUPATIONS:
+        return True
+    stem = word[:-3] if word.endswith("ing") else ""
+    return bool(stem) and (stem + "e" in OCCUPATIONS or stem + "er" in OCCUPATIONS)
 
 
 def family_of(predicate: str, object_name: str) -> str | None:
     """The family of a ``predicate`` fact whose object is ``object_name``, or None."""
     for rule, pattern in _COMPILED:
         m = pattern.fullmatch(predicate)
-        if m is None or (rule.occupation_object and not _is_occupation(object_name)):
+        if m is None or (rule.occupation_object and not is_occupation(object_name)):
             continue
         return rule.family.format(**m.groupdict())
     return None

@@ -47,7 +47,8 @@ async def test_a_later_statement_supersedes_and_current_ones_stay_current(engine
     }
     assert not nurse.current and nurse.valid_until == datetime(2024, 6, 1, 9)
     assert [(r.predicate, r.object) for r in nurse.superseded_by] == [
-        ("is_a", "software developer")
+        ("is_a", "software developer"),  # the replacing fact first, then the end it states
+        ("ended_job", "nursing"),
     ]
     for key in [("moved_to", "Paris"), ("lives_in", "Montmartre"), ("is_a", "software developer")]:
         assert by[key].current and by[key].valid_until is None
@@ -119,3 +120,20 @@ async def test_chunk_validity_reads_each_chunks_facts(engine):
     (fact,) = validity[lyon.chunk_id]
     assert fact.valid_until == datetime(2024, 3, 1, 9)
     assert fact.superseded_by_chunk == view(facts)[("lives_in", "Montmartre")].chunk_id
+
+
+async def test_an_end_without_a_new_value_ends_the_fact(engine):
+    await tell(engine, ANN[0:2])
+    await tell(
+        engine,
+        [
+            ("e1", "2024-02-01T09:00:00", "I don't live in Lyon anymore."),
+            ("e2", "2024-02-02T09:00:00", "I quit nursing last month."),
+        ],
+    )
+    by = view(await engine.facts("Ann"))
+    assert by[("lives_in", "Lyon")].valid_until == datetime(2024, 2, 1, 9)
+    assert by[("works_as", "nurse")].valid_until == datetime(2024, 2, 2, 9)
+    assert [r.predicate for r in by[("works_as", "nurse")].superseded_by] == ["ended_job"]
+    assert not any(f.current for f in by.values() if f.family in ("home", "job"))
+    assert await engine.facts("Ann", as_of="2024-03-01") == []
