@@ -46,6 +46,9 @@ class StatePattern:
     occupation: bool = False
     """The object must name an occupation, its gerund, or a job itself."""
     examples: tuple[tuple[str, str, str], ...] = ()
+    keywords: str = ""
+    """A cheap regex every match contains: the full pattern runs only on
+    sentences it finds (most sentences state no state)."""
 
 
 S = StatePattern
@@ -56,6 +59,7 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         _SUBJ + r"(?:'s)?\s+(?:(?:absolute|all-time|new|current)\s+)?(?:favou?rite|preferred)\s+"
         r"(?P<kind>\p{L}+(?:\s+\p{L}+)?)\s+(?:is|are|has\s+become|became)\s+"
         r"(?:(?:now|still|definitely|probably|easily)\s+)?" + _NP,
+        keywords=r"favou?rite|preferred",
         examples=(
             ("My favourite food is sushi now.", "favourite_food", "sushi"),
             ("My favorite band is The Cure.", "favourite_band", "The Cure"),
@@ -69,18 +73,21 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         + r"\s+"
         + _ADVERBS
         + r"(?P<obj>single|married|engaged|divorced|widowed|separated)\b",
+        keywords=r"single|married|engaged|divorced|widowed|separated",
         examples=(("I'm single again.", "relationship_status", "single"),),
     ),
     S(
         "got-married",
         "relationship_status",
         _SUBJ + r"\s+(?:(?:just|finally|recently)\s+)?got\s+(?P<obj>married|engaged|divorced)\b",
+        keywords=r"\bgot\b",
         examples=(("I just got engaged!", "relationship_status", "engaged"),),
     ),
     S(
         "broke-up",
         "relationship_status",
         _SUBJ + r"\s+(?:(?:just|finally|recently)\s+)?(?:broke\s+up|split\s+up)\b",
+        keywords=r"broke|split",
         value="single",
         examples=(("I broke up with Tom last month.", "relationship_status", "single"),),
     ),
@@ -93,6 +100,7 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         + r"|\s+have)?(?:\s+been)?\s+(?:feel(?:s|ing)?|felt)\s+"
         + _DEGREE
         + r"(?P<obj>\p{L}+)",
+        keywords=r"\bfe(?:el|lt)",
         examples=(
             ("I feel exhausted these days.", "feels", "exhausted"),
             ("I'm feeling much calmer now.", "feels", "calmer"),
@@ -105,6 +113,7 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         r"(?:is|are|has\s+been|have\s+been|got|gets|seems|feels)\s+"
         + _DEGREE
         + r"(?P<obj>better|worse|gone|mild|severe|bad|terrible|fine|okay|manageable)\b",
+        keywords=r"pain|ache|migraine|allerg|asthma|anxiety|insomnia|cough|symptom|pressure|injury|sleep|stress",
         examples=(("My back pain is much worse.", "condition_back_pain", "worse"),),
     ),
     S(
@@ -113,6 +122,7 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         _SUBJ + r"(?:'ve|\s+have)?\s+(?:(?:just|recently|finally|now|officially)\s+)?"
         r"(?:became|become|becomes|got\s+(?:a\s+)?(?:new\s+)?job\s+as"
         r"|started\s+(?:working\s+)?as|retrained\s+as|trained\s+as)\s+(?:a|an)\s+" + _NP,
+        keywords=r"bec[oa]me|\bas\b",
         examples=(("I became a teacher last year.", "works_as", "teacher"),),
     ),
     # Ends with no new value (core.facts.ENDED_PREFIX): "quit", "no longer", "moved out".
@@ -122,6 +132,7 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         _SUBJ + r"\s+(?:(?:just|finally|recently|officially)\s+)?(?:quit|left|resigned\s+from"
         r"|stopped)\s+(?:(?:my|his|her|their|the)\s+)?(?:(?:old|current|day)\s+)?"
         r"(?P<obj>job|position|career|role|\p{L}+ing)\b",
+        keywords=r"quit|left|resigned|stopped",
         occupation=True,
         examples=(
             ("I quit nursing last month.", "ended_job", "nursing"),
@@ -132,6 +143,7 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         "no-longer-job",
         "ended_job",
         _SUBJ + _BE + r"\s+(?:no\s+longer|not)\s+(?:a|an)\s+" + _NP,
+        keywords=r"\bnot?\b",
         occupation=True,
         examples=(("I'm not a nurse anymore.", "ended_job", "nurse"),),
     ),
@@ -139,12 +151,14 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         "no-longer-home",
         "ended_home",
         _SUBJ + r"\s+(?:no\s+longer|don't|do\s+not|doesn't|does\s+not)\s+lives?\s+in\s+" + _NP,
+        keywords=r"\bliv",
         examples=(("I don't live in Lyon anymore.", "ended_home", "Lyon"),),
     ),
     S(
         "moved-out",
         "ended_home",
         _SUBJ + r"\s+(?:(?:just|finally)\s+)?moved\s+(?:out\s+of|away\s+from)\s+" + _NP,
+        keywords=r"moved",
         examples=(("I moved out of Lyon.", "ended_home", "Lyon"),),
     ),
     S(
@@ -153,10 +167,14 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         _SUBJ
         + r"\s+(?:no\s+longer|don't|do\s+not|doesn't|does\s+not)\s+works?\s+(?:at|for)\s+"
         + _NP,
+        keywords=r"\bwork",
         examples=(("I no longer work at Google.", "ended_employer", "Google"),),
     ),
 )
-_COMPILED = tuple(regex.compile(p.pattern, regex.IGNORECASE) for p in STATE_PATTERNS)
+_COMPILED = tuple(
+    (regex.compile(p.keywords, regex.IGNORECASE), regex.compile(p.pattern, regex.IGNORECASE))
+    for p in STATE_PATTERNS
+)
 _ENDS = frozenset({"anymore", "any"})
 _JOBS = frozenset({"job", "position", "career", "role"})
 _NOT_MOODS = frozenset({"like", "that", "as", "about", "for", "when", "if", "it", "the", "a"})
@@ -178,7 +196,9 @@ class StateMatch:
 def find_states(text: str, start: int, end: int) -> list[StateMatch]:
     """States stated in ``text[start:end]`` (one sentence), left to right."""
     out = []
-    for pattern, compiled in zip(STATE_PATTERNS, _COMPILED, strict=True):
+    for pattern, (keywords, compiled) in zip(STATE_PATTERNS, _COMPILED, strict=True):
+        if keywords.search(text, start, end) is None:
+            continue
         for m in compiled.finditer(text, start, end):
             found = _match(pattern, m)
             if found is not None:
