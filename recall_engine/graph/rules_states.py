@@ -84,12 +84,32 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         examples=(("I just got engaged!", "relationship_status", "engaged"),),
     ),
     S(
-        "broke-up",
-        "relationship_status",
-        _SUBJ + r"\s+(?:(?:just|finally|recently)\s+)?(?:broke\s+up|split\s+up)\b",
+        "broke-up-with",
+        "ended_relationship",
+        _SUBJ + r"\s+(?:(?:just|finally|recently)\s+)?(?:broke\s+up|split\s+up)\s+with\s+" + _NP,
         keywords=r"broke|split",
-        value="single",
-        examples=(("I broke up with Tom last month.", "relationship_status", "single"),),
+        examples=(("I broke up with Tom last month.", "ended_relationship", "Tom"),),
+    ),
+    S(
+        "broke-up",
+        "ended_relationship",
+        _SUBJ + r"\s+(?:(?:just|finally|recently)\s+)?(?:broke\s+up|split\s+up)\b(?!\s+with)",
+        keywords=r"broke|split",
+        value="partner",
+        examples=(("We broke up in May.", "ended_relationship", "partner"),),
+    ),
+    S(
+        "pet",
+        "has_pet",
+        _SUBJ + r"(?:(?:'ve|\s+have|\s+has|\s+had)(?:\s+(?:got|adopted))?|\s+got|\s+adopted"
+        r"|(?:'s)?\s+(?:new\s+)?pet\s+is)\s+(?:a|an)\s+(?:new\s+)?(?:[\p{L}\-]+\s+){1,2}"
+        r"(?:named|called)\s+(?P<obj>\p{Lu}[\p{L}\-]*)",
+        keywords=r"named|called",
+        examples=(
+            ("I have a beagle named Biscuit.", "has_pet", "Biscuit"),
+            ("We adopted a black cat called Shadow.", "has_pet", "Shadow"),
+            ("My pet is a rabbit named Clover.", "has_pet", "Clover"),
+        ),
     ),
     S(
         "mood",
@@ -99,11 +119,12 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         + _BE
         + r"|\s+have)?(?:\s+been)?\s+(?:feel(?:s|ing)?|felt)\s+"
         + _DEGREE
-        + r"(?P<obj>\p{L}+)",
+        + r"(?P<obj>\p{L}+(?:\s+(?:out|up|down)\b)?)",
         keywords=r"\bfe(?:el|lt)",
         examples=(
             ("I feel exhausted these days.", "feels", "exhausted"),
             ("I'm feeling much calmer now.", "feels", "calmer"),
+            ("I feel burned out lately.", "feels", "burned out"),
         ),
     ),
     S(
@@ -121,9 +142,13 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         "works_as",
         _SUBJ + r"(?:'ve|\s+have)?\s+(?:(?:just|recently|finally|now|officially)\s+)?"
         r"(?:became|become|becomes|got\s+(?:a\s+)?(?:new\s+)?job\s+as"
-        r"|started\s+(?:working\s+)?as|retrained\s+as|trained\s+as)\s+(?:a|an)\s+" + _NP,
+        r"|(?:started|took)\s+(?:a\s+(?:new\s+)?job\s+as|(?:working\s+)?as)|retrained\s+as"
+        r"|trained\s+as)\s+(?:a|an)\s+" + _NP,
         keywords=r"bec[oa]me|\bas\b",
-        examples=(("I became a teacher last year.", "works_as", "teacher"),),
+        examples=(
+            ("I became a teacher last year.", "works_as", "teacher"),
+            ("I started a new job as a pilot.", "works_as", "pilot"),
+        ),
     ),
     # Ends with no new value (core.facts.ENDED_PREFIX): "quit", "no longer", "moved out".
     S(

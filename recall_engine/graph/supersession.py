@@ -1,8 +1,9 @@
 """Which facts hold one value at a time: predicate families as data.
 
 A family is an aspect of a subject that holds one value at a time: where one
-lives, whom one works for, one's job, one's relationship, a favourite thing, a
-state (mood, a symptom). Each ``FamilyRule`` maps predicates (and, for the
+lives, whom one works for, one's job, one's relationship, one's pet (the one
+spoken of as theirs now: a second pet stated later reads as a replacement), a
+favourite thing, a state (mood, a symptom). Each ``FamilyRule`` maps predicates (and, for the
 generic ``is_a``, the object's head noun) to a family; its ``examples`` are
 test cases. ``stamp`` gives each relation of a chunk its statement time
 (``valid_from``) and family; the stores then order a subject's facts of one
@@ -97,6 +98,12 @@ FAMILY_RULES: tuple[FamilyRule, ...] = (
             ("I don't live in Lyon anymore.", "home"),
             ("I no longer work at Google.", "employer"),
         ),
+    ),
+    FamilyRule(
+        "pet",
+        "pet",
+        r"has_pet",
+        examples=(("I have a beagle named Biscuit.", "pet"),),
     ),
     FamilyRule(
         "favourite",

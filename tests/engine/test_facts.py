@@ -137,3 +137,19 @@ async def test_an_end_without_a_new_value_ends_the_fact(engine):
     assert [r.predicate for r in by[("works_as", "nurse")].superseded_by] == ["ended_job"]
     assert not any(f.current for f in by.values() if f.family in ("home", "job"))
     assert await engine.facts("Ann", as_of="2024-03-01") == []
+
+
+async def test_a_new_partner_and_a_new_pet_supersede_the_old_ones(engine):
+    await tell(
+        engine,
+        [
+            ("p1", "2023-01-05T10:00:00", "I'm dating Tom, we met at a party."),
+            ("p2", "2023-01-06T10:00:00", "I have a beagle named Biscuit."),
+            ("p3", "2024-01-05T10:00:00", "We broke up. I'm dating Sam now."),
+            ("p4", "2024-01-06T10:00:00", "We adopted a new pet, I have a cat named Pepper now."),
+        ],
+    )
+    by = view(await engine.facts("Ann"))
+    assert not by[("dating", "Tom")].current and by[("dating", "Sam")].current
+    assert not by[("has_pet", "Biscuit")].current and by[("has_pet", "Pepper")].current
+    assert [r.object for r in by[("has_pet", "Biscuit")].superseded_by] == ["Pepper"]
