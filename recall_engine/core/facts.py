@@ -166,10 +166,10 @@ class Fact(BaseModel):
     - ``current``: no later statement has replaced it.
 
     ``valid_at(t)`` is ``valid_from <= t < valid_until``. A fact without a
-    ``family`` (a visit, a friendship) is never replaced. A fact whose predicate
-    starts with ``ended_`` (``ENDED_PREFIX``: "I quit nursing" is ``ended_job
-    nursing``) states that a value stopped holding: it ends facts of its family
-    and is never current itself (its ``valid_until`` is its ``valid_from``).
+    ``family`` (a visit, a friendship) is never replaced. A statement that a
+    value stopped holding with no new one ("I quit nursing": the relation
+    ``ended_job nursing``, ``ENDED_PREFIX``) is not listed as a fact: it is what
+    ``superseded_by`` names on the facts it ended.
     """
 
     model_config = ConfigDict(frozen=True)
