@@ -13,13 +13,15 @@ family by statement time and let a later value end the earlier ones
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 import regex
 
 from recall_engine.core.facts import as_utc
 from recall_engine.core.graph import ChunkExtraction, Relation
+from recall_engine.storage.records import ChunkRecord
 
 # Head nouns that name an occupation: "I am now a software developer" is a job,
 # "I am a morning person" is not. General English, not drawn from any data set.
@@ -197,3 +199,25 @@ def stamp(extraction: ChunkExtraction, stated_at: datetime) -> ChunkExtraction:
         for r in extraction.relations
     ]
     return extraction.model_copy(update={"relations": tuple(relations)})
+
+
+def statement_times(
+    chunks: Iterable[ChunkRecord], created: Mapping[str, datetime | None]
+) -> dict[str, datetime]:
+    """Chunk id -> when its words were stated: the message's timestamp, else its
+    item's ``created`` time (a document's ``created_at``), else the ingest time."""
+    return {
+        c.id: _time(c.timestamp) or created.get(c.data_id) or _time(c.created_at) or _now()
+        for c in chunks
+    }
+
+
+def _time(value: str | None) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value) if value else None
+    except ValueError:  # checked where the chunk was read; an odd value dates nothing
+        return None
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
