@@ -154,3 +154,17 @@ async def test_a_new_partner_and_a_new_pet_supersede_the_old_ones(engine):
     assert not by[("dating", "Tom")].current and by[("dating", "Sam")].current
     assert not by[("has_pet", "Biscuit")].current and by[("has_pet", "Pepper")].current
     assert [r.object for r in by[("has_pet", "Biscuit")].superseded_by] == ["Pepper"]
+
+
+async def test_an_end_of_a_former_home_leaves_the_current_home(engine):
+    await tell(
+        engine,
+        [
+            ("h1", "2023-01-05T10:00:00", "I live in Lyon, near the old town."),
+            ("h2", "2024-03-01T10:00:00", "I moved to Paris last week."),
+            ("h3", "2024-05-01T10:00:00", "I don't live in Lyon anymore, thank god."),
+        ],
+    )
+    by = view(await engine.facts("Ann"))
+    assert by[("moved_to", "Paris")].current
+    assert by[("lives_in", "Lyon")].valid_until == datetime(2024, 3, 1, 10)
