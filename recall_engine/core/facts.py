@@ -57,6 +57,8 @@ class Statement:
     chunk_id: str
     valid_from: datetime | None
     confidence: float = 1.0
+    ends: bool = False
+    """An end without a new value ("I quit nursing"): see ``ENDED_PREFIX``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +72,18 @@ class Validity:
 
 CURRENT = Validity()
 
+ENDED_PREFIX = "ended_"
+"""A predicate ``ended_<family>`` states that a value stopped holding, with no new
+one ("I quit nursing", "I no longer live in Lyon"). Such a fact ends the current
+facts with its object; when its object was never a value of the family ("nursing"
+for a job stated as "nurse", "my job"), it ends every current one. It never holds
+itself: its ``valid_until`` is its own ``valid_from``."""
+
+
+def is_ending(predicate: str) -> bool:
+    """Whether ``predicate`` states an end (``ENDED_PREFIX``)."""
+    return predicate.startswith(ENDED_PREFIX)
+
 
 def timeline(statements: Sequence[Statement]) -> dict[str, Validity]:
     """The validity of every fact of one subject and family.
@@ -78,7 +92,8 @@ def timeline(statements: Sequence[Statement]) -> dict[str, Validity]:
     message: "moved to Paris, I live in Montmartre now") are one statement and
     never replace each other. A statement whose values are all held already is
     a restatement and ends nothing; otherwise it ends every current fact whose
-    value it does not repeat. A fact with no time neither ends nor is ended.
+    value it does not repeat. An end statement (``ENDED_PREFIX``) ends the values
+    it names and never holds. A fact with no time neither ends nor is ended.
 
     Returns:
         Relation id -> ``Validity``, for every statement given.
@@ -89,24 +104,40 @@ def timeline(statements: Sequence[Statement]) -> dict[str, Validity]:
         key=lambda s: (as_utc(s.valid_from), s.chunk_id, s.id),
     )
     current: list[Statement] = []
+    seen: set[str] = set()
     start = 0
     while start < len(dated):
         when = as_utc(dated[start].valid_from)
         end = start
         while end < len(dated) and as_utc(dated[end].valid_from) == when:
             end += 1
-        group = dated[start:end]
-        start = end
-        values = {s.target_id for s in group}
-        held = {s.target_id for s in current}
-        if not values <= held:
-            lead = min(group, key=lambda s: (-s.confidence, s.chunk_id, s.id))
+        group, start = dated[start:end], end
+        holding = [s for s in group if not s.ends]
+        values = {s.target_id for s in holding}
+        ending = _ended(group, current, seen) - values
+        if ending or not values <= {s.target_id for s in current}:
+            lead = min(holding or group, key=lambda s: (-s.confidence, s.chunk_id, s.id))
             ended = Validity(when, lead.id, lead.chunk_id)
             for fact in current:
-                if fact.target_id not in values:
+                replaced = bool(holding) and fact.target_id not in values
+                if replaced or fact.target_id in ending:
                     out[fact.id] = ended
-            current = [f for f in current if f.target_id in values]
-        current += group
+            current = [f for f in current if out[f.id] == CURRENT]
+        for fact in group:
+            if fact.ends:
+                out[fact.id] = Validity(when)
+        seen |= {s.target_id for s in group}
+        current += holding
+    return out
+
+
+def _ended(group: list[Statement], current: list[Statement], seen: set[str]) -> set[str]:
+    """The values the end statements of ``group`` end: their own objects when the
+    family has held those, else every current value."""
+    out: set[str] = set()
+    for fact in group:
+        if fact.ends:
+            out |= {fact.target_id} if fact.target_id in seen else {s.target_id for s in current}
     return out
 
 
@@ -135,7 +166,10 @@ class Fact(BaseModel):
     - ``current``: no later statement has replaced it.
 
     ``valid_at(t)`` is ``valid_from <= t < valid_until``. A fact without a
-    ``family`` (a visit, a friendship) is never replaced.
+    ``family`` (a visit, a friendship) is never replaced. A statement that a
+    value stopped holding with no new one ("I quit nursing": the relation
+    ``ended_job nursing``, ``ENDED_PREFIX``) is not listed as a fact: it is what
+    ``superseded_by`` names on the facts it ended.
     """
 
     model_config = ConfigDict(frozen=True)

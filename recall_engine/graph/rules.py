@@ -214,8 +214,12 @@ def _states(
         )
         if subject is None:
             continue
-        target = Span(state.start, state.end, text[state.start : state.end], state.value, T.CONCEPT)
-        all_spans.append(target)
+        # a name already spotted there ("Lyon") stays the same entity
+        target = next((s for s in spans if s.start == state.start and s.pronoun is None), None)
+        if target is None:
+            surface = text[state.start : state.end]
+            target = Span(state.start, state.end, surface, state.value, T.CONCEPT)
+            all_spans.append(target)
         pattern = state.pattern
         out.append(
             _PendingRelation(

@@ -1,8 +1,9 @@
 """Which facts hold one value at a time: predicate families as data.
 
 A family is an aspect of a subject that holds one value at a time: where one
-lives, whom one works for, one's job, one's relationship, a favourite thing, a
-state (mood, a symptom). Each ``FamilyRule`` maps predicates (and, for the
+lives, whom one works for, one's job, one's relationship, one's pet (the one
+spoken of as theirs now: a second pet stated later reads as a replacement), a
+favourite thing, a state (mood, a symptom). Each ``FamilyRule`` maps predicates (and, for the
 generic ``is_a``, the object's head noun) to a family; its ``examples`` are
 test cases. ``stamp`` gives each relation of a chunk its statement time
 (``valid_from``) and family; the stores then order a subject's facts of one
@@ -12,13 +13,15 @@ family by statement time and let a later value end the earlier ones
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 import regex
 
 from recall_engine.core.facts import as_utc
 from recall_engine.core.graph import ChunkExtraction, Relation
+from recall_engine.storage.records import ChunkRecord
 
 # Head nouns that name an occupation: "I am now a software developer" is a job,
 # "I am a morning person" is not. General English, not drawn from any data set.
@@ -89,6 +92,22 @@ FAMILY_RULES: tuple[FamilyRule, ...] = (
         ),
     ),
     FamilyRule(
+        "ended",
+        "{kind}",
+        r"ended_(?P<kind>home|employer|job|relationship)",
+        examples=(
+            ("I quit nursing last month.", "job"),
+            ("I don't live in Lyon anymore.", "home"),
+            ("I no longer work at Google.", "employer"),
+        ),
+    ),
+    FamilyRule(
+        "pet",
+        "pet",
+        r"has_pet",
+        examples=(("I have a beagle named Biscuit.", "pet"),),
+    ),
+    FamilyRule(
         "favourite",
         "favourite:{kind}",
         r"favourite_(?P<kind>\w+)",
@@ -110,16 +129,24 @@ FAMILY_RULES: tuple[FamilyRule, ...] = (
 _COMPILED = tuple((rule, regex.compile(rule.predicate)) for rule in FAMILY_RULES)
 
 
-def _is_occupation(name: str) -> bool:
+def is_occupation(name: str) -> bool:
+    """Whether ``name``'s last word names an occupation ("software developer"), or
+    is the gerund of one ("nursing", "teaching")."""
     words = name.lower().split()
-    return bool(words) and words[-1].strip(".,") in OCCUPATIONS
+    if not words:
+        return False
+    word = words[-1].strip(".,")
+    if word in OCCUPATIONS:
+        return True
+    stem = word[:-3] if word.endswith("ing") else ""
+    return bool(stem) and (stem + "e" in OCCUPATIONS or stem + "er" in OCCUPATIONS)
 
 
 def family_of(predicate: str, object_name: str) -> str | None:
     """The family of a ``predicate`` fact whose object is ``object_name``, or None."""
     for rule, pattern in _COMPILED:
         m = pattern.fullmatch(predicate)
-        if m is None or (rule.occupation_object and not _is_occupation(object_name)):
+        if m is None or (rule.occupation_object and not is_occupation(object_name)):
             continue
         return rule.family.format(**m.groupdict())
     return None
@@ -172,3 +199,25 @@ def stamp(extraction: ChunkExtraction, stated_at: datetime) -> ChunkExtraction:
         for r in extraction.relations
     ]
     return extraction.model_copy(update={"relations": tuple(relations)})
+
+
+def statement_times(
+    chunks: Iterable[ChunkRecord], created: Mapping[str, datetime | None]
+) -> dict[str, datetime]:
+    """Chunk id -> when its words were stated: the message's timestamp, else its
+    item's ``created`` time (a document's ``created_at``), else the ingest time."""
+    return {
+        c.id: _time(c.timestamp) or created.get(c.data_id) or _time(c.created_at) or _now()
+        for c in chunks
+    }
+
+
+def _time(value: str | None) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value) if value else None
+    except ValueError:  # checked where the chunk was read; an odd value dates nothing
+        return None
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)

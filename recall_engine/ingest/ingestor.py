@@ -35,7 +35,7 @@ from recall_engine.graph.stage import (
     start_extraction,
 )
 from recall_engine.graph.summaries import extractive_summary
-from recall_engine.graph.supersession import stamp
+from recall_engine.graph.supersession import stamp, statement_times
 from recall_engine.ingest.chunking import ChunkDraft, chunk_item
 from recall_engine.ingest.embed_batches import CheckedEmbedder, embed_all
 from recall_engine.ingest.gc_pause import gc_paused
@@ -349,7 +349,7 @@ def _embed_and_extract(
             return vectors, None, None, {p.data_id: reason for p in fresh}
     timings["extract_wait_s"] = time.perf_counter() - t1
     failures = _chunk_failures(extractions)
-    stated = _statement_times(fresh, records)
+    stated = statement_times((r for r, _ in records), {p.data_id: p.item.created_at for p in fresh})
     extractions = [stamp(x, stated[x.chunk_id]) for x in extractions]
     t1 = time.perf_counter()
     draft = draft_graph(
@@ -422,25 +422,6 @@ def _summary(p: PreparedItem) -> str:
     if p.item.messages is not None:
         return extractive_summary(turns=[(m.speaker, m.text) for m in p.item.messages])
     return extractive_summary(p.item.text or "")
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-def _statement_times(
-    fresh: Sequence[PreparedItem], records: Sequence[tuple[ChunkRecord, ChunkDraft]]
-) -> dict[str, datetime]:
-    """Chunk id -> when its words were stated: the message's timestamp, else the
-    document's ``created_at``, else the ingest time (facts' ``valid_from``)."""
-    created = {p.data_id: p.item.created_at for p in fresh}
-    out: dict[str, datetime] = {}
-    for record, _ in records:
-        when = parse_time(record.timestamp, what=f"chunk {record.id} timestamp")
-        out[record.id] = (
-            when or created.get(record.data_id) or parse_time(record.created_at) or _now()
-        )
-    return out
 
 
 def _chunk_inputs(

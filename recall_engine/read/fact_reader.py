@@ -1,6 +1,8 @@
 """``FactReader``: a subject's facts with their validity, and the validity of the
 facts each chunk states (``read.api.FactReads``), through ``GraphStore``'s edge
-reads; see ``core.facts`` for what the validity fields mean."""
+reads; see ``core.facts`` for what the validity fields mean. End statements
+(``ended_*``) are not listed as facts: they show as what superseded the facts
+they ended, when no new value did."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import asyncio
 from collections.abc import Sequence
 from datetime import datetime
 
-from recall_engine.core.facts import Fact, FactRef, parse_utc, valid_at
+from recall_engine.core.facts import Fact, FactRef, is_ending, parse_utc, valid_at
 from recall_engine.core.graph import normalize_name
 from recall_engine.graph.rules_relations import RELATED_TO
 from recall_engine.read.scoped import ScopedReader
@@ -65,12 +67,15 @@ class FactReader(ScopedReader):
             texts = {r.id: r.text for r in self._store.index.by_id(chunk_ids, self._scope)}
         out = []
         for edge in edges:
+            if is_ending(edge.predicate):  # an end is no value: it shows in what it ended
+                continue
             replacing = by_statement.get(
                 (edge.source_id, edge.family, edge.superseded_by_chunk), []
             )
+            values = [r for r in replacing if not is_ending(r.predicate)] or replacing
             refs = tuple(
                 FactRef(id=r.id, predicate=r.predicate, object=r.target_name, chunk_id=r.chunk_id)
-                for r in sorted(replacing, key=lambda r: (r.id != edge.superseded_by, r.id))
+                for r in sorted(values, key=lambda r: (r.id != edge.superseded_by, r.id))
             )
             if edge.superseded_by and not refs:
                 refs = (FactRef(id=edge.superseded_by, predicate="", object="", chunk_id=None),)

@@ -45,7 +45,7 @@ def refresh(graph: _Graph, groups: Iterable[Group]) -> int:
         "UNWIND $keys AS k MATCH (a:Entity {id: k.source})-[r:RELATES]->(b:Entity) "
         "WHERE r.dataset_id = k.ds AND r.family = k.family "
         "RETURN k.ds, a.id, k.family, r.id, b.id, r.chunk_id, r.valid_from, r.confidence, "
-        "r.valid_until, r.superseded_by, r.superseded_by_chunk",
+        "r.valid_until, r.superseded_by, r.superseded_by_chunk, r.predicate",
         {"keys": keys},
     )
     changes = changed_rows(rows)

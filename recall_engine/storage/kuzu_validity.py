@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from recall_engine.core.facts import Statement, Validity, parse_utc, timeline
+from recall_engine.core.facts import Statement, Validity, is_ending, parse_utc, timeline
 from recall_engine.core.graph import Relation
 
 VALIDITY_COLUMNS = (
@@ -69,7 +69,7 @@ def refresh(conn: Any, groups: Iterable[Group]) -> int:
         "UNWIND $keys AS k MATCH (a:Entity {id: k.source})-[r:RELATES]->(b:Entity) "
         "WHERE r.dataset_id = k.ds AND r.family = k.family "
         "RETURN k.ds, a.id, k.family, r.id, b.id, r.chunk_id, r.valid_from, r.confidence, "
-        "r.valid_until, r.superseded_by, r.superseded_by_chunk",
+        "r.valid_until, r.superseded_by, r.superseded_by_chunk, r.predicate",
         {"keys": keys},
     )
     rows = result.get_all()
@@ -87,7 +87,7 @@ def refresh(conn: Any, groups: Iterable[Group]) -> int:
 
 def changed_rows(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
     """From rows (ds, subject, family, id, target, chunk, valid_from, confidence,
-    valid_until, superseded_by, superseded_by_chunk): the updates that
+    valid_until, superseded_by, superseded_by_chunk, predicate): the updates that
     ``timeline`` asks for where the stored validity differs. Shared with FalkorDB."""
     by_group: dict[tuple[str, str, str], list[Sequence[Any]]] = {}
     for row in rows:
@@ -95,7 +95,14 @@ def changed_rows(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
     out = []
     for members in by_group.values():
         statements = [
-            Statement(row[3], row[4], row[5] or "", parse_utc(row[6]), float(row[7] or 0.0))
+            Statement(
+                row[3],
+                row[4],
+                row[5] or "",
+                parse_utc(row[6]),
+                float(row[7] or 0.0),
+                ends=is_ending(row[11] or ""),
+            )
             for row in members
         ]
         computed = timeline(statements)

@@ -47,8 +47,9 @@ async def test_a_later_statement_supersedes_and_current_ones_stay_current(engine
     }
     assert not nurse.current and nurse.valid_until == datetime(2024, 6, 1, 9)
     assert [(r.predicate, r.object) for r in nurse.superseded_by] == [
-        ("is_a", "software developer")
+        ("is_a", "software developer")  # the new value; the end said with it is no fact
     ]
+    assert not [f for f in facts if f.predicate.startswith("ended_")]
     for key in [("moved_to", "Paris"), ("lives_in", "Montmartre"), ("is_a", "software developer")]:
         assert by[key].current and by[key].valid_until is None
     assert lyon.valid_from == datetime(2023, 1, 5, 10)
@@ -119,3 +120,51 @@ async def test_chunk_validity_reads_each_chunks_facts(engine):
     (fact,) = validity[lyon.chunk_id]
     assert fact.valid_until == datetime(2024, 3, 1, 9)
     assert fact.superseded_by_chunk == view(facts)[("lives_in", "Montmartre")].chunk_id
+
+
+async def test_an_end_without_a_new_value_ends_the_fact(engine):
+    await tell(engine, ANN[0:2])
+    await tell(
+        engine,
+        [
+            ("e1", "2024-02-01T09:00:00", "I don't live in Lyon anymore."),
+            ("e2", "2024-02-02T09:00:00", "I quit nursing last month."),
+        ],
+    )
+    by = view(await engine.facts("Ann"))
+    assert by[("lives_in", "Lyon")].valid_until == datetime(2024, 2, 1, 9)
+    assert by[("works_as", "nurse")].valid_until == datetime(2024, 2, 2, 9)
+    assert [r.predicate for r in by[("works_as", "nurse")].superseded_by] == ["ended_job"]
+    assert set(by) == {("lives_in", "Lyon"), ("works_as", "nurse")}  # ends are no facts
+    assert not any(f.current for f in by.values())
+    assert await engine.facts("Ann", as_of="2024-03-01") == []
+
+
+async def test_a_new_partner_and_a_new_pet_supersede_the_old_ones(engine):
+    await tell(
+        engine,
+        [
+            ("p1", "2023-01-05T10:00:00", "I'm dating Tom, we met at a party."),
+            ("p2", "2023-01-06T10:00:00", "I have a beagle named Biscuit."),
+            ("p3", "2024-01-05T10:00:00", "We broke up. I'm dating Sam now."),
+            ("p4", "2024-01-06T10:00:00", "We adopted a new pet, I have a cat named Pepper now."),
+        ],
+    )
+    by = view(await engine.facts("Ann"))
+    assert not by[("dating", "Tom")].current and by[("dating", "Sam")].current
+    assert not by[("has_pet", "Biscuit")].current and by[("has_pet", "Pepper")].current
+    assert [r.object for r in by[("has_pet", "Biscuit")].superseded_by] == ["Pepper"]
+
+
+async def test_an_end_of_a_former_home_leaves_the_current_home(engine):
+    await tell(
+        engine,
+        [
+            ("h1", "2023-01-05T10:00:00", "I live in Lyon, near the old town."),
+            ("h2", "2024-03-01T10:00:00", "I moved to Paris last week."),
+            ("h3", "2024-05-01T10:00:00", "I don't live in Lyon anymore, thank god."),
+        ],
+    )
+    by = view(await engine.facts("Ann"))
+    assert by[("moved_to", "Paris")].current
+    assert by[("lives_in", "Lyon")].valid_until == datetime(2024, 3, 1, 10)

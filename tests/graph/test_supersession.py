@@ -112,3 +112,38 @@ def test_valid_at_is_half_open():
     assert not valid_at(start, end, end)
     assert not valid_at(start, end, datetime(2022, 1, 1))
     assert valid_at(start, None, datetime(2030, 1, 1))
+
+
+def end(rid: str, target: str, when: str) -> Statement:
+    return Statement(rid, target, f"c-{rid}", datetime.fromisoformat(when), ends=True)
+
+
+def test_an_end_with_an_unknown_value_ends_every_current_fact():
+    out = timeline([s("nurse", "N", "2023-01-05"), end("quit", "nursing", "2024-06-01")])
+    assert out["nurse"] == Validity(datetime(2024, 6, 1), "quit", "c-quit")
+    assert out["quit"] == Validity(datetime(2024, 6, 1))  # an end never holds
+
+
+def test_an_end_of_a_past_value_ends_nothing_current():
+    out = timeline(
+        [
+            s("lyon", "L", "2023-01-05"),
+            s("paris", "P", "2024-03-01"),
+            end("not-lyon", "L", "2024-05-01"),
+        ]
+    )
+    assert out["paris"] == Validity()
+    assert out["lyon"].superseded_by == "paris"
+
+
+def test_an_end_with_a_new_value_is_superseded_by_the_new_value():
+    # "I quit nursing and I am now a software developer"
+    out = timeline(
+        [
+            s("nurse", "N", "2023-01-05"),
+            end("quit", "nursing", "2024-06-01"),
+            Statement("dev", "D", "c-quit", datetime(2024, 6, 1)),
+        ]
+    )
+    assert out["nurse"].superseded_by == "dev"
+    assert out["dev"] == Validity()
