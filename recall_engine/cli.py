@@ -4,6 +4,7 @@ recall-engine remember ./notes --dataset notes
 recall-engine recall "Where was Einstein born?" --type CHUNKS --dataset notes
 recall-engine datasets
 recall-engine items --dataset notes
+recall-engine facts Ann [--as-of 2023-06-01] [--current] [--dataset chat]
 recall-engine forget --data-id <id> | --dataset notes
 recall-engine serve --host 127.0.0.1 --port 8000
 recall-engine keys create acme | create --admin | list | revoke KEY_ID | rotate KEY_ID
@@ -50,6 +51,12 @@ def _parser() -> argparse.ArgumentParser:
     items = sub.add_parser("items", help="list data items (id, dataset, chunks, name)")
     items.add_argument("--dataset", default=None)
     items.add_argument("--json", action="store_true", help="print items as JSON")
+    facts = sub.add_parser("facts", help="what memory holds about someone, with dates")
+    facts.add_argument("subject", help="a name, e.g. Ann")
+    facts.add_argument("--as-of", default=None, help="only facts valid then (ISO 8601)")
+    facts.add_argument("--current", action="store_true", help="only facts that still hold")
+    facts.add_argument("--dataset", action="append", default=None)
+    facts.add_argument("--json", action="store_true", help="print facts as JSON")
     fgt = sub.add_parser("forget", help="delete data items by id, or a whole dataset")
     target = fgt.add_mutually_exclusive_group(required=True)
     target.add_argument("--data-id", action="append", help="a data item id (repeatable)")
@@ -108,6 +115,18 @@ async def _run(args: argparse.Namespace) -> int:
                 print(
                     f"{row['data_id']}\t{row['dataset_name']}\t{row['chunk_count']}\t{row['name']}"
                 )
+        elif args.command == "facts":
+            found = await engine.facts(
+                args.subject,
+                as_of=args.as_of,
+                history=not args.current,
+                datasets=args.dataset,
+                tenant_id=args.tenant,
+            )
+            if args.json:
+                print(json.dumps([f.model_dump(mode="json") for f in found], indent=2))
+            for fact in [] if args.json else found:
+                print(("  " if fact.current else "x ") + fact.describe())
         elif args.command == "forget":
             removed = await engine.forget(
                 data_id=args.data_id, dataset_name=args.dataset, tenant_id=args.tenant

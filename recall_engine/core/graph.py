@@ -144,6 +144,18 @@ class Relation(_Frozen):
     time_granularity: str | None = Field(default=None, description="day, week, month, year.")
     chunk_id: str
     namespace: str
+    valid_from: datetime | None = Field(
+        default=None, description="When it was stated (naive UTC): message, document or ingest."
+    )
+    valid_until: datetime | None = Field(
+        default=None, description="When a later statement replaced it; None while current."
+    )
+    superseded_by: str | None = Field(default=None, description="The replacing relation's id.")
+    superseded_by_chunk: str | None = Field(default=None, description="Its chunk id.")
+    family: str | None = Field(
+        default=None,
+        description="The aspect it holds one value of (home, job, ...); None: never superseded.",
+    )
 
     def embedding_text(self, source_name: str, target_name: str) -> str:
         """The text to embed for relation search: ``source predicate target: context``."""

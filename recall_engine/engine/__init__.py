@@ -23,6 +23,7 @@ from recall_engine.core.search_types import SearchType
 from recall_engine.core.validation import check_ids, check_name
 from recall_engine.embedding import Embedder, make_embedder
 from recall_engine.engine.access import AccessMixin
+from recall_engine.engine.facts import FactsMixin
 from recall_engine.engine.listing import ListingMixin
 from recall_engine.engine.routing import build_router
 from recall_engine.engine.tenants import TenantsMixin
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     from recall_engine.tenants import TenantAPI
 
 
-class RecallEngine(AccessMixin, ListingMixin, TenantsMixin, TracingMixin):
+class RecallEngine(AccessMixin, FactsMixin, ListingMixin, TenantsMixin, TracingMixin):
     """A recall engine over one data dir; each tenant gets its own stores inside it.
 
     Args:

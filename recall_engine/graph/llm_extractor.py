@@ -5,7 +5,9 @@ structured-output schema). ``parse_llm_graph`` validates a reply and
 ``llm_graph_to_extraction`` turns it into the same ``ChunkExtraction`` the rule
 extractor produces, so resolution and storage do not care which one ran.
 ``LLMExtractor`` makes the calls through ``LLMClient`` (litellm, timeouts and
-provider retries live there) with the ``graph_extraction`` prompt.
+provider retries live there) with the ``graph_extraction`` prompt. Each edge may
+name the ``aspect`` it holds one value of (home, job, ...): it becomes the
+relation's family, so a later value supersedes it (``graph.supersession``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from recall_engine.core.names import normalize_name, to_snake_case
 from recall_engine.graph.dates import resolve_date
 from recall_engine.graph.extractor import ChunkInput
 from recall_engine.graph.rules_relations import canonical_predicate
+from recall_engine.graph.supersession import family_of_aspect
 
 if TYPE_CHECKING:
     from recall_engine.llm.client import LLMClient
@@ -65,6 +68,11 @@ class LLMEdge(BaseModel):
     description: str = Field(default="", description="A sentence that states the fact.")
     time: str | None = Field(default=None, description="When, as written: 'last week'.")
     confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    aspect: str | None = Field(
+        default=None,
+        description="The aspect the source holds one value of (home, job, ...): a new one "
+        "replaces the earlier facts of that aspect.",
+    )
 
 
 class LLMGraph(BaseModel):
@@ -110,6 +118,8 @@ TYPE_SYNONYMS: dict[str, EntityType] = {
 
 _FENCE = regex.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", regex.DOTALL)
 LLM_RELATION_CONFIDENCE = 0.8
+PROMPT_VERSION = 2
+"""``graph_extraction.v2`` asks for each edge's ``aspect`` as well."""
 MAX_CONTEXT_CHARS = 400
 
 
@@ -196,6 +206,7 @@ def llm_graph_to_extraction(graph: LLMGraph, chunk: ChunkInput) -> ChunkExtracti
             time_granularity=resolved.granularity if resolved else None,
             chunk_id=cid,
             namespace=ns,
+            family=family_of_aspect(edge.aspect),
         )
         if resolved is not None:
             events.append(
@@ -284,7 +295,7 @@ class LLMExtractor:
         text = f"{chunk.speaker}: {chunk.text}" if chunk.speaker else chunk.text
         types = ", ".join(t.value for t in EntityType)
         messages: list[dict[str, Any]] = render_prompt(
-            "graph_extraction", text=text, entity_types=types
+            "graph_extraction", version=PROMPT_VERSION, text=text, entity_types=types
         ).messages()
         response_format = response_format_for(LLMGraph)
         for attempt in (1, 2):

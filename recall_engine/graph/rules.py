@@ -46,6 +46,7 @@ from recall_engine.graph.rules_entities import (
     split_sentences,
 )
 from recall_engine.graph.rules_events import DatePhrase, Sentence, context_text, sentence_events
+from recall_engine.graph.rules_states import find_states
 
 log = logging.getLogger(__name__)
 T = EntityType
@@ -190,8 +191,42 @@ def _sentence_relations(
             all_spans.append(target)
             raw = " ".join(text[a.end : start].split())
             found.append(_PendingRelation(a, target, predicate, raw, confidence, sentence))
+    found += _states(text, sentence, spans, all_spans)
     found += _comentions(spans, related, sentence)
     return found
+
+
+def _states(
+    text: str, sentence: Sentence, spans: list[Span], all_spans: list[Span]
+) -> list[_PendingRelation]:
+    """What ``rules_states`` finds said of a pronoun or a person in the sentence."""
+    out = []
+    for state in find_states(text, sentence.start, sentence.end):
+        subject = next(
+            (
+                s
+                for s in spans
+                if s.start <= state.subject_start < s.end
+                and s.pronoun != "object"
+                and (s.pronoun is not None or s.type is T.PERSON)
+            ),
+            None,
+        )
+        if subject is None:
+            continue
+        # a name already spotted there ("Lyon") stays the same entity
+        target = next((s for s in spans if s.start == state.start and s.pronoun is None), None)
+        if target is None:
+            surface = text[state.start : state.end]
+            target = Span(state.start, state.end, surface, state.value, T.CONCEPT)
+            all_spans.append(target)
+        pattern = state.pattern
+        out.append(
+            _PendingRelation(
+                subject, target, state.predicate, state.raw, pattern.confidence, sentence
+            )
+        )
+    return out
 
 
 def _comentions(

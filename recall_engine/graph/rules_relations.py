@@ -45,11 +45,12 @@ P = PredicatePattern
 PATTERNS: tuple[PredicatePattern, ...] = (
     P(
         "works_for",
-        r"(?:work(?:s|ed|ing)?|employed)\s+(?:for|at|by)|(?:employee|engineer|manager|director|ceo|cto|intern)\s+(?:at|of)",
+        r"(?:work(?:s|ed|ing)?|employed)\s+(?:for|at|by)|(?:employee|engineer|manager|director|ceo|cto|intern)\s+(?:at|of)"
+        r"|(?:got\s+a\s+(?:new\s+)?job|started\s+(?:a\s+(?:new\s+)?job|working))\s+(?:at|with|for)",
         0.85,
         T.PERSON,
         T.ORGANIZATION,
-        examples=("Grace Hopper worked for Remington Rand.",),
+        examples=("Grace Hopper worked for Remington Rand.", "Ann got a new job at Apple."),
     ),
     P(
         "worked_with",
@@ -155,6 +156,14 @@ PATTERNS: tuple[PredicatePattern, ...] = (
         T.PERSON,
         T.PERSON,
         examples=("Ada Lovelace married William King.",),
+    ),
+    P(
+        "dating",
+        r"(?:dating|going\s+out\s+with|engaged\s+to|in\s+a\s+relationship\s+with)",
+        0.75,
+        T.PERSON,
+        T.PERSON,
+        examples=("Ben is dating Zoe.",),
     ),
     P(
         "met",

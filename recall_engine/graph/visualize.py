@@ -7,7 +7,8 @@ data. Positions come laid out from Python (``layout``); the page only fits them
 to its viewport and draws. The script sets ``window.graphStats`` and
 ``#node-count``, writes ``ok`` into ``#render-status`` once drawn, and keeps in
 ``#layout-dump`` (JSON) the viewport size and the on-screen position of every
-drawn node (tests read all three).
+drawn node (tests read all three). A superseded fact's edge (one with
+``valid_until``) is drawn dashed, its label giving the dates it held.
 """
 
 from __future__ import annotations
@@ -111,6 +112,8 @@ def render_graph_html(
                 "context": r.context,
                 "confidence": r.confidence,
                 "time": r.time_text,
+                "valid_from": r.valid_from.date().isoformat() if r.valid_from else None,
+                "valid_until": r.valid_until.date().isoformat() if r.valid_until else None,
             }
             for r in kept
         ],

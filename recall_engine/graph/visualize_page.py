@@ -135,10 +135,16 @@ window.addEventListener("error", function (e) {
     shownEdges.forEach(function (e) {
       var s = nodes[e.source], t = nodes[e.target], lit = s.hit || t.hit;
       ctx.strokeStyle = "rgba(0,0,0," + (query && !lit ? 0.05 : lit ? 0.5 : ink) + ")";
+      // a superseded fact: dashed, labelled with the dates it held
+      ctx.setLineDash(e.valid_until ? [5, 4] : []);
       ctx.beginPath(); ctx.moveTo(sx(s), sy(s)); ctx.lineTo(sx(t), sy(t)); ctx.stroke();
+      ctx.setLineDash([]);
       if (lit || (!query && shownEdges.length <= 60)) {
         ctx.fillStyle = "#777";
-        ctx.fillText(e.predicate, (sx(s) + sx(t)) / 2 + 3, (sy(s) + sy(t)) / 2 - 3);
+        var label = e.valid_until
+          ? e.predicate + " (" + (e.valid_from || "?") + " \u2013 " + e.valid_until + ")"
+          : e.predicate;
+        ctx.fillText(label, (sx(s) + sx(t)) / 2 + 3, (sy(s) + sy(t)) / 2 - 3);
       }
     });
     nodes.forEach(function (d) {

@@ -35,6 +35,7 @@ from recall_engine.graph.stage import (
     start_extraction,
 )
 from recall_engine.graph.summaries import extractive_summary
+from recall_engine.graph.supersession import stamp, statement_times
 from recall_engine.ingest.chunking import ChunkDraft, chunk_item
 from recall_engine.ingest.embed_batches import CheckedEmbedder, embed_all
 from recall_engine.ingest.gc_pause import gc_paused
@@ -348,6 +349,8 @@ def _embed_and_extract(
             return vectors, None, None, {p.data_id: reason for p in fresh}
     timings["extract_wait_s"] = time.perf_counter() - t1
     failures = _chunk_failures(extractions)
+    stated = statement_times((r for r, _ in records), {p.data_id: p.item.created_at for p in fresh})
+    extractions = [stamp(x, stated[x.chunk_id]) for x in extractions]
     t1 = time.perf_counter()
     draft = draft_graph(
         extractions,

@@ -9,8 +9,9 @@ retriever changing.
 
 ``ReadAPI`` is composed of small Protocols, one per kind of read:
 ``ChunkReads`` (chunks), ``GraphReads`` (graph elements with text, walks),
-``StructureReads`` (bulk structure without text) and ``CypherReads`` (the
-CYPHER search type's query and the schema), each on ``ScopedReads``.
+``StructureReads`` (bulk structure without text), ``CypherReads`` (the
+CYPHER search type's query and the schema) and ``FactReads`` (facts with their
+validity), each on ``ScopedReads``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from recall_engine.core.facts import Fact
 from recall_engine.core.hits import (
     ChunkHit,
     EntityHit,
@@ -303,6 +305,25 @@ class CypherReads(ScopedReads, Protocol):
         ...
 
 
-class ReadAPI(ChunkReads, GraphReads, StructureReads, CypherReads, Protocol):
+class FactReads(ScopedReads, Protocol):
+    """Facts with their validity (``core.facts.Fact``): a subject's, and each chunk's."""
+
+    async def facts(
+        self, subject: str, *, as_of: datetime | None = None, history: bool = True
+    ) -> list[Fact]:
+        """The facts whose subject is named ``subject`` (name, alias or surname,
+        normalised), sorted by predicate then statement time. ``as_of``: only
+        those valid then (``valid_from <= as_of < valid_until``); else with
+        ``history=False`` only current ones; else all, superseded ones included."""
+        ...
+
+    async def chunk_validity(self, chunk_ids: Sequence[str]) -> dict[str, list[Fact]]:
+        """Chunk id -> the facts of a family (home, job, ...) it states, with their
+        validity (``valid_from``, ``valid_until``, ``superseded_by``,
+        ``superseded_by_chunk``); chunks stating none are left out."""
+        ...
+
+
+class ReadAPI(ChunkReads, GraphReads, StructureReads, CypherReads, FactReads, Protocol):
     """A read-only view of one tenant, bound to a dataset scope: every part of
     the read API. A retriever that needs one part may ask for that Protocol only."""

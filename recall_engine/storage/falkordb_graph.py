@@ -35,11 +35,13 @@ from typing import Any
 
 from recall_engine.core.errors import StoreError
 from recall_engine.storage import falkordb_schema as fs
+from recall_engine.storage import falkordb_validity as validity
 from recall_engine.storage.falkordb_readonly import run_read_only
 from recall_engine.storage.falkordb_reads import FalkorReads
 from recall_engine.storage.falkordb_server import FalkorServer
 from recall_engine.storage.falkordb_writes import delete_query, ingest_query
 from recall_engine.storage.graph_records import GraphRemoval, GraphWrite
+from recall_engine.storage.kuzu_validity import groups_of
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
 
 _ALREADY = ("already indexed", "already exists", "constraint already")
@@ -155,8 +157,12 @@ class FalkorGraphStore(FalkorReads):
         """
         text, params = ingest_query(datasets, items, chunks, replace_data_ids, graph)
         touched = self._touched(replace_data_ids)
+        facts = validity.groups_of_data(self, replace_data_ids)
         marker = items[0] if items else None
         removed = self._write(text, params, touched=touched, landed=lambda: self._has(marker))
+        if graph is not None:
+            facts |= groups_of(graph.relations, graph.dataset_id)
+        validity.refresh(self, facts)
         return GraphRemoval(data_ids=tuple(replace_data_ids), entity_ids=tuple(removed))
 
     def delete_data_items(self, data_ids: Sequence[str]) -> GraphRemoval:
@@ -170,9 +176,11 @@ class FalkorGraphStore(FalkorReads):
             return GraphRemoval()
         text, params = delete_query(data_ids)
         touched = self._touched(data_ids)
+        facts = validity.groups_of_data(self, data_ids)
         removed = self._write(
             text, params, touched=touched, landed=lambda: not self.document_ids(list(data_ids))
         )
+        validity.refresh(self, facts)
         return GraphRemoval(data_ids=tuple(data_ids), entity_ids=tuple(removed))
 
     def delete_dataset(self, dataset_id: str) -> None:

@@ -95,7 +95,8 @@ RELATES = RelType(
     ("Entity", "Entity"),
     (("id", S), ("predicate", S), ("raw_predicate", S), ("context", S), ("confidence", F),
      ("time_text", S), ("timestamp", S), ("granularity", S), ("chunk_id", S), ("data_id", S),
-     ("dataset_id", S)),
+     ("dataset_id", S), ("valid_from", S), ("valid_until", S), ("superseded_by", S),
+     ("superseded_by_chunk", S), ("family", S)),
     indexed=("id", "data_id", "chunk_id"),
 )  # fmt: skip
 REL_TYPES = (

@@ -221,7 +221,9 @@ def _relation(r: Relation, graph: GraphWrite) -> dict[str, Any]:
         "confidence": float(r.confidence), "time_text": r.time_text,
         "timestamp": _iso(r.timestamp), "granularity": r.time_granularity,
         "chunk_id": r.chunk_id, "data_id": graph.chunk_data.get(r.chunk_id),
-        "dataset_id": graph.dataset_id,
+        "dataset_id": graph.dataset_id, "valid_from": _iso(r.valid_from),
+        "valid_until": _iso(r.valid_until), "superseded_by": r.superseded_by,
+        "superseded_by_chunk": r.superseded_by_chunk, "family": r.family,
     }  # fmt: skip
 
 

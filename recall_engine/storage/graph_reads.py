@@ -35,6 +35,14 @@ class EdgeRecord:
     chunk_id: str | None
     data_id: str | None
     dataset_id: str
+    valid_from: str | None = None
+    """When it was stated (ISO 8601, naive UTC), or None (stored before facts had time)."""
+    valid_until: str | None = None
+    """When a later statement replaced it, or None while it holds."""
+    superseded_by: str | None = None
+    superseded_by_chunk: str | None = None
+    family: str | None = None
+    """The aspect it holds one value of (home, job, ...), or None."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +107,8 @@ class TableSchema:
 # relation: openCypher that Kuzu and FalkorDB accept alike), and their decoders.
 EDGE_COLUMNS = (
     "r.id, a.id, a.name, a.type, b.id, b.name, b.type, r.predicate, r.raw_predicate, "
-    "r.context, r.confidence, r.time_text, r.timestamp, r.chunk_id, r.data_id, r.dataset_id"
+    "r.context, r.confidence, r.time_text, r.timestamp, r.chunk_id, r.data_id, r.dataset_id, "
+    "r.valid_from, r.valid_until, r.superseded_by, r.superseded_by_chunk, r.family"
 )
 ENTITY_RECORD_COLUMNS = "e.id, e.name, e.type, e.description, e.aliases, e.dataset_id"
 DOCUMENT_COLUMNS = (
@@ -111,12 +120,15 @@ DOCUMENT_COLUMNS = (
 def edge_from_row(row: Sequence[Any]) -> EdgeRecord:
     """An ``EdgeRecord`` from a row in ``EDGE_COLUMNS`` order."""
     (rid, aid, aname, atype, bid, bname, btype, pred, raw, context, conf, time_text,
-     stamp, chunk_id, data_id, dataset_id) = row  # fmt: skip
+     stamp, chunk_id, data_id, dataset_id, valid_from, valid_until, superseded_by,
+     superseded_by_chunk, family) = row  # fmt: skip
     return EdgeRecord(
         id=rid, source_id=aid, source_name=aname, source_type=atype, target_id=bid,
         target_name=bname, target_type=btype, predicate=pred, raw_predicate=raw,
         context=context or "", confidence=conf, time_text=time_text, timestamp=stamp,
-        chunk_id=chunk_id, data_id=data_id, dataset_id=dataset_id,
+        chunk_id=chunk_id, data_id=data_id, dataset_id=dataset_id, valid_from=valid_from,
+        valid_until=valid_until, superseded_by=superseded_by,
+        superseded_by_chunk=superseded_by_chunk, family=family,
     )  # fmt: skip
 
 

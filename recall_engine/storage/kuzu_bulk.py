@@ -150,5 +150,10 @@ RELATES = schema(
         ("chunk_id", "STRING"),
         ("data_id", "STRING"),
         ("dataset_id", "STRING"),
+        ("valid_from", "STRING"),
+        ("valid_until", "STRING"),
+        ("superseded_by", "STRING"),
+        ("superseded_by_chunk", "STRING"),
+        ("family", "STRING"),
     ]
 )

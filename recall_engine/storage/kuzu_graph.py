@@ -23,6 +23,7 @@ from recall_engine.core.errors import StoreError
 from recall_engine.core.graph import Entity, Relation
 from recall_engine.storage import kuzu_bulk as bulk
 from recall_engine.storage import kuzu_graph_elements as ge
+from recall_engine.storage import kuzu_validity as validity
 from recall_engine.storage.graph_reads import DOCUMENT_COLUMNS, DocumentRecord, document_from_row
 from recall_engine.storage.graph_records import GraphRemoval, GraphWrite
 from recall_engine.storage.kuzu_readonly import ReadOnlyHandle
@@ -218,6 +219,7 @@ class KuzuGraphStore(KuzuReads):
             try:
                 self._conn.execute("BEGIN TRANSACTION")
                 touched: list[str] = []
+                facts = validity.groups_of_data(self._conn, replace_data_ids)
                 if replace_data_ids:
                     touched = self._delete_documents(list(replace_data_ids))
                 ge.execute_rows(
@@ -252,6 +254,8 @@ class KuzuGraphStore(KuzuReads):
                 )
                 if graph is not None:
                     ge.write_graph(self._conn, graph)
+                    facts |= validity.groups_of(graph.relations, graph.dataset_id)
+                validity.refresh(self._conn, facts)
                 # Last, so that entities the new version mentions again survive.
                 removed = ge.delete_orphan_entities(self._conn, touched)
                 self._conn.execute("COMMIT")
@@ -281,7 +285,9 @@ class KuzuGraphStore(KuzuReads):
         with self._lock:
             try:
                 self._conn.execute("BEGIN TRANSACTION")
+                facts = validity.groups_of_data(self._conn, data_ids)
                 touched = self._delete_documents(list(data_ids))
+                validity.refresh(self._conn, facts)
                 removed = ge.delete_orphan_entities(self._conn, touched)
                 self._conn.execute("COMMIT")
                 self._generation += 1

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from recall_engine.core.graph import Entity, EntityType, Relation, lookup_keys
 from recall_engine.storage import kuzu_bulk as bulk
+from recall_engine.storage import kuzu_validity as validity
 from recall_engine.storage.graph_records import GraphWrite
 
 GRAPH_SCHEMA = [
@@ -41,7 +42,9 @@ GRAPH_SCHEMA = [
     "CREATE REL TABLE IF NOT EXISTS RELATES(FROM Entity TO Entity, id STRING, "
     "predicate STRING, raw_predicate STRING, context STRING, confidence DOUBLE, "
     "time_text STRING, timestamp STRING, granularity STRING, chunk_id STRING, "
-    "data_id STRING, dataset_id STRING)",
+    "data_id STRING, dataset_id STRING, valid_from STRING, valid_until STRING, "
+    "superseded_by STRING, superseded_by_chunk STRING, family STRING)",
+    *validity.MIGRATIONS,
     "CREATE REL TABLE IF NOT EXISTS EVENT_OF(FROM Event TO Entity)",
     "CREATE REL TABLE IF NOT EXISTS EVENT_IN(FROM Event TO Chunk)",
     "CREATE REL TABLE IF NOT EXISTS MADE_FROM(FROM Summary TO Document)",
@@ -54,7 +57,8 @@ ENTITY_RETURN = (
 )
 RELATION_RETURN = (
     "r.id, a.id, b.id, r.predicate, r.raw_predicate, r.context, r.confidence, "
-    "r.time_text, r.timestamp, r.granularity, r.chunk_id, a.namespace"
+    "r.time_text, r.timestamp, r.granularity, r.chunk_id, a.namespace, "
+    "r.valid_from, r.valid_until, r.superseded_by, r.superseded_by_chunk, r.family"
 )
 
 
@@ -132,6 +136,11 @@ def relation_from_row(row: Sequence[Any]) -> Relation:
         time_granularity=row[9],
         chunk_id=row[10],
         namespace=row[11],
+        valid_from=_time(row[12]),
+        valid_until=_time(row[13]),
+        superseded_by=row[14],
+        superseded_by_chunk=row[15],
+        family=row[16],
     )
 
 
@@ -242,6 +251,7 @@ def _create_relations(conn: Connection, graph: GraphWrite) -> None:
             "chunk_id": r.chunk_id,
             "data_id": graph.chunk_data.get(r.chunk_id),
             "dataset_id": graph.dataset_id,
+            **validity.validity_row(r),
         }
         for r in graph.relations
     ]

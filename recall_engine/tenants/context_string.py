@@ -3,7 +3,8 @@
 The format is HydraDB's documented one: ``=== ENTITY PATHS ===`` then
 ``=== CONTEXT ===`` with ``Chunk N``, ``Source:``, the content,
 ``Graph Relations:``, ``Extra Context:`` and ``---``, chunks in the order the
-server returned them. Works on our ``RetrievalResult``, on the SDK's model, and on
+server returned them. A chunk whose facts were superseded gets a
+``Superseded on <date> by: ...`` line after its content. Works on our ``RetrievalResult``, on the SDK's model, and on
 the raw JSON dict.
 """
 
@@ -45,6 +46,16 @@ def _format_path_chain(path: Any) -> str:
     return "\n  ↳ ".join(parts)
 
 
+def _superseded_line(metadata: Any) -> str:
+    """``Superseded on 2024-03-01 by: moved_to Paris`` for a chunk whose facts a
+    later statement replaced (``tenants.validity``); else ""."""
+    until = _get(metadata, "valid_until", "")
+    if not until:
+        return ""
+    later = _get(metadata, "superseded_by", "")
+    return f"Superseded on {str(until)[:10]}" + (f" by: {later}" if later else "")
+
+
 def build_context_string(result: Any) -> str:
     """The context string for one recall result, to put in an LLM prompt.
 
@@ -75,6 +86,9 @@ def build_context_string(result: Any) -> str:
             if title:
                 lines.append(f"Source: {title}")
             lines.append(_get(chunk, "chunk_content", ""))
+            superseded = _superseded_line(_get(chunk, "document_metadata", {}))
+            if superseded:
+                lines.append(superseded)
             chunk_id = _get(chunk, "chunk_uuid", "")
             group_ids = groups_of.get(chunk_id, []) if chunk_id else []
             relevant = [r for r in chunk_relations if _get(r, "group_id") in group_ids]

@@ -1,5 +1,7 @@
 """The tenant API's searches: full_recall / recall_preferences on recall()'s own
-lanes (``tenants.hybrid``), boolean_recall, and qna."""
+lanes (``tenants.hybrid``), boolean_recall, and qna. full_recall and
+recall_preferences put chunks whose facts still hold before superseded ones
+(``tenants.validity``)."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from recall_engine.tenants import hybrid
 from recall_engine.tenants.base import TenantBase
 from recall_engine.tenants.graph_context import build_graph_context
 from recall_engine.tenants.ids import KNOWLEDGE, MEMORIES
+from recall_engine.tenants.validity import current_first
 
 DEFAULT_MAX_RESULTS = 10
 EXTRA_CHUNKS_PER_SOURCE = 2
@@ -84,6 +87,7 @@ class TenantSearch(TenantBase):
             thinking=thinking,
         )
         chunks = [to_chunk(r.chunk, score=round(r.score, 6)) for r in ranked]
+        chunks = current_first(chunks, await reader.chunk_validity([c.chunk_uuid for c in chunks]))
         result = RetrievalResult(
             chunks=chunks, sources=to_sources(r.chunk for r in ranked), alpha_used=alpha
         )

@@ -1,0 +1,214 @@
+"""Facts with time: what a relation says, since when, and until what replaced it.
+
+A relation is a *fact* stated at a time (``valid_from``: the message's timestamp,
+the document's ``created_at``, else the ingest time). Some facts hold one value at
+a time for their subject: where one lives, one's job, a favourite dish (their
+``family``, assigned by ``graph.supersession``). Among the facts of one subject
+and family, a later statement with a new value ends the earlier ones: they get
+``valid_until`` (the later statement's time), ``superseded_by`` (its relation id)
+and ``superseded_by_chunk`` (its chunk). ``timeline`` computes that from the
+facts alone, so a store recomputes a group after any write or deletion and a
+``forget()`` restores what the forgotten statement had replaced.
+
+Times are naive UTC datetimes (``as_utc``), compared in statement order, never
+ingest order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+def as_utc(value: datetime | None) -> datetime | None:
+    """``value`` as a naive UTC datetime (an aware one converted; a naive one kept)."""
+    if value is None or value.tzinfo is None:
+        return value
+    return value.astimezone(UTC).replace(tzinfo=None)
+
+
+def parse_utc(value: str | datetime | None) -> datetime | None:
+    """An ISO 8601 time (as stored) as a naive UTC datetime; None for none."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return as_utc(value)
+    return as_utc(datetime.fromisoformat(value))
+
+
+def valid_at(valid_from: datetime | None, valid_until: datetime | None, when: datetime) -> bool:
+    """Whether a fact held at ``when``: ``valid_from <= when < valid_until``
+    (an unknown start counts as always; no end as still holding)."""
+    when = as_utc(when) or when
+    if valid_from is not None and as_utc(valid_from) > when:  # type: ignore[operator]
+        return False
+    return valid_until is None or when < as_utc(valid_until)  # type: ignore[operator]
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """What ``timeline`` needs of one fact of a (subject, family) group."""
+
+    id: str
+    target_id: str
+    chunk_id: str
+    valid_from: datetime | None
+    confidence: float = 1.0
+    ends: bool = False
+    """An end without a new value ("I quit nursing"): see ``ENDED_PREFIX``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Validity:
+    """How long a fact held: ``valid_until`` and what replaced it (all None: current)."""
+
+    valid_until: datetime | None = None
+    superseded_by: str | None = None
+    superseded_by_chunk: str | None = None
+
+
+CURRENT = Validity()
+
+ENDED_PREFIX = "ended_"
+"""A predicate ``ended_<family>`` states that a value stopped holding, with no new
+one ("I quit nursing", "I no longer live in Lyon"). Such a fact ends the current
+facts with its object; when its object was never a value of the family ("nursing"
+for a job stated as "nurse", "my job"), it ends every current one. It never holds
+itself: its ``valid_until`` is its own ``valid_from``."""
+
+
+def is_ending(predicate: str) -> bool:
+    """Whether ``predicate`` states an end (``ENDED_PREFIX``)."""
+    return predicate.startswith(ENDED_PREFIX)
+
+
+def timeline(statements: Sequence[Statement]) -> dict[str, Validity]:
+    """The validity of every fact of one subject and family.
+
+    Facts are taken in statement-time order; facts stated at the same time (one
+    message: "moved to Paris, I live in Montmartre now") are one statement and
+    never replace each other. A statement whose values are all held already is
+    a restatement and ends nothing; otherwise it ends every current fact whose
+    value it does not repeat. An end statement (``ENDED_PREFIX``) ends the values
+    it names and never holds. A fact with no time neither ends nor is ended.
+
+    Returns:
+        Relation id -> ``Validity``, for every statement given.
+    """
+    out = {s.id: CURRENT for s in statements}
+    dated = sorted(
+        (s for s in statements if s.valid_from is not None),
+        key=lambda s: (as_utc(s.valid_from), s.chunk_id, s.id),
+    )
+    current: list[Statement] = []
+    seen: set[str] = set()
+    start = 0
+    while start < len(dated):
+        when = as_utc(dated[start].valid_from)
+        end = start
+        while end < len(dated) and as_utc(dated[end].valid_from) == when:
+            end += 1
+        group, start = dated[start:end], end
+        holding = [s for s in group if not s.ends]
+        values = {s.target_id for s in holding}
+        ending = _ended(group, current, seen) - values
+        if ending or not values <= {s.target_id for s in current}:
+            lead = min(holding or group, key=lambda s: (-s.confidence, s.chunk_id, s.id))
+            ended = Validity(when, lead.id, lead.chunk_id)
+            for fact in current:
+                replaced = bool(holding) and fact.target_id not in values
+                if replaced or fact.target_id in ending:
+                    out[fact.id] = ended
+            current = [f for f in current if out[f.id] == CURRENT]
+        for fact in group:
+            if fact.ends:
+                out[fact.id] = Validity(when)
+        seen |= {s.target_id for s in group}
+        current += holding
+    return out
+
+
+def _ended(group: list[Statement], current: list[Statement], seen: set[str]) -> set[str]:
+    """The values the end statements of ``group`` end: their own objects when the
+    family has held those, else every current value."""
+    out: set[str] = set()
+    for fact in group:
+        if fact.ends:
+            out |= {fact.target_id} if fact.target_id in seen else {s.target_id for s in current}
+    return out
+
+
+class FactRef(BaseModel):
+    """Another fact, named by its predicate and object (what replaced a fact)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str = Field(description="The relation id.")
+    predicate: str
+    object: str
+    chunk_id: str | None = None
+
+
+class Fact(BaseModel):
+    """One stated fact ``subject -[predicate]-> object`` and how long it held.
+
+    The contract of the time-aware graph:
+
+    - ``valid_from``: when it was stated (the message's timestamp, the document's
+      ``created_at``, else the ingest time), naive UTC.
+    - ``valid_until``: when a later statement of the same subject and ``family``
+      replaced it (that statement's time); None while it holds.
+    - ``superseded_by``: the facts of the replacing statement (its relation ids,
+      predicates and objects); ``superseded_by_chunk`` its chunk.
+    - ``current``: no later statement has replaced it.
+
+    ``valid_at(t)`` is ``valid_from <= t < valid_until``. A fact without a
+    ``family`` (a visit, a friendship) is never replaced. A statement that a
+    value stopped holding with no new one ("I quit nursing": the relation
+    ``ended_job nursing``, ``ENDED_PREFIX``) is not listed as a fact: it is what
+    ``superseded_by`` names on the facts it ended.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str = Field(description="The relation id.")
+    subject: str
+    subject_id: str
+    predicate: str
+    object: str
+    object_id: str
+    family: str | None = Field(default=None, description="The aspect: home, job, ...")
+    context: str = Field(default="", description="The sentence that states it.")
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    superseded_by: tuple[FactRef, ...] = ()
+    superseded_by_chunk: str | None = None
+    current: bool = True
+    chunk_id: str | None = None
+    data_id: str | None = None
+    dataset_id: str = ""
+    dataset_name: str | None = None
+    text: str | None = Field(default=None, description="The source chunk's text.")
+
+    def valid_at(self, when: datetime) -> bool:
+        """Whether this fact held at ``when``."""
+        return valid_at(self.valid_from, self.valid_until, when)
+
+    def describe(self) -> str:
+        """One line, e.g. ``Ann lives_in Lyon (from 2023-01-05; until 2024-03-01;
+        superseded by: moved_to Paris)``."""
+        spans = []
+        if self.valid_from is not None:
+            spans.append(f"from {self.valid_from.date().isoformat()}")
+        if self.valid_until is not None:
+            spans.append(f"until {self.valid_until.date().isoformat()}")
+        if self.superseded_by:
+            later = ", ".join(f"{r.predicate} {r.object}" for r in self.superseded_by)
+            spans.append(f"superseded by: {later}")
+        elif self.current and self.family:
+            spans.append("current")
+        when = f" ({'; '.join(spans)})" if spans else ""
+        return f"{self.subject} {self.predicate} {self.object}{when}"

@@ -1,0 +1,256 @@
+"""State patterns as data: sentences that say what holds for someone now.
+
+Relation patterns (``rules_relations``) need an entity on both sides. A state is
+often a plain word or phrase: "my favourite food is sushi", "I'm single again",
+"I feel exhausted", "my back pain is much worse", "I became a teacher". Each
+``StatePattern`` is a regex with a ``subj`` group (a pronoun or name the
+extractor has already spotted, so "I" is the speaker), an ``obj`` group (or a
+fixed ``value``: "broke up with" means single) and, for families keyed by kind,
+a ``kind`` group ("favourite *food*"). Its ``examples`` are test cases:
+(sentence, predicate, object), read with the speaker "Ann".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+from recall_engine.graph.lexicon import NP_STOP
+from recall_engine.graph.supersession import is_occupation
+
+_SUBJ = r"(?P<subj>\b\p{L}+)"
+_NP = r"(?P<obj>[\p{L}\d][\p{L}\d\-]*(?:[ \t]+[\p{L}\d][\p{L}\d\-]*){0,3})"
+_BE = r"(?:'m|'s|'re|\s+am|\s+is|\s+are|\s+was)"
+_ADVERBS = r"(?:(?:now|officially|finally|happily|newly|just|recently|still|single|again)\s+)*"
+_DEGREE = (
+    r"(?:(?:really|very|so|much|a\s+lot|a\s+bit|quite|pretty|super|more|less|slightly"
+    r"|getting|way|far|now|finally|even)\s+)*"
+)
+
+_CONDITIONS = (
+    r"(?:pain|ache|headaches?|migraines?|allerg(?:y|ies)|asthma|anxiety|insomnia|cough"
+    r"|symptoms|blood\s+pressure|injury|sleep|stress)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class StatePattern:
+    """One way of saying a state; ``predicate`` may hold ``{kind}``."""
+
+    id: str
+    predicate: str
+    pattern: str
+    value: str | None = None
+    confidence: float = 0.7
+    occupation: bool = False
+    """The object must name an occupation, its gerund, or a job itself."""
+    examples: tuple[tuple[str, str, str], ...] = ()
+    keywords: str = ""
+    """A cheap regex every match contains: the full pattern runs only on
+    sentences it finds (most sentences state no state)."""
+
+
+S = StatePattern
+STATE_PATTERNS: tuple[StatePattern, ...] = (
+    S(
+        "favourite",
+        "favourite_{kind}",
+        _SUBJ + r"(?:'s)?\s+(?:(?:absolute|all-time|new|current)\s+)?(?:favou?rite|preferred)\s+"
+        r"(?P<kind>\p{L}+(?:\s+\p{L}+)?)\s+(?:is|are|has\s+become|became)\s+"
+        r"(?:(?:now|still|definitely|probably|easily)\s+)?" + _NP,
+        keywords=r"favou?rite|preferred",
+        examples=(
+            ("My favourite food is sushi now.", "favourite_food", "sushi"),
+            ("My favorite band is The Cure.", "favourite_band", "The Cure"),
+        ),
+    ),
+    S(
+        "relationship-status",
+        "relationship_status",
+        _SUBJ
+        + _BE
+        + r"\s+"
+        + _ADVERBS
+        + r"(?P<obj>single|married|engaged|divorced|widowed|separated)\b",
+        keywords=r"single|married|engaged|divorced|widowed|separated",
+        examples=(("I'm single again.", "relationship_status", "single"),),
+    ),
+    S(
+        "got-married",
+        "relationship_status",
+        _SUBJ + r"\s+(?:(?:just|finally|recently)\s+)?got\s+(?P<obj>married|engaged|divorced)\b",
+        keywords=r"\bgot\b",
+        examples=(("I just got engaged!", "relationship_status", "engaged"),),
+    ),
+    S(
+        "broke-up-with",
+        "ended_relationship",
+        _SUBJ + r"\s+(?:(?:just|finally|recently)\s+)?(?:broke\s+up|split\s+up)\s+with\s+" + _NP,
+        keywords=r"broke|split",
+        examples=(("I broke up with Tom last month.", "ended_relationship", "Tom"),),
+    ),
+    S(
+        "broke-up",
+        "ended_relationship",
+        _SUBJ + r"\s+(?:(?:just|finally|recently)\s+)?(?:broke\s+up|split\s+up)\b(?!\s+with)",
+        keywords=r"broke|split",
+        value="partner",
+        examples=(("We broke up in May.", "ended_relationship", "partner"),),
+    ),
+    S(
+        "pet",
+        "has_pet",
+        _SUBJ + r"(?:(?:'ve|\s+have|\s+has|\s+had)(?:\s+(?:got|adopted))?|\s+got|\s+adopted"
+        r"|(?:'s)?\s+(?:new\s+)?pet\s+is)\s+(?:a|an)\s+(?:new\s+)?(?:[\p{L}\-]+\s+){1,2}"
+        r"(?:named|called)\s+(?P<obj>\p{Lu}[\p{L}\-]*)",
+        keywords=r"named|called",
+        examples=(
+            ("I have a beagle named Biscuit.", "has_pet", "Biscuit"),
+            ("We adopted a black cat called Shadow.", "has_pet", "Shadow"),
+            ("My pet is a rabbit named Clover.", "has_pet", "Clover"),
+        ),
+    ),
+    S(
+        "mood",
+        "feels",
+        _SUBJ
+        + r"(?:"
+        + _BE
+        + r"|\s+have)?(?:\s+been)?\s+(?:feel(?:s|ing)?|felt)\s+"
+        + _DEGREE
+        + r"(?P<obj>\p{L}+(?:\s+(?:out|up|down)\b)?)",
+        keywords=r"\bfe(?:el|lt)",
+        examples=(
+            ("I feel exhausted these days.", "feels", "exhausted"),
+            ("I'm feeling much calmer now.", "feels", "calmer"),
+            ("I feel burned out lately.", "feels", "burned out"),
+        ),
+    ),
+    S(
+        "condition",
+        "condition_{kind}",
+        _SUBJ + r"(?:'s)?\s+(?P<kind>(?:\p{L}+\s+)?" + _CONDITIONS + r")\s+"
+        r"(?:is|are|has\s+been|have\s+been|got|gets|seems|feels)\s+"
+        + _DEGREE
+        + r"(?P<obj>better|worse|gone|mild|severe|bad|terrible|fine|okay|manageable)\b",
+        keywords=r"pain|ache|migraine|allerg|asthma|anxiety|insomnia|cough|symptom|pressure|injury|sleep|stress",
+        examples=(("My back pain is much worse.", "condition_back_pain", "worse"),),
+    ),
+    S(
+        "became",
+        "works_as",
+        _SUBJ + r"(?:'ve|\s+have)?\s+(?:(?:just|recently|finally|now|officially)\s+)?"
+        r"(?:became|become|becomes|got\s+(?:a\s+)?(?:new\s+)?job\s+as"
+        r"|(?:started|took)\s+(?:a\s+(?:new\s+)?job\s+as|(?:working\s+)?as)|retrained\s+as"
+        r"|trained\s+as)\s+(?:a|an)\s+" + _NP,
+        keywords=r"bec[oa]me|\bas\b",
+        examples=(
+            ("I became a teacher last year.", "works_as", "teacher"),
+            ("I started a new job as a pilot.", "works_as", "pilot"),
+        ),
+    ),
+    # Ends with no new value (core.facts.ENDED_PREFIX): "quit", "no longer", "moved out".
+    S(
+        "quit-job",
+        "ended_job",
+        _SUBJ + r"\s+(?:(?:just|finally|recently|officially)\s+)?(?:quit|left|resigned\s+from"
+        r"|stopped)\s+(?:(?:my|his|her|their|the)\s+)?(?:(?:old|current|day)\s+)?"
+        r"(?P<obj>job|position|career|role|\p{L}+ing)\b",
+        keywords=r"quit|left|resigned|stopped",
+        occupation=True,
+        examples=(
+            ("I quit nursing last month.", "ended_job", "nursing"),
+            ("I left my job in June.", "ended_job", "job"),
+        ),
+    ),
+    S(
+        "no-longer-job",
+        "ended_job",
+        _SUBJ + _BE + r"\s+(?:no\s+longer|not)\s+(?:a|an)\s+" + _NP,
+        keywords=r"\bnot?\b",
+        occupation=True,
+        examples=(("I'm not a nurse anymore.", "ended_job", "nurse"),),
+    ),
+    S(
+        "no-longer-home",
+        "ended_home",
+        _SUBJ + r"\s+(?:no\s+longer|don't|do\s+not|doesn't|does\s+not)\s+lives?\s+in\s+" + _NP,
+        keywords=r"\bliv",
+        examples=(("I don't live in Lyon anymore.", "ended_home", "Lyon"),),
+    ),
+    S(
+        "moved-out",
+        "ended_home",
+        _SUBJ + r"\s+(?:(?:just|finally)\s+)?moved\s+(?:out\s+of|away\s+from)\s+" + _NP,
+        keywords=r"moved",
+        examples=(("I moved out of Lyon.", "ended_home", "Lyon"),),
+    ),
+    S(
+        "no-longer-employer",
+        "ended_employer",
+        _SUBJ
+        + r"\s+(?:no\s+longer|don't|do\s+not|doesn't|does\s+not)\s+works?\s+(?:at|for)\s+"
+        + _NP,
+        keywords=r"\bwork",
+        examples=(("I no longer work at Google.", "ended_employer", "Google"),),
+    ),
+)
+_COMPILED = tuple(
+    (regex.compile(p.keywords, regex.IGNORECASE), regex.compile(p.pattern, regex.IGNORECASE))
+    for p in STATE_PATTERNS
+)
+_ENDS = frozenset({"anymore", "any"})
+_JOBS = frozenset({"job", "position", "career", "role"})
+_NOT_MOODS = frozenset({"like", "that", "as", "about", "for", "when", "if", "it", "the", "a"})
+
+
+@dataclass(frozen=True, slots=True)
+class StateMatch:
+    """A state found in a sentence: the subject's offset, predicate and object span."""
+
+    pattern: StatePattern
+    subject_start: int
+    predicate: str
+    value: str
+    start: int
+    end: int
+    raw: str
+
+
+def find_states(text: str, start: int, end: int) -> list[StateMatch]:
+    """States stated in ``text[start:end]`` (one sentence), left to right."""
+    out = []
+    for pattern, (keywords, compiled) in zip(STATE_PATTERNS, _COMPILED, strict=True):
+        if keywords.search(text, start, end) is None:
+            continue
+        for m in compiled.finditer(text, start, end):
+            found = _match(pattern, m)
+            if found is not None:
+                out.append(found)
+    return sorted(out, key=lambda s: (s.subject_start, s.start))
+
+
+def _match(pattern: StatePattern, m: regex.Match[str]) -> StateMatch | None:
+    kind = m.groupdict().get("kind")
+    predicate = pattern.predicate
+    if kind is not None:
+        predicate = predicate.format(kind="_".join(kind.lower().split()))
+    if pattern.value is not None:  # the words themselves stand for the value
+        at = m.end("subj")
+        raw = " ".join(m.string[at : m.end()].split())
+        return StateMatch(pattern, m.start("subj"), predicate, pattern.value, at, m.end(), raw)
+    words: list[str] = []
+    for word in m.group("obj").split():
+        if word.lower() in NP_STOP or word.lower() in _ENDS:
+            break
+        words.append(word)
+    if not words or (pattern.predicate == "feels" and words[0].lower() in _NOT_MOODS):
+        return None
+    if pattern.occupation and not (words[-1].lower() in _JOBS or is_occupation(words[-1])):
+        return None
+    value = " ".join(words)
+    raw = " ".join(m.string[m.end("subj") : m.start("obj")].split())
+    return StateMatch(
+        pattern, m.start("subj"), predicate, value, m.start("obj"), m.start("obj") + len(value), raw
+    )

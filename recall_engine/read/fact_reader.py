@@ -1,0 +1,111 @@
+"""``FactReader``: a subject's facts with their validity, and the validity of the
+facts each chunk states (``read.api.FactReads``), through ``GraphStore``'s edge
+reads; see ``core.facts`` for what the validity fields mean. End statements
+(``ended_*``) are not listed as facts: they show as what superseded the facts
+they ended, when no new value did."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import datetime
+
+from recall_engine.core.facts import Fact, FactRef, is_ending, parse_utc, valid_at
+from recall_engine.core.graph import normalize_name
+from recall_engine.graph.rules_relations import RELATED_TO
+from recall_engine.read.scoped import ScopedReader
+from recall_engine.storage.graph_reads import EdgeRecord
+
+
+class FactReader(ScopedReader):
+    """Facts within the scope."""
+
+    async def facts(
+        self, subject: str, *, as_of: datetime | None = None, history: bool = True
+    ) -> list[Fact]:
+        key = normalize_name(subject or "")
+        if not key:
+            return []
+        graph = self._store.graph
+        entities = await asyncio.to_thread(graph.entities_by_keys, [key], self._scope)
+        ids = {e.id for e in entities if normalize_name(e.name) == key} or {e.id for e in entities}
+        if not ids:
+            return []
+        edges = await asyncio.to_thread(graph.edges_touching, sorted(ids), self._scope)
+        stated = [e for e in edges if e.source_id in ids and e.predicate != RELATED_TO]
+        facts = self._facts(stated, with_text=True)
+        if as_of is not None:
+            facts = [f for f in facts if f.valid_at(as_of)]
+        elif not history:
+            facts = [f for f in facts if f.current]
+        return sorted(facts, key=_order)
+
+    async def chunk_validity(self, chunk_ids: Sequence[str]) -> dict[str, list[Fact]]:
+        wanted = list(dict.fromkeys(chunk_ids))
+        if not wanted:
+            return {}
+        graph = self._store.graph
+        edges = await asyncio.to_thread(graph.edges_in_chunks, wanted, self._scope)
+        kept = [e for e in edges if e.family]
+        # what replaced them: the facts of the replacing chunks, to name them
+        later = sorted({e.superseded_by_chunk for e in kept if e.superseded_by_chunk} - set(wanted))
+        extra = await asyncio.to_thread(graph.edges_in_chunks, later, self._scope) if later else []
+        facts = self._facts(kept + [e for e in extra if e.family], with_text=False)
+        out: dict[str, list[Fact]] = {c: [] for c in wanted}
+        for fact in sorted(facts, key=_order):
+            if fact.chunk_id in out:
+                out[fact.chunk_id].append(fact)
+        return {c: found for c, found in out.items() if found}
+
+    def _facts(self, edges: list[EdgeRecord], *, with_text: bool) -> list[Fact]:
+        by_statement: dict[tuple[str, str | None, str | None], list[EdgeRecord]] = {}
+        for edge in edges:
+            by_statement.setdefault((edge.source_id, edge.family, edge.chunk_id), []).append(edge)
+        texts: dict[str, str] = {}
+        if with_text:
+            chunk_ids = {e.chunk_id for e in edges if e.chunk_id}
+            texts = {r.id: r.text for r in self._store.index.by_id(chunk_ids, self._scope)}
+        out = []
+        for edge in edges:
+            if is_ending(edge.predicate):  # an end is no value: it shows in what it ended
+                continue
+            replacing = by_statement.get(
+                (edge.source_id, edge.family, edge.superseded_by_chunk), []
+            )
+            values = [r for r in replacing if not is_ending(r.predicate)] or replacing
+            refs = tuple(
+                FactRef(id=r.id, predicate=r.predicate, object=r.target_name, chunk_id=r.chunk_id)
+                for r in sorted(values, key=lambda r: (r.id != edge.superseded_by, r.id))
+            )
+            if edge.superseded_by and not refs:
+                refs = (FactRef(id=edge.superseded_by, predicate="", object="", chunk_id=None),)
+            out.append(
+                Fact(
+                    id=edge.id,
+                    subject=edge.source_name,
+                    subject_id=edge.source_id,
+                    predicate=edge.predicate,
+                    object=edge.target_name,
+                    object_id=edge.target_id,
+                    family=edge.family,
+                    context=edge.context,
+                    valid_from=parse_utc(edge.valid_from),
+                    valid_until=parse_utc(edge.valid_until),
+                    superseded_by=refs,
+                    superseded_by_chunk=edge.superseded_by_chunk,
+                    current=edge.valid_until is None,
+                    chunk_id=edge.chunk_id,
+                    data_id=edge.data_id,
+                    dataset_id=edge.dataset_id,
+                    dataset_name=self._names.get(edge.dataset_id),
+                    text=texts.get(edge.chunk_id or ""),
+                )
+            )
+        return out
+
+
+def _order(fact: Fact) -> tuple[str, datetime, str]:
+    return (fact.predicate, fact.valid_from or datetime.min, fact.id)
+
+
+__all__ = ["FactReader", "valid_at"]

@@ -1,0 +1,61 @@
+"""Facts' validity in FalkorDB: recompute the (dataset, subject, family) groups a
+write or deletion touched (``core.facts.timeline``) and update the edges whose
+validity changed.
+
+FalkorDB runs each query as a unit but has no multi-query transaction, so this
+runs as a read and an update just after the write: a reader may see a new fact
+for that moment before the older one it replaces is marked. A later write or
+deletion of the group recomputes it again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
+
+from recall_engine.storage.kuzu_validity import Group, changed_rows
+
+
+class _Graph(Protocol):
+    def read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]: ...
+
+    def _write(
+        self, text: str, params: dict[str, Any], *, touched: list[str], landed: Any
+    ) -> list[str]: ...
+
+
+def groups_of_data(graph: _Graph, data_ids: Sequence[str]) -> set[Group]:
+    """The groups of the relations these data items' chunks state (read before deleting)."""
+    if not data_ids:
+        return set()
+    rows = graph.read(
+        "UNWIND $ids AS i MATCH (a:Entity)-[r:RELATES {data_id: i}]->(:Entity) "
+        "WHERE r.family IS NOT NULL RETURN DISTINCT r.dataset_id, a.id, r.family",
+        {"ids": list(dict.fromkeys(data_ids))},
+    )
+    return {(row[0], row[1], row[2]) for row in rows}
+
+
+def refresh(graph: _Graph, groups: Iterable[Group]) -> int:
+    """Recompute ``groups`` and write what changed; return how many edges changed."""
+    keys = [{"ds": d, "source": s, "family": f} for d, s, f in sorted(set(groups))]
+    if not keys:
+        return 0
+    rows = graph.read(
+        "UNWIND $keys AS k MATCH (a:Entity {id: k.source})-[r:RELATES]->(b:Entity) "
+        "WHERE r.dataset_id = k.ds AND r.family = k.family "
+        "RETURN k.ds, a.id, k.family, r.id, b.id, r.chunk_id, r.valid_from, r.confidence, "
+        "r.valid_until, r.superseded_by, r.superseded_by_chunk, r.predicate",
+        {"keys": keys},
+    )
+    changes = changed_rows(rows)
+    if changes:
+        graph._write(
+            "UNWIND $rows AS u MATCH ()-[r:RELATES {id: u.id}]->() "
+            "SET r.valid_until = u.valid_until, r.superseded_by = u.superseded_by, "
+            "r.superseded_by_chunk = u.superseded_by_chunk RETURN []",
+            {"rows": changes},
+            touched=[],
+            landed=lambda: False,
+        )
+    return len(changes)

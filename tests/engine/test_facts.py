@@ -1,0 +1,170 @@
+"""``engine.facts()``: a subject's facts with their validity, through the public API."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from recall_engine import Conversation, Message
+from recall_engine.core.errors import DatasetNotFoundError, InvalidInputError
+
+ANN = [
+    ("a1", "2023-01-05T10:00:00", "I live in Lyon, near the old town."),
+    ("a2", "2023-01-05T10:05:00", "I work as a nurse at the city hospital."),
+    (
+        "a3",
+        "2024-03-01T09:00:00",
+        "Big news: I moved to Paris last week, I live in Montmartre now.",
+    ),
+    ("a4", "2024-06-01T09:00:00", "I quit nursing and I am now a software developer at a startup."),
+]
+
+
+async def tell(engine, messages, dataset: str = "ann") -> list[str]:
+    """Remember each message as its own conversation; return their data ids."""
+    ids = []
+    for mid, when, text in messages:
+        convo = Conversation(messages=[Message(id=mid, speaker="Ann", text=text, timestamp=when)])
+        result = await engine.remember(convo, dataset_name=dataset)
+        ids += result.data_ids
+    return ids
+
+
+def view(facts):
+    return {(f.predicate, f.object): f for f in facts}
+
+
+async def test_a_later_statement_supersedes_and_current_ones_stay_current(engine):
+    await tell(engine, ANN)
+    facts = await engine.facts("Ann")
+    by = view(facts)
+    lyon, nurse = by[("lives_in", "Lyon")], by[("works_as", "nurse")]
+    assert not lyon.current and lyon.valid_until == datetime(2024, 3, 1, 9)
+    assert {(r.predicate, r.object) for r in lyon.superseded_by} == {
+        ("moved_to", "Paris"),
+        ("lives_in", "Montmartre"),
+    }
+    assert not nurse.current and nurse.valid_until == datetime(2024, 6, 1, 9)
+    assert [(r.predicate, r.object) for r in nurse.superseded_by] == [
+        ("is_a", "software developer")  # the new value; the end said with it is no fact
+    ]
+    assert not [f for f in facts if f.predicate.startswith("ended_")]
+    for key in [("moved_to", "Paris"), ("lives_in", "Montmartre"), ("is_a", "software developer")]:
+        assert by[key].current and by[key].valid_until is None
+    assert lyon.valid_from == datetime(2023, 1, 5, 10)
+    assert lyon.text is not None and "Lyon" in lyon.text
+    assert [f.predicate for f in facts] == sorted(f.predicate for f in facts)
+    current = await engine.facts("Ann", history=False)
+    assert ("lives_in", "Lyon") not in view(current) and ("lives_in", "Montmartre") in view(current)
+
+
+async def test_as_of_gives_the_facts_valid_then(engine):
+    await tell(engine, ANN)
+    then = view(await engine.facts("Ann", as_of="2023-06-01"))
+    assert set(then) == {("lives_in", "Lyon"), ("works_as", "nurse")}
+    mid = view(await engine.facts("Ann", as_of=datetime(2024, 4, 1)))
+    assert ("works_as", "nurse") in mid and ("lives_in", "Montmartre") in mid
+    assert ("lives_in", "Lyon") not in mid
+
+
+async def test_forgetting_the_later_statements_makes_the_earlier_current_again(engine):
+    ids = await tell(engine, ANN)
+    await engine.forget(data_id=ids[2:])
+    by = view(await engine.facts("Ann"))
+    assert set(by) == {("lives_in", "Lyon"), ("works_as", "nurse")}
+    assert all(f.current and f.valid_until is None and not f.superseded_by for f in by.values())
+
+
+async def test_a_statement_remembered_late_does_not_supersede_a_later_one(engine):
+    await tell(engine, ANN[2:3])
+    await tell(engine, ANN[0:1])  # said in 2023, remembered after the 2024 move
+    by = view(await engine.facts("Ann"))
+    assert not by[("lives_in", "Lyon")].current
+    assert by[("lives_in", "Montmartre")].current
+
+
+async def test_datasets_stay_separate(engine):
+    await tell(engine, ANN[0:1], dataset="one")
+    await tell(engine, ANN[2:3], dataset="two")
+    one = await engine.facts("Ann", dataset_name="one")
+    assert [(f.object, f.current) for f in one] == [("Lyon", True)]
+    both = await engine.facts("Ann", datasets=["one", "two"])
+    assert all(f.current for f in both) and len(both) == 3
+
+
+async def test_bad_input_is_refused_clearly(engine):
+    await tell(engine, ANN[0:1])
+    with pytest.raises(InvalidInputError, match="subject"):
+        await engine.facts("  ")
+    with pytest.raises(InvalidInputError, match="as_of"):
+        await engine.facts("Ann", as_of="yesterday-ish")
+    with pytest.raises(InvalidInputError, match="not both"):
+        await engine.facts("Ann", dataset_name="ann", datasets=["ann"])
+    with pytest.raises(DatasetNotFoundError):
+        await engine.facts("Ann", dataset_name="nope")
+    assert await engine.facts("Nobody") == []
+
+
+async def test_chunk_validity_reads_each_chunks_facts(engine):
+    await tell(engine, ANN)
+    from recall_engine.read.store_reader import StoreReader
+
+    store = engine.store()
+    reader = StoreReader(store, tuple(store.datasets()))
+    facts = await engine.facts("Ann")
+    lyon = view(facts)[("lives_in", "Lyon")]
+    assert lyon.chunk_id is not None
+    validity = await reader.chunk_validity([lyon.chunk_id, "no-such-chunk"])
+    assert list(validity) == [lyon.chunk_id]
+    (fact,) = validity[lyon.chunk_id]
+    assert fact.valid_until == datetime(2024, 3, 1, 9)
+    assert fact.superseded_by_chunk == view(facts)[("lives_in", "Montmartre")].chunk_id
+
+
+async def test_an_end_without_a_new_value_ends_the_fact(engine):
+    await tell(engine, ANN[0:2])
+    await tell(
+        engine,
+        [
+            ("e1", "2024-02-01T09:00:00", "I don't live in Lyon anymore."),
+            ("e2", "2024-02-02T09:00:00", "I quit nursing last month."),
+        ],
+    )
+    by = view(await engine.facts("Ann"))
+    assert by[("lives_in", "Lyon")].valid_until == datetime(2024, 2, 1, 9)
+    assert by[("works_as", "nurse")].valid_until == datetime(2024, 2, 2, 9)
+    assert [r.predicate for r in by[("works_as", "nurse")].superseded_by] == ["ended_job"]
+    assert set(by) == {("lives_in", "Lyon"), ("works_as", "nurse")}  # ends are no facts
+    assert not any(f.current for f in by.values())
+    assert await engine.facts("Ann", as_of="2024-03-01") == []
+
+
+async def test_a_new_partner_and_a_new_pet_supersede_the_old_ones(engine):
+    await tell(
+        engine,
+        [
+            ("p1", "2023-01-05T10:00:00", "I'm dating Tom, we met at a party."),
+            ("p2", "2023-01-06T10:00:00", "I have a beagle named Biscuit."),
+            ("p3", "2024-01-05T10:00:00", "We broke up. I'm dating Sam now."),
+            ("p4", "2024-01-06T10:00:00", "We adopted a new pet, I have a cat named Pepper now."),
+        ],
+    )
+    by = view(await engine.facts("Ann"))
+    assert not by[("dating", "Tom")].current and by[("dating", "Sam")].current
+    assert not by[("has_pet", "Biscuit")].current and by[("has_pet", "Pepper")].current
+    assert [r.object for r in by[("has_pet", "Biscuit")].superseded_by] == ["Pepper"]
+
+
+async def test_an_end_of_a_former_home_leaves_the_current_home(engine):
+    await tell(
+        engine,
+        [
+            ("h1", "2023-01-05T10:00:00", "I live in Lyon, near the old town."),
+            ("h2", "2024-03-01T10:00:00", "I moved to Paris last week."),
+            ("h3", "2024-05-01T10:00:00", "I don't live in Lyon anymore, thank god."),
+        ],
+    )
+    by = view(await engine.facts("Ann"))
+    assert by[("moved_to", "Paris")].current
+    assert by[("lives_in", "Lyon")].valid_until == datetime(2024, 3, 1, 10)
