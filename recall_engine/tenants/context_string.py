@@ -4,8 +4,8 @@ The format is HydraDB's documented one: ``=== ENTITY PATHS ===`` then
 ``=== CONTEXT ===`` with ``Chunk N``, ``Source:``, the content,
 ``Graph Relations:``, ``Extra Context:`` and ``---``, chunks in the order the
 server returned them. A chunk whose facts were superseded gets a
-``Superseded on <date> by: ...`` line after its content. Works on our ``RetrievalResult``, on the SDK's model, and on
-the raw JSON dict.
+``Superseded on <date> by: ...`` line after its content. Works on our
+``RetrievalResult``, on the SDK's model, and on the raw JSON dict.
 """
 
 from __future__ import annotations
@@ -47,8 +47,10 @@ def _format_path_chain(path: Any) -> str:
 
 
 def _superseded_line(metadata: Any) -> str:
-    """``Superseded on 2024-03-01 by: moved_to Paris`` for a chunk whose facts a
-    later statement replaced (``tenants.validity``); else ""."""
+    """The ``Superseded on <date> by: ...`` line of a chunk, or "".
+
+    A chunk gets one when a later statement replaced its facts (``tenants.validity``).
+    """
     until = _get(metadata, "valid_until", "")
     if not until:
         return ""
