@@ -263,7 +263,9 @@ def _error_of(exc: ValidationError) -> Exception:
         return cause
     if first["type"] == "extra_forbidden":
         return TypeError(f"recall() got an unexpected keyword argument {name!r}")
-    return InvalidInputError(f"{name}: {first['msg']} (got {first.get('input')!r}).")
+    got = repr(first.get("input"))
+    got = got if len(got) <= 80 else got[:77] + "..."
+    return InvalidInputError(f"{name}: {first['msg']} (got {got}).")
 
 
 RecallParams: Any = _params_model()

@@ -47,8 +47,10 @@ def _format_path_chain(path: Any) -> str:
 
 
 def _superseded_line(metadata: Any) -> str:
-    """``Superseded on 2024-03-01 by: moved_to Paris`` for a chunk whose facts a
-    later statement replaced (``tenants.validity``); else ""."""
+    """The ``Superseded on <date> by: ...`` line of a chunk, or "".
+
+    A chunk gets one when a later statement replaced its facts (``tenants.validity``).
+    """
     until = _get(metadata, "valid_until", "")
     if not until:
         return ""

@@ -44,6 +44,8 @@ def test_the_model_validates_the_declared_options() -> None:
         RecallParams.check("Where?", None, {"no_such_option": 1})
     with pytest.raises(InvalidInputError, match="top_k"):
         RecallParams.check("Where?", None, {"top_k": "3"})
+    with pytest.raises(InvalidInputError, match=r"^tenant_id: .*string"):  # pydantic's own check
+        RecallParams.check("Where?", None, {"tenant_id": ["a" * 500]})
 
 
 def test_http_body_is_the_declared_options() -> None:
