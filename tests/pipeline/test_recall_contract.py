@@ -41,6 +41,7 @@ SIGNATURE = [
     ("triplet_distance_penalty", None),
     ("feedback_influence", 0.0),
     ("recency_bias", 0.0),
+    ("as_of", None),
     ("metadata_filters", None),
     ("verbose", False),
     ("retriever_specific_config", None),
