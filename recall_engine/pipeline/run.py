@@ -26,6 +26,7 @@ from recall_engine.core.models import (
     ResponseGraphEntry,
 )
 from recall_engine.core.results import context_entry, item_entries
+from recall_engine.core.search_types import CYPHER_SEARCH_TYPES
 from recall_engine.embedding import embed_query
 from recall_engine.pipeline.answer import answer_entry
 from recall_engine.pipeline.coverage import matches_nothing, measure
@@ -240,6 +241,8 @@ class RecallPipeline:
         a past one, nothing stated after ``as_of`` (``pipeline.tense``)."""
         if state.output is None or state.store is None:
             return
+        if state.search_type in CYPHER_SEARCH_TYPES:
+            return  # rows in the order the caller's query asked for
         request = state.request
         state.tense = await apply_tense(
             request.query_text, state.output, _reader(state), as_of=request.as_of
@@ -319,8 +322,8 @@ class RecallPipeline:
                 session_history=block.text if block is not None else None,
                 coverage=state.coverage,
                 read=_reader(state) if state.store else None,
-                offline_question=_offline_question(state),
-                offline_hits=state.tense.answer_hits if state.tense is not None else (),
+                offline_question=state.tense.offline_question() if state.tense else None,
+                offline_hits=state.tense.answer_hits if state.tense else (),
             )
             if entry.metadata.get("answer_mode") == "extractive" and state.tense is not None:
                 tense_answer(entry, request.query_text, state.tense, list(output.hits))
@@ -396,15 +399,6 @@ class RecallPipeline:
         """The unit vector of one query (cached per process), off the event loop."""
         vector = await asyncio.to_thread(embed_query, self.services.embedder, text)
         return np.asarray(vector, dtype=np.float32)
-
-
-def _offline_question(state: RecallState) -> str | None:
-    """A past question less its time cues: its hits are ranked for the period, and
-    "when she lived in Lyon" names the period, not the answer."""
-    tense = state.tense
-    if tense is None or tense.name != "past":
-        return None
-    return tense.reading.without_cues(state.request.query_text)
 
 
 FEEDBACK_WINDOW = 20

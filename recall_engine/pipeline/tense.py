@@ -56,6 +56,7 @@ class Tense:
 
     reading: TenseReading
     as_of: datetime | None = None
+    question: str = ""
     facts: list[Fact] = field(default_factory=list)
     interval: Interval | None = None
     family: str | None = None
@@ -65,9 +66,17 @@ class Tense:
     those no later statement of the same aspect outdates; for a past question, those
     of the period; empty when nothing tells them apart."""
 
+    def offline_question(self) -> str | None:
+        """A past question less its time cues, for an answer without an LLM: its hits
+        are ranked for the period, and "when she lived in Lyon" names the period, not
+        the answer. None for other readings."""
+        if self.name != "past":
+            return None
+        return self.reading.without_cues(self.question)
+
     @property
     def name(self) -> str:
-        """ "as_of" when a time was given, else the question's reading."""
+        """``as_of`` when a time was given, else the question's reading."""
         return "as_of" if self.as_of is not None else self.reading.reading
 
     def metadata(self) -> dict[str, Any]:
@@ -116,7 +125,7 @@ async def apply_tense(
 ) -> Tense:
     """Rank ``output``'s hits in place for the question's tense (or ``as_of``) and
     label the facts they state; returns what was read."""
-    tense = Tense(read_tense(question), as_of=as_of)
+    tense = Tense(read_tense(question), as_of=as_of, question=question)
     hits = list(output.hits)
     if tense.name == "none" or not hits:
         return tense
