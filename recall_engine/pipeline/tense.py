@@ -48,6 +48,10 @@ class FactSource(Protocol):
 
     async def chunk_validity(self, chunk_ids: Sequence[str]) -> dict[str, list[Fact]]: ...
 
+    async def chunks_by_id(
+        self, chunk_ids: Sequence[str], *, neighbours: int = 0
+    ) -> list[ChunkHit]: ...
+
 
 @dataclass
 class Tense:
@@ -140,14 +144,15 @@ async def apply_tense(
     def aspects(hit: Hit) -> frozenset[str]:
         return frozenset(asked & set(terms(hit.text)))
 
+    vocabulary = {t for h in hits for t in terms(h.text)}
+    tense.family = asked_family(
+        tense.reading.without_cues(question), tense.facts, chunk_ids, vocabulary
+    )
     if tense.name == "past":
         flagged = _past(ranked, tense, stated, aspects)
     else:
-        vocabulary = {t for h in hits for t in terms(h.text)}
-        tense.family = asked_family(
-            tense.reading.without_cues(question), tense.facts, chunk_ids, vocabulary
-        )
-        flagged = _holding_first(_present(ranked, tense, stated, aspects), tense)
+        flagged = _present(ranked, tense, stated, aspects)
+    flagged = await _with_answering_chunks(flagged, tense, read, stated)
     reordered = [_labelled(h, stated.get(_chunk_of(h) or "", []), as_of) for h, _, _ in flagged]
     keep = [h for h, (_, _, fits) in zip(reordered, flagged, strict=True) if fits]
     tense.answer_hits = keep if len(keep) < len(reordered) else []
@@ -160,21 +165,37 @@ async def apply_tense(
     return tense
 
 
-def _holding_first(
-    flagged: list[tuple[Hit, float, bool]], tense: Tense
+async def _with_answering_chunks(
+    flagged: list[tuple[Hit, float, bool]],
+    tense: Tense,
+    read: FactSource,
+    stated: dict[str, list[Fact]],
 ) -> list[tuple[Hit, float, bool]]:
-    """The hits stating what holds now (or at ``as_of``) of the aspect the question
-    asks about (``tense.family``) first: they answer it directly."""
+    """The chunks stating the facts that answer the question (of the aspect asked
+    about, holding at the time asked about) first, read from the store when the
+    retriever did not find them; ``stated`` gains their facts."""
     if tense.family is None:
         return flagged
+    wanted = [f for f in tense.facts if f.family == tense.family and _answers(f, tense)]
+    chunk_ids = list(dict.fromkeys(f.chunk_id for f in wanted if f.chunk_id))
+    found = {_chunk_of(h) for h, _, _ in flagged}
+    missing = [c for c in chunk_ids if c not in found]
+    extra: list[Hit] = list(await read.chunks_by_id(missing)) if missing else []
+    if extra:
+        stated.update(await read.chunk_validity(missing))
+    top = max((score for _, score, _ in flagged), default=1.0)
+    first = [(h, top, True) for h in extra]
+    first += [x for x in flagged if _chunk_of(x[0]) in chunk_ids]
+    first.sort(key=lambda x: chunk_ids.index(_chunk_of(x[0]) or ""))
+    return [*first, *(x for x in flagged if _chunk_of(x[0]) not in chunk_ids)]
+
+
+def _answers(fact: Fact, tense: Tense) -> bool:
+    """Whether ``fact`` held at the time the question asks about."""
+    if tense.name == "past":
+        return tense.interval is not None and _overlaps(fact, tense.interval)
     now = tense.as_of
-    holding = {
-        f.chunk_id
-        for f in tense.facts
-        if f.family == tense.family and not _ended(f, now) and (now is None or _started(f, now))
-    }
-    first = [x for x in flagged if _chunk_of(x[0]) in holding]
-    return [*first, *(x for x in flagged if _chunk_of(x[0]) not in holding)]
+    return not _ended(fact, now) and (now is None or _started(fact, now))
 
 
 def _labelled(hit: Hit, facts: list[Fact], now: datetime | None) -> Hit:
