@@ -18,9 +18,7 @@ MID_2023 = datetime(2023, 6, 1)
 
 def _chat():
     return Conversation(
-        messages=[
-            Message(id=i, speaker="Ann", text=t, timestamp=ts) for i, t, ts in BEFORE + AFTER
-        ]
+        messages=[Message(id=i, speaker="Ann", text=t, timestamp=ts) for i, t, ts in BEFORE + AFTER]
     )
 
 
