@@ -73,8 +73,9 @@ class Tense:
     def offline_question(self) -> str | None:
         """A past question less its time cues, for an answer without an LLM: its hits
         are ranked for the period, and "when she lived in Lyon" names the period, not
-        the answer. None for other readings."""
-        if self.name != "past":
+        the answer. None for other readings and for a past question that names no
+        period ("When did Ann move?" keeps its words)."""
+        if self.name != "past" or self.reading.period is None:
             return None
         return self.reading.without_cues(self.question)
 
