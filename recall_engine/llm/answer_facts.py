@@ -41,7 +41,9 @@ class FactAnswer:
 
 
 def _words(fact: Fact) -> set[str]:
-    family = (fact.family or "").replace(":", " ").replace("_", " ")
+    """The words of a fact's aspect: its predicate's and its family's own ("food" of
+    "favourite:food", not the generic "favourite" or "state" before the colon)."""
+    family = (fact.family or "").rpartition(":")[2].replace("_", " ")
     return set(terms(f"{fact.predicate.replace('_', ' ')} {family}"))
 
 
@@ -64,7 +66,10 @@ def asked_family(
         if fact.family:
             families.setdefault(fact.family, set()).update(_words(fact))
     if vocabulary is not None:
-        asked &= vocabulary.union(*families.values())
+        said = asked & vocabulary.union(*families.values())
+        if 2 * len(said) < len(asked):
+            return None  # most of what it asks about is nowhere in memory
+        asked = said
     if not asked:
         return None
     rank = {c: i for i, c in enumerate(ranked_chunks)}

@@ -73,9 +73,9 @@ class Tense:
     def offline_question(self) -> str | None:
         """A past question less its time cues, for an answer without an LLM: its hits
         are ranked for the period, and "when she lived in Lyon" names the period, not
-        the answer. None for other readings and for a past question that names no
-        period ("When did Ann move?" keeps its words)."""
-        if self.name != "past" or self.reading.period is None:
+        the answer. None for other readings and for a past question whose period
+        was not found ("When did Ann move?" keeps its words)."""
+        if self.name != "past" or self.interval is None:
             return None
         return self.reading.without_cues(self.question)
 
@@ -247,10 +247,13 @@ def _past(
     the subject's facts, else by the hits that state the same aspect
     (``_stated_interval``)."""
     hits = [h for h, _ in ranked]
-    families = {f.family for h in hits[:3] for f in stated.get(_chunk_of(h) or "", ()) if f.family}
     reading = tense.reading
+    if reading.period in ("first", "previous") and tense.family is None:
+        # "his first call-out" names an event: a period needs an aspect with a history
+        return [(h, score, True) for h, score in ranked]
+    families = {tense.family} if tense.family else None
     tense.interval = asked_interval(
-        reading.period, reading.anchor, tense.facts, families=families or None
+        reading.period, reading.anchor, tense.facts, families=families
     ) or _stated_interval(reading, hits, [h for h in hits if aspects(h)])
     interval = tense.interval
     if interval is None:
@@ -264,12 +267,10 @@ def _past(
 
 
 def _stated_interval(reading: TenseReading, hits: list[Hit], stating: list[Hit]) -> Interval | None:
-    """Without facts, the period from the hits that state the aspect (``stating``):
-    before the first hit naming the anchor (since the statement just before it), or
-    until the second statement for "first"."""
+    """Without facts, the period before the first hit naming the anchor, since the
+    statement of the aspect (``stating``) just before it. ("first" needs facts: "his
+    first call-out" names an event, not a period.)"""
     times = sorted({t for t in map(hit_time, stating) if t is not None})
-    if reading.period == "first" and len(times) > 1:
-        return Interval(None, times[1])
     if reading.period != "before" or not reading.anchor:
         return None
     anchor = reading.anchor.lower()
