@@ -22,7 +22,9 @@ import pyarrow.compute as pc
 from recall_engine.core.errors import StoreError
 from recall_engine.core.graph import Entity, Relation
 from recall_engine.storage import kuzu_bulk as bulk
+from recall_engine.storage import kuzu_entity_lists as lists
 from recall_engine.storage import kuzu_graph_elements as ge
+from recall_engine.storage import kuzu_rel_guard as guard
 from recall_engine.storage.graph_reads import DOCUMENT_COLUMNS, DocumentRecord, document_from_row
 from recall_engine.storage.graph_records import GraphRemoval, GraphWrite
 from recall_engine.storage.kuzu_readonly import ReadOnlyHandle
@@ -67,6 +69,7 @@ class KuzuGraphStore(KuzuReads):
             self._conn = kuzu.Connection(self._db)
             for statement in SCHEMA:
                 self._conn.execute(statement)
+            lists.migrate(self._conn)
             # Reads get their own connection: they see the last commit and never
             # wait for an ingest's open transaction on the writer's connection.
             self._read_conn = kuzu.Connection(self._db)
@@ -254,6 +257,10 @@ class KuzuGraphStore(KuzuReads):
                     ge.write_graph(self._conn, graph)
                 # Last, so that entities the new version mentions again survive.
                 removed = ge.delete_orphan_entities(self._conn, touched)
+                if replace_data_ids:
+                    guard.refresh_groups(self._conn, ge.REL_TABLES)
+                elif graph is not None and {e.id for e in graph.entities} - graph.new_entity_ids:
+                    guard.refresh_groups(self._conn, ["IS_A"])  # redrawn for updated entities
                 self._conn.execute("COMMIT")
                 self._generation += 1
             except Exception as exc:
@@ -283,6 +290,7 @@ class KuzuGraphStore(KuzuReads):
                 self._conn.execute("BEGIN TRANSACTION")
                 touched = self._delete_documents(list(data_ids))
                 removed = ge.delete_orphan_entities(self._conn, touched)
+                guard.refresh_groups(self._conn, ge.REL_TABLES)
                 self._conn.execute("COMMIT")
                 self._generation += 1
             except Exception as exc:
@@ -354,15 +362,24 @@ class KuzuGraphStore(KuzuReads):
 
     def delete_dataset(self, dataset_id: str) -> None:
         with self._lock:
-            self._conn.execute("MATCH (d:Dataset {id: $id}) DETACH DELETE d", {"id": dataset_id})
+            try:
+                self._conn.execute("BEGIN TRANSACTION")
+                self._conn.execute(
+                    "MATCH (d:Dataset {id: $id}) DETACH DELETE d", {"id": dataset_id}
+                )
+                guard.refresh_groups(self._conn, ["HAS_DATA"])
+                self._conn.execute("COMMIT")
+            except Exception as exc:
+                self._rollback()
+                raise StoreError(f"Kuzu could not delete dataset {dataset_id}: {exc}") from exc
             self._generation += 1
 
 
 def _rows_with_keys(table: pa.Table, keys: Sequence[str]) -> list[list[Any]]:
-    """The rows (without their first column, a list of keys) that hold one of ``keys``."""
-    lists = table.column(0).combine_chunks()
-    flat = pc.list_flatten(lists)
+    """The rows (without their first column, the encoded keys) that hold one of ``keys``."""
+    split = pc.split_pattern(table.column(0).combine_chunks(), pattern=lists.KEY_SEP)
+    flat = pc.list_flatten(split)
     wanted = pa.array(sorted(set(keys)), type=flat.type)
-    hits = pc.filter(pc.list_parent_indices(lists), pc.is_in(flat, value_set=wanted))
+    hits = pc.filter(pc.list_parent_indices(split), pc.is_in(flat, value_set=wanted))
     picked = table.take(pc.unique(hits)).drop_columns([table.column_names[0]])
     return [list(row.values()) for row in picked.to_pylist()]
