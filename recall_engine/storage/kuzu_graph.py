@@ -219,10 +219,12 @@ class KuzuGraphStore(KuzuReads):
         dataset_rows = [{"id": d[0], "name": d[1], "created_at": d[2]} for d in datasets]
         with self._lock:
             try:
+                if replace_data_ids:
+                    guard.checkpoint(self._conn)
                 self._conn.execute("BEGIN TRANSACTION")
                 touched: list[str] = []
                 if replace_data_ids:
-                    touched = self._delete_documents(list(replace_data_ids))
+                    touched = self._replace_documents(list(replace_data_ids), graph)
                 ge.execute_rows(
                     self._conn,
                     "UNWIND $rows AS r MERGE (d:Dataset {id: r.id}) "
@@ -257,10 +259,6 @@ class KuzuGraphStore(KuzuReads):
                     ge.write_graph(self._conn, graph)
                 # Last, so that entities the new version mentions again survive.
                 removed = ge.delete_orphan_entities(self._conn, touched)
-                if replace_data_ids:
-                    guard.refresh_groups(self._conn, ge.REL_TABLES)
-                elif graph is not None and {e.id for e in graph.entities} - graph.new_entity_ids:
-                    guard.refresh_groups(self._conn, ["IS_A"])  # redrawn for updated entities
                 self._conn.execute("COMMIT")
                 self._generation += 1
             except Exception as exc:
@@ -271,6 +269,17 @@ class KuzuGraphStore(KuzuReads):
     def _rollback(self) -> None:
         with contextlib.suppress(Exception):  # no transaction was open
             self._conn.execute("ROLLBACK")
+
+    def _replace_documents(self, data_ids: list[str], graph: GraphWrite | None) -> list[str]:
+        """Delete the items a new version replaces and return the entities their
+        chunks mentioned (orphan candidates, deleted last). Runs after a
+        checkpoint and before the transaction's inserts, so ``kuzu_rel_guard``
+        re-creates stored relationships only, none of an entity deleted last."""
+        touched = self._delete_documents(data_ids)
+        again = {m.entity_id for m in graph.mentions} if graph is not None else set()
+        doomed = ge.orphan_entities(self._conn, [e for e in touched if e not in again])
+        guard.refresh_groups(self._conn, ge.REL_TABLES, avoid=doomed)
+        return touched
 
     def _delete_documents(self, data_ids: list[str]) -> list[str]:
         """Delete items, their chunks and what only they support; return the
@@ -287,6 +296,7 @@ class KuzuGraphStore(KuzuReads):
         chunk supports, in one transaction."""
         with self._lock:
             try:
+                guard.checkpoint(self._conn)
                 self._conn.execute("BEGIN TRANSACTION")
                 touched = self._delete_documents(list(data_ids))
                 removed = ge.delete_orphan_entities(self._conn, touched)
@@ -363,6 +373,7 @@ class KuzuGraphStore(KuzuReads):
     def delete_dataset(self, dataset_id: str) -> None:
         with self._lock:
             try:
+                guard.checkpoint(self._conn)
                 self._conn.execute("BEGIN TRANSACTION")
                 self._conn.execute(
                     "MATCH (d:Dataset {id: $id}) DETACH DELETE d", {"id": dataset_id}

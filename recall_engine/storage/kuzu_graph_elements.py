@@ -292,6 +292,20 @@ def delete_data_graph(conn: Connection, data_ids: list[str]) -> list[str]:
     return [row[0] for row in mentioned.get_all()]
 
 
+def orphan_entities(conn: Connection, entity_ids: Iterable[str]) -> set[str]:
+    """Those of ``entity_ids`` that no chunk mentions (now)."""
+    ids = sorted(set(entity_ids))
+    rows = execute_rows(
+        conn,
+        "UNWIND $ids AS i MATCH (e:Entity {id: i}) "
+        "WHERE NOT EXISTS { MATCH (:Chunk)-[:MENTIONS]->(e) } RETURN e.id",
+        ids,
+        key="ids",
+        size=ID_SLICE,
+    )
+    return {row[0] for row in rows}
+
+
 def delete_orphan_entities(conn: Connection, entity_ids: Iterable[str]) -> list[str]:
     """Delete those of ``entity_ids`` that no chunk mentions; return their ids."""
     ids = sorted(set(entity_ids))

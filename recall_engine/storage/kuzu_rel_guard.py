@@ -11,18 +11,26 @@ sit past the first 1,024 offsets, then a small one there, emptied such a region
 and the next checkpoint (a ``COPY``'s commit, the WAL threshold, or closing)
 took every ``MENTIONS`` edge of the tenant, other datasets' included.
 
-Whatever a transaction deleted, ``refresh_groups`` re-creates, before the commit,
-one surviving relationship of every node group of the tables it deleted from,
-in each direction: that region then has an insertion and holds it, so a
-checkpoint always counts at least one relationship in a group that still has
-some, and rewrites the emptied regions as it should. The re-created
-relationship keeps its ends and every property (read from the catalogue, so
-properties added later are carried too); only its internal id changes.
+Whatever a transaction deletes, ``refresh_groups`` re-creates in it one surviving
+relationship of every node group of the tables it deletes from, in each
+direction: that region then has an insertion and holds it, so a checkpoint
+always counts at least one relationship in a group that still has some, and
+rewrites the emptied regions as it should. The re-created relationship keeps its
+ends and every property (read from the catalogue, so properties added later are
+carried too); only its internal id changes.
+
+A deleting write first calls ``checkpoint`` (outside its transaction) and
+re-creates before it inserts anything, so only stored relationships are
+re-created: deleting and re-creating the same relationships while they were
+still in memory, forget after forget, misaligned their properties in Kuzu's
+in-memory CSR index (a filter on ``r.id`` returned another relationship's id).
+Touching a property instead (``SET r.p = r.p``) is no way out: replaying such an
+update from the WAL fails in Kuzu (``KU_UNREACHABLE`` in ``CSRNodeGroup::update``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any, Protocol
 
 NODE_GROUP_SIZE = 1 << 17
@@ -37,10 +45,20 @@ def _rows(conn: Connection, query: str, params: dict[str, Any] | None = None) ->
     return [list(r) for r in conn.execute(query, params or {}).get_all()]
 
 
-def refresh_groups(conn: Connection, tables: Iterable[str]) -> int:
+def checkpoint(conn: Connection) -> None:
+    """Checkpoint, so that the relationships ``refresh_groups`` re-creates are stored.
+
+    Raises:
+        whatever Kuzu raises.
+    """
+    conn.execute("CHECKPOINT")
+
+
+def refresh_groups(conn: Connection, tables: Iterable[str], *, avoid: Collection[str] = ()) -> int:
     """Re-create one relationship per node group and direction of each of
     ``tables`` (this package's relationship table names, never user text), in
-    the caller's transaction; return how many were re-created.
+    the caller's transaction, none with an end whose key is in ``avoid`` (nodes
+    the transaction deletes later); return how many were re-created.
 
     Raises:
         whatever Kuzu raises; the caller's transaction is then to be rolled back.
@@ -50,12 +68,16 @@ def refresh_groups(conn: Connection, tables: Iterable[str]) -> int:
         src, dst, src_key, dst_key = _rows(conn, f"CALL show_connection('{table}') RETURN *")[0]
         props = dict(_rows(conn, f"CALL table_info('{table}') RETURN name, type"))
         match = f"MATCH (a:{src})-[r:{table}]->(b:{dst}) "
+        if avoid:
+            match += f"WHERE NOT (a.{src_key} IN $avoid OR b.{dst_key} IN $avoid) WITH a, r, b "
+        keep = {"avoid": sorted(avoid)} if avoid else {}
         pairs: set[tuple[Any, Any]] = set()
         for end in ("a", "b"):
             firsts = _rows(
                 conn,
                 f"{match}RETURN offset(id({end})) / {NODE_GROUP_SIZE} AS g, "
                 f"min(offset(id({end}))) AS o",
+                keep,
             )
             for _, first in firsts:
                 pairs.update(
@@ -64,7 +86,7 @@ def refresh_groups(conn: Connection, tables: Iterable[str]) -> int:
                         conn,
                         f"{match}WHERE offset(id({end})) = $o "
                         f"RETURN a.{src_key}, b.{dst_key} LIMIT 1",
-                        {"o": first},
+                        {"o": first, **keep},
                     )
                 )
         for a, b in sorted(pairs):

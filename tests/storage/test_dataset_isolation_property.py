@@ -116,12 +116,26 @@ async def run_sequence(engine: RecallEngine, seed: int, steps: int, *, large: in
         for other, dataset_id in ids.items():
             now = snapshot(engine, dataset_id)
             if other != ds and other in before:
-                assert now == before[other], f"{where} changed dataset {other}"
+                assert now == before[other], (
+                    f"{where} changed dataset {other}: {_diff(before[other], now)}"
+                )
             before[other] = now
         graph = engine.store().graph
         entities = [e.id for e in graph.entities()]
         mentioned = {m.entity_id for m in graph.mention_links()}
         assert set(entities) <= mentioned, f"{where}: entities no chunk mentions"
+
+
+def _diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """What went and what came, per kind, for a failure message."""
+    return {
+        kind: {
+            "gone": sorted(set(old[kind]) - set(new[kind]))[:5],
+            "new": sorted(set(new[kind]) - set(old[kind]))[:5],
+        }
+        for kind in old
+        if old[kind] != new[kind]
+    }
 
 
 def _engine(tmp_path: Path, backend: str, **config: Any) -> RecallEngine:
