@@ -139,9 +139,20 @@ def entity_record_from_row(row: Sequence[Any]) -> EntityRecord:
         name=row[1],
         type=row[2],
         description=row[3] or "",
-        aliases=tuple(row[4] or ()),
+        aliases=aliases_from(row[4]),
         dataset_id=row[5],
     )
+
+
+def aliases_from(value: Any) -> tuple[str, ...]:
+    """Aliases as a backend stores them: a list (FalkorDB), a JSON array (Kuzu,
+    ``kuzu_entity_lists``) or nothing."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value) if value else []
+        except ValueError:  # written by this package; anything else is no alias
+            return ()
+    return tuple(str(a) for a in value) if isinstance(value, list) else ()
 
 
 def document_from_row(row: Sequence[Any]) -> DocumentRecord:

@@ -22,7 +22,9 @@ import pyarrow.compute as pc
 from recall_engine.core.errors import StoreError
 from recall_engine.core.graph import Entity, Relation
 from recall_engine.storage import kuzu_bulk as bulk
+from recall_engine.storage import kuzu_entity_lists as lists
 from recall_engine.storage import kuzu_graph_elements as ge
+from recall_engine.storage import kuzu_rel_guard as guard
 from recall_engine.storage import kuzu_validity as validity
 from recall_engine.storage.graph_reads import DOCUMENT_COLUMNS, DocumentRecord, document_from_row
 from recall_engine.storage.graph_records import GraphRemoval, GraphWrite
@@ -68,6 +70,7 @@ class KuzuGraphStore(KuzuReads):
             self._conn = kuzu.Connection(self._db)
             for statement in SCHEMA:
                 self._conn.execute(statement)
+            lists.migrate(self._conn)
             # Reads get their own connection: they see the last commit and never
             # wait for an ingest's open transaction on the writer's connection.
             self._read_conn = kuzu.Connection(self._db)
@@ -217,11 +220,13 @@ class KuzuGraphStore(KuzuReads):
         dataset_rows = [{"id": d[0], "name": d[1], "created_at": d[2]} for d in datasets]
         with self._lock:
             try:
+                if replace_data_ids:
+                    guard.checkpoint(self._conn)
                 self._conn.execute("BEGIN TRANSACTION")
                 touched: list[str] = []
                 facts = validity.groups_of_data(self._conn, replace_data_ids)
                 if replace_data_ids:
-                    touched = self._delete_documents(list(replace_data_ids))
+                    touched = self._replace_documents(list(replace_data_ids), graph)
                 ge.execute_rows(
                     self._conn,
                     "UNWIND $rows AS r MERGE (d:Dataset {id: r.id}) "
@@ -269,6 +274,17 @@ class KuzuGraphStore(KuzuReads):
         with contextlib.suppress(Exception):  # no transaction was open
             self._conn.execute("ROLLBACK")
 
+    def _replace_documents(self, data_ids: list[str], graph: GraphWrite | None) -> list[str]:
+        """Delete the items a new version replaces and return the entities their
+        chunks mentioned (orphan candidates, deleted last). Runs after a
+        checkpoint and before the transaction's inserts, so ``kuzu_rel_guard``
+        re-creates stored relationships only, none of an entity deleted last."""
+        touched = self._delete_documents(data_ids)
+        again = {m.entity_id for m in graph.mentions} if graph is not None else set()
+        doomed = ge.orphan_entities(self._conn, [e for e in touched if e not in again])
+        guard.refresh_groups(self._conn, ge.REL_TABLES, avoid=doomed)
+        return touched
+
     def _delete_documents(self, data_ids: list[str]) -> list[str]:
         """Delete items, their chunks and what only they support; return the
         entities their chunks mentioned (orphan candidates)."""
@@ -284,11 +300,13 @@ class KuzuGraphStore(KuzuReads):
         chunk supports, in one transaction."""
         with self._lock:
             try:
+                guard.checkpoint(self._conn)
                 self._conn.execute("BEGIN TRANSACTION")
                 facts = validity.groups_of_data(self._conn, data_ids)
                 touched = self._delete_documents(list(data_ids))
                 validity.refresh(self._conn, facts)
                 removed = ge.delete_orphan_entities(self._conn, touched)
+                guard.refresh_groups(self._conn, ge.REL_TABLES)
                 self._conn.execute("COMMIT")
                 self._generation += 1
             except Exception as exc:
@@ -360,15 +378,25 @@ class KuzuGraphStore(KuzuReads):
 
     def delete_dataset(self, dataset_id: str) -> None:
         with self._lock:
-            self._conn.execute("MATCH (d:Dataset {id: $id}) DETACH DELETE d", {"id": dataset_id})
+            try:
+                guard.checkpoint(self._conn)
+                self._conn.execute("BEGIN TRANSACTION")
+                self._conn.execute(
+                    "MATCH (d:Dataset {id: $id}) DETACH DELETE d", {"id": dataset_id}
+                )
+                guard.refresh_groups(self._conn, ["HAS_DATA"])
+                self._conn.execute("COMMIT")
+            except Exception as exc:
+                self._rollback()
+                raise StoreError(f"Kuzu could not delete dataset {dataset_id}: {exc}") from exc
             self._generation += 1
 
 
 def _rows_with_keys(table: pa.Table, keys: Sequence[str]) -> list[list[Any]]:
-    """The rows (without their first column, a list of keys) that hold one of ``keys``."""
-    lists = table.column(0).combine_chunks()
-    flat = pc.list_flatten(lists)
+    """The rows (without their first column, the encoded keys) that hold one of ``keys``."""
+    split = pc.split_pattern(table.column(0).combine_chunks(), pattern=lists.KEY_SEP)
+    flat = pc.list_flatten(split)
     wanted = pa.array(sorted(set(keys)), type=flat.type)
-    hits = pc.filter(pc.list_parent_indices(lists), pc.is_in(flat, value_set=wanted))
+    hits = pc.filter(pc.list_parent_indices(split), pc.is_in(flat, value_set=wanted))
     picked = table.take(pc.unique(hits)).drop_columns([table.column_names[0]])
     return [list(row.values()) for row in picked.to_pylist()]

@@ -19,16 +19,18 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
-from recall_engine.core.graph import Entity, EntityType, Relation, lookup_keys
+from recall_engine.core.graph import Entity, EntityType, Relation
 from recall_engine.storage import kuzu_bulk as bulk
+from recall_engine.storage import kuzu_entity_lists as lists
 from recall_engine.storage import kuzu_validity as validity
+from recall_engine.storage.graph_reads import aliases_from
 from recall_engine.storage.graph_records import GraphWrite
 
 GRAPH_SCHEMA = [
     "CREATE NODE TABLE IF NOT EXISTS Entity("
     "id STRING PRIMARY KEY, name STRING, normalized_name STRING, type STRING, "
-    "namespace STRING, identifier STRING, description STRING, aliases STRING[], "
-    "keys STRING[], first_seen STRING, last_seen STRING, dataset_id STRING)",
+    "namespace STRING, identifier STRING, description STRING, aliases STRING, "
+    "keys STRING, first_seen STRING, last_seen STRING, dataset_id STRING)",
     "CREATE NODE TABLE IF NOT EXISTS EntityType(id STRING PRIMARY KEY)",
     "CREATE NODE TABLE IF NOT EXISTS Event("
     "id STRING PRIMARY KEY, text STRING, time STRING, time_text STRING, granularity STRING, "
@@ -49,6 +51,10 @@ GRAPH_SCHEMA = [
     "CREATE REL TABLE IF NOT EXISTS EVENT_IN(FROM Event TO Chunk)",
     "CREATE REL TABLE IF NOT EXISTS MADE_FROM(FROM Summary TO Document)",
 ]
+
+REL_TABLES = ("HAS_DATA", "CONTAINS", "IS_A", "MENTIONS", "RELATES", "EVENT_OF", "EVENT_IN",
+              "MADE_FROM")  # fmt: skip
+"""Every relationship table of the store (``SCHEMA`` and ``GRAPH_SCHEMA``)."""
 
 # Constant column lists for RETURN clauses (no user text is ever spliced in).
 ENTITY_RETURN = (
@@ -115,7 +121,7 @@ def entity_from_row(row: Sequence[Any]) -> Entity:
         namespace=row[4],
         identifier=row[5],
         description=row[6] or "",
-        aliases=tuple(row[7] or ()),
+        aliases=aliases_from(row[7]),
         first_seen=_time(row[8]),
         last_seen=_time(row[9]),
     )
@@ -153,8 +159,8 @@ def _entity_row(e: Entity, dataset_id: str) -> dict[str, Any]:
         "namespace": e.namespace,
         "identifier": e.identifier,
         "description": e.description,
-        "aliases": list(e.aliases),
-        "keys": sorted(lookup_keys(e)),
+        "aliases": lists.encode_aliases(e.aliases),
+        "keys": lists.entity_keys(e),
         "first_seen": _iso(e.first_seen),
         "last_seen": _iso(e.last_seen),
         "dataset_id": dataset_id,
@@ -294,6 +300,20 @@ def delete_data_graph(conn: Connection, data_ids: list[str]) -> list[str]:
     conn.execute("MATCH (v:Event) WHERE v.data_id IN $ids DETACH DELETE v", params)
     conn.execute("MATCH (s:Summary) WHERE s.data_id IN $ids DETACH DELETE s", params)
     return [row[0] for row in mentioned.get_all()]
+
+
+def orphan_entities(conn: Connection, entity_ids: Iterable[str]) -> set[str]:
+    """Those of ``entity_ids`` that no chunk mentions (now)."""
+    ids = sorted(set(entity_ids))
+    rows = execute_rows(
+        conn,
+        "UNWIND $ids AS i MATCH (e:Entity {id: i}) "
+        "WHERE NOT EXISTS { MATCH (:Chunk)-[:MENTIONS]->(e) } RETURN e.id",
+        ids,
+        key="ids",
+        size=ID_SLICE,
+    )
+    return {row[0] for row in rows}
 
 
 def delete_orphan_entities(conn: Connection, entity_ids: Iterable[str]) -> list[str]:

@@ -20,6 +20,7 @@ from recall_engine.storage.graph_reads import (
     edge_from_row,
     entity_record_from_row,
 )
+from recall_engine.storage.kuzu_entity_lists import KEY_SEP
 
 _EDGE_MATCH = "MATCH (a:Entity)-[r:RELATES]->(b:Entity) "
 _EDGE_RETURN = f"RETURN {EDGE_COLUMNS} ORDER BY r.id"
@@ -70,11 +71,11 @@ class KuzuReads:
         if not keys or not scope:
             return []
         rows = self.read(
-            "MATCH (e:Entity) WHERE e.dataset_id IN $ds UNWIND e.keys AS key "
+            "MATCH (e:Entity) WHERE e.dataset_id IN $ds UNWIND string_split(e.keys, $sep) AS key "
             "WITH e, key WHERE key IN $keys "
             "RETURN DISTINCT " + ENTITY_RECORD_COLUMNS + " "
             "ORDER BY e.id",
-            {"ds": scope, "keys": keys},
+            {"ds": scope, "keys": keys, "sep": KEY_SEP},
         )
         return [entity_record_from_row(r) for r in rows]
 
