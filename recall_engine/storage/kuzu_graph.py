@@ -268,6 +268,8 @@ class KuzuGraphStore(KuzuReads):
             except Exception as exc:
                 self._rollback()
                 raise StoreError(f"Kuzu could not write the ingest: {exc}") from exc
+            if replace_data_ids:
+                guard.settle(self._conn)
         return GraphRemoval(data_ids=tuple(replace_data_ids), entity_ids=tuple(removed))
 
     def _rollback(self) -> None:
@@ -312,6 +314,7 @@ class KuzuGraphStore(KuzuReads):
             except Exception as exc:
                 self._rollback()
                 raise StoreError(f"Kuzu could not delete data items: {exc}") from exc
+            guard.settle(self._conn)
         return GraphRemoval(data_ids=tuple(data_ids), entity_ids=tuple(removed))
 
     def entity_candidates(self, dataset_id: str, keys: Sequence[str]) -> list[Entity]:
@@ -389,6 +392,7 @@ class KuzuGraphStore(KuzuReads):
             except Exception as exc:
                 self._rollback()
                 raise StoreError(f"Kuzu could not delete dataset {dataset_id}: {exc}") from exc
+            guard.settle(self._conn)
             self._generation += 1
 
 
