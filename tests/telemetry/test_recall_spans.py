@@ -13,7 +13,7 @@ from recall_engine import RecallPreconditionError, SearchType, telemetry
 FACT = "The lighthouse keeper Marisol Quenby logs every storm in a blue notebook."
 QUESTION = "Where does Marisol Quenby log every storm?"
 
-STAGES = ["scope", "session", "route", "retrieve", "narrow", "feedback", "coverage",
+STAGES = ["scope", "session", "route", "retrieve", "narrow", "tense", "feedback", "coverage",
           "answer", "session_write", "references", "tag"]  # fmt: skip
 
 
