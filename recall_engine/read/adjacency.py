@@ -57,6 +57,13 @@ def _version(store: TenantStore) -> tuple[int, ...]:
     return (len(store.index), relations.size, len(relations), entities.size, len(entities))
 
 
+def store_version(store: TenantStore) -> tuple[int | None, ...]:
+    """A value that changes with every write to ``store`` (its sizes, and the graph's
+    commit count where the backend keeps one): what caches of its reads are keyed on."""
+    generation = getattr(store.graph, "generation", None)
+    return (*_version(store), generation if isinstance(generation, int) else None)
+
+
 def _build(store: TenantStore) -> Adjacency:
     adj = Adjacency()
     for row in store.relation_index.rows(None):

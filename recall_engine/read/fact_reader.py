@@ -2,19 +2,46 @@
 facts each chunk states (``read.api.FactReads``), through ``GraphStore``'s edge
 reads; see ``core.facts`` for what the validity fields mean. End statements
 (``ended_*``) are not listed as facts: they show as what superseded the facts
-they ended, when no new value did."""
+they ended, when no new value did.
+
+Both reads are kept per store version (``read.adjacency.store_version``): a
+subject's facts and a chunk's validity change only with a write, and the tense
+stage asks for them on every recall."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
+import weakref
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from recall_engine.core.facts import Fact, FactRef, is_ending, parse_utc, valid_at
 from recall_engine.core.graph import normalize_name
 from recall_engine.graph.rules_relations import RELATED_TO
+from recall_engine.read.adjacency import current_adjacency, store_version
 from recall_engine.read.scoped import ScopedReader
 from recall_engine.storage.graph_reads import EdgeRecord
+from recall_engine.storage.tenant import TenantStore
+
+_MEMO_LOCK = threading.Lock()
+_MEMO: weakref.WeakKeyDictionary[TenantStore, tuple[tuple[int | None, ...], dict[Any, Any]]] = (
+    weakref.WeakKeyDictionary()
+)
+_MEMO_CAP = 50_000
+"""Entries one store version keeps at most (subjects and chunks); past it, it starts again."""
+
+
+def _memo(store: TenantStore) -> dict[Any, Any]:
+    """The read cache of ``store``'s current version (a new one after any write)."""
+    version = store_version(store)
+    with _MEMO_LOCK:
+        cached = _MEMO.get(store)
+        if cached is None or cached[0] != version or len(cached[1]) > _MEMO_CAP:
+            cached = (version, {})
+            _MEMO[store] = cached
+        return cached[1]
 
 
 class FactReader(ScopedReader):
@@ -26,6 +53,18 @@ class FactReader(ScopedReader):
         key = normalize_name(subject or "")
         if not key:
             return []
+        memo = _memo(self._store)
+        facts = memo.get(("facts", self._scope, key))
+        if facts is None:
+            facts = await self._subject_facts(key)
+            memo[("facts", self._scope, key)] = facts
+        if as_of is not None:
+            facts = [f for f in facts if f.valid_at(as_of)]
+        elif not history:
+            facts = [f for f in facts if f.current]
+        return sorted(facts, key=_order)
+
+    async def _subject_facts(self, key: str) -> list[Fact]:
         graph = self._store.graph
         entities = await asyncio.to_thread(graph.entities_by_keys, [key], self._scope)
         ids = {e.id for e in entities if normalize_name(e.name) == key} or {e.id for e in entities}
@@ -33,17 +72,27 @@ class FactReader(ScopedReader):
             return []
         edges = await asyncio.to_thread(graph.edges_touching, sorted(ids), self._scope)
         stated = [e for e in edges if e.source_id in ids and e.predicate != RELATED_TO]
-        facts = self._facts(stated, with_text=True)
-        if as_of is not None:
-            facts = [f for f in facts if f.valid_at(as_of)]
-        elif not history:
-            facts = [f for f in facts if f.current]
-        return sorted(facts, key=_order)
+        return self._facts(stated, with_text=True)
 
     async def chunk_validity(self, chunk_ids: Sequence[str]) -> dict[str, list[Fact]]:
         wanted = list(dict.fromkeys(chunk_ids))
         if not wanted:
             return {}
+        memo = _memo(self._store)
+        missing = [c for c in wanted if ("chunk", self._scope, c) not in memo]
+        snapshot = current_adjacency(self._store)
+        if snapshot is not None:  # a chunk that states no relation states no fact
+            for chunk_id in [c for c in missing if not snapshot.edges_of_chunk.get(c)]:
+                memo[("chunk", self._scope, chunk_id)] = []
+            missing = [c for c in missing if snapshot.edges_of_chunk.get(c)]
+        if missing:  # a chunk's validity depends on its own facts alone: read the new ones
+            found = await self._chunk_validity(missing)
+            for chunk_id in missing:
+                memo[("chunk", self._scope, chunk_id)] = found.get(chunk_id, [])
+        out = {c: memo[("chunk", self._scope, c)] for c in wanted}
+        return {c: list(found) for c, found in out.items() if found}
+
+    async def _chunk_validity(self, wanted: list[str]) -> dict[str, list[Fact]]:
         graph = self._store.graph
         edges = await asyncio.to_thread(graph.edges_in_chunks, wanted, self._scope)
         kept = [e for e in edges if e.family]

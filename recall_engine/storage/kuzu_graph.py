@@ -82,6 +82,11 @@ class KuzuGraphStore(KuzuReads):
         self._guard = ReadOnlyHandle(path)
         self._generation = 0  # bumped by every commit; the read-only handle follows it
 
+    @property
+    def generation(self) -> int:
+        """How many commits this process has made: a cache keyed on it is current."""
+        return self._generation
+
     def close(self) -> None:
         self._guard.close()
         with self._lock, self._read_lock:

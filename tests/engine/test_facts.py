@@ -168,3 +168,16 @@ async def test_an_end_of_a_former_home_leaves_the_current_home(engine):
     by = view(await engine.facts("Ann"))
     assert by[("moved_to", "Paris")].current
     assert by[("lives_in", "Lyon")].valid_until == datetime(2024, 3, 1, 10)
+
+
+async def test_facts_read_before_a_write_are_not_served_after_it(engine):
+    await tell(engine, ANN[:2])
+    before = view(await engine.facts("Ann"))
+    chunk = before[("lives_in", "Lyon")].chunk_id
+    reader_validity = await engine.facts("Ann", history=False)  # read twice: kept per version
+    assert ("lives_in", "Lyon") in view(reader_validity)
+    await tell(engine, ANN[2:3])
+    after = view(await engine.facts("Ann"))
+    assert not after[("lives_in", "Lyon")].current
+    assert after[("lives_in", "Lyon")].chunk_id == chunk
+    assert after[("lives_in", "Montmartre")].current
