@@ -67,6 +67,11 @@ class RecallSearchRequest(_Request):
         "0.5 is recall()'s own HYBRID_COMPLETION balance.",
     )
     recency_bias: float = Field(default=0.0, ge=0.0, le=1.0)
+    as_of: datetime | None = Field(
+        default=None,
+        description="Answer as of this time (ISO 8601; naive means UTC): only what was "
+        "stated at or before it, and facts marked superseded only if replaced by then.",
+    )
     graph_context: bool = False
     search_forceful_relations: bool = True
     additional_context: str | None = None

@@ -6,10 +6,12 @@ recall_preferences put chunks whose facts still hold before superseded ones
 from __future__ import annotations
 
 import time
+from datetime import datetime
 from typing import Any, Literal
 
 import numpy as np
 
+from recall_engine.core.facts import parse_utc
 from recall_engine.core.hydra import (
     DEFAULT_ALPHA,
     BooleanRecallRequest,
@@ -21,6 +23,7 @@ from recall_engine.core.hydra import (
 from recall_engine.core.limits import check_query_size
 from recall_engine.core.results import source_of, to_chunk, to_sources
 from recall_engine.read.filters import ChunkFilter
+from recall_engine.read.periods import until
 from recall_engine.read.tenant_reader import TenantReader
 from recall_engine.tenants import hybrid
 from recall_engine.tenants.base import TenantBase
@@ -77,17 +80,21 @@ class TenantSearch(TenantBase):
         vector = await self._embed(text)
         k = request.max_results or DEFAULT_MAX_RESULTS
         thinking = request.mode == "thinking"
+        as_of = parse_utc(request.as_of)
         ranked = await hybrid.rank(
             reader,
             query=request.query,
             vector=vector,
-            k=k,
+            k=max(k, hybrid.POOL) if as_of is not None else k,
             alpha=alpha,
             recency_bias=request.recency_bias,
             thinking=thinking,
         )
+        if as_of is not None:  # what was said by then, from a deeper pool
+            ranked = until(ranked, as_of, lambda r: _stated_at(r.chunk.timestamp))[:k]
         chunks = [to_chunk(r.chunk, score=round(r.score, 6)) for r in ranked]
-        chunks = current_first(chunks, await reader.chunk_validity([c.chunk_uuid for c in chunks]))
+        validity = await reader.chunk_validity([c.chunk_uuid for c in chunks])
+        chunks = current_first(chunks, validity, as_of=as_of)
         result = RetrievalResult(
             chunks=chunks, sources=to_sources(r.chunk for r in ranked), alpha_used=alpha
         )
@@ -192,3 +199,11 @@ def _request(request: RecallSearchRequest | dict[str, Any] | None, fields: dict[
     if isinstance(request, RecallSearchRequest):
         return request.model_copy(update=fields) if fields else request
     return RecallSearchRequest.model_validate({**(request or {}), **fields})
+
+
+def _stated_at(timestamp: str | None) -> datetime | None:
+    """A chunk's statement time, or None when it has none (or none readable)."""
+    try:
+        return parse_utc(timestamp)
+    except ValueError:
+        return None

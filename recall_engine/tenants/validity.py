@@ -17,9 +17,10 @@ from recall_engine.core.hydra import VectorStoreChunk
 VALIDITY_KEYS = ("valid_from", "valid_until", "superseded_by", "superseded_by_chunk")
 
 
-def superseded_mark(facts: Sequence[Fact]) -> dict[str, str] | None:
-    """What a chunk's metadata says when all its facts were superseded; else None."""
-    if not facts or any(f.current for f in facts):
+def superseded_mark(facts: Sequence[Fact], as_of: datetime | None = None) -> dict[str, str] | None:
+    """What a chunk's metadata says when all its facts were superseded (by ``as_of``,
+    when given); else None."""
+    if not facts or any(f.current if as_of is None else f.valid_at(as_of) for f in facts):
         return None
     last = max(facts, key=lambda f: f.valid_until or datetime.min)
     later = ", ".join(
@@ -35,14 +36,17 @@ def superseded_mark(facts: Sequence[Fact]) -> dict[str, str] | None:
 
 
 def current_first(
-    chunks: Sequence[VectorStoreChunk], validity: dict[str, list[Fact]]
+    chunks: Sequence[VectorStoreChunk],
+    validity: dict[str, list[Fact]],
+    *,
+    as_of: datetime | None = None,
 ) -> list[VectorStoreChunk]:
     """``chunks`` with the superseded ones marked and moved after the others (each
-    group keeps its order)."""
+    group keeps its order); with ``as_of``, superseded means replaced by then."""
     holding: list[VectorStoreChunk] = []
     replaced: list[VectorStoreChunk] = []
     for chunk in chunks:
-        mark = superseded_mark(validity.get(chunk.chunk_uuid, []))
+        mark = superseded_mark(validity.get(chunk.chunk_uuid, []), as_of)
         if mark is None:
             holding.append(chunk)
             continue

@@ -103,6 +103,37 @@ def test_recency_bias_puts_the_newest_relevant_memory_first(live):
     assert "noise" not in order[:3]
 
 
+def test_as_of_over_http_answers_with_what_was_said_by_then(live):
+    with live.client() as client:
+        _setup(client)
+        _memories(
+            client,
+            [
+                {
+                    "source_id": "red",
+                    "text": "My favourite colour is red",
+                    "timestamp": "2023-01-01",
+                },
+                {
+                    "source_id": "blue",
+                    "text": "My favourite colour is blue now",
+                    "timestamp": "2024-01-01",
+                },
+            ],
+        )
+        then = _recall(
+            client, query="favourite colour", sub_tenant_id="user_alex", as_of="2023-06-01"
+        )
+        now = _recall(client, query="favourite colour", sub_tenant_id="user_alex")
+        bad = client.post(
+            "/recall/recall_preferences",
+            json={"tenant_id": "acme", "query": "colour", "as_of": "not a time"},
+        )
+    assert [c["source_id"] for c in then["chunks"]] == ["red"]
+    assert {"red", "blue"} <= {c["source_id"] for c in now["chunks"]}
+    assert bad.status_code in (400, 422) and "as_of" in bad.text
+
+
 def test_metadata_filters_match_exactly_inside_the_search(live):
     with live.client() as client:
         _setup(
