@@ -61,6 +61,26 @@ def check_engine(engine: Any) -> Recaller:
     return engine  # type: ignore[no-any-return]
 
 
+async def recall_entries(
+    engine: Recaller,
+    query: str,
+    query_type: Any,
+    *,
+    top_k: int,
+    datasets: list[str] | None,
+    options: Mapping[str, Any],
+) -> list[RecallResult]:
+    """One recall for an adapter: its own ``top_k`` and ``datasets`` over its options.
+
+    Returns:
+        The engine's results, in rank order.
+    """
+    call = {**options, "top_k": top_k}
+    if datasets is not None:
+        call["datasets"] = datasets
+    return await engine.recall(query, query_type, **call)
+
+
 def run_sync(call: Coroutine[Any, Any, T]) -> T:
     """Run ``call`` to its end from synchronous code.
 

@@ -25,6 +25,7 @@ from recall_engine.integrations._common import (
     Recaller,
     check_engine,
     check_options,
+    recall_entries,
     result_id,
     result_metadata,
     result_text,
@@ -94,10 +95,14 @@ class RecallRetriever(BaseRetriever):
         return await self._recall(query)
 
     async def _recall(self, query: str) -> list[Document]:
-        options = {**self.recall_options, "top_k": self.top_k}
-        if self.datasets is not None:
-            options["datasets"] = self.datasets
-        results = await self.engine.recall(query, self.query_type, **options)
+        results = await recall_entries(
+            self.engine,
+            query,
+            self.query_type,
+            top_k=self.top_k,
+            datasets=self.datasets,
+            options=self.recall_options,
+        )
         return [as_document(entry) for entry in results]
 
 

@@ -25,6 +25,7 @@ from recall_engine.core.models import RecallResult
 from recall_engine.integrations._common import (
     check_engine,
     check_options,
+    recall_entries,
     result_id,
     result_metadata,
     result_score,
@@ -86,10 +87,14 @@ class RecallRetriever(BaseRetriever):
         return await self._recall(query_bundle.query_str)
 
     async def _recall(self, query: str) -> list[NodeWithScore]:
-        options = {**self.recall_options, "top_k": self.top_k}
-        if self.datasets is not None:
-            options["datasets"] = self.datasets
-        results = await self.engine.recall(query, self.query_type, **options)
+        results = await recall_entries(
+            self.engine,
+            query,
+            self.query_type,
+            top_k=self.top_k,
+            datasets=self.datasets,
+            options=self.recall_options,
+        )
         return [as_node(entry) for entry in results]
 
 

@@ -30,20 +30,6 @@ from retrievers import RetrieverOutput
 MAX_METADATA_FILTERS = 32
 
 
-def check_recency_bias(value: Any) -> float:
-    """``recency_bias`` as a float from 0 to 1.
-
-    Raises:
-        InvalidInputError: not a number from 0 to 1.
-    """
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise InvalidInputError(
-            f"recency_bias must be a number from 0 (off) to 1 (newest relevant first), "
-            f"got {value!r}."
-        )
-    return float(value)
-
-
 def check_metadata_filters(value: Any) -> ChunkFilter | None:
     """``metadata_filters`` ({key: value}, all required, exact equality on the
     metadata given to remember()) as a filter; None or {} filters nothing.
