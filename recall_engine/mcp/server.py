@@ -27,6 +27,7 @@ from recall_engine.mcp.tools import (
     RecallTools,
     package_version,
 )
+from recall_engine.telemetry.spans import operation
 
 INSTRUCTIONS = (
     "Long-term memory for this agent. remember() stores text, conversations or files; "
@@ -68,7 +69,7 @@ def create_server(engine: RecallEngine, settings: McpSettings | None = None) -> 
     hidden = _hidden_paths(engine, tools)
     listed: list[Tool] = [
         StrictTool.strict(
-            _tool_errors(getattr(tools, name), hidden),
+            _tool_errors(getattr(tools, name), hidden, name),
             name=name,
             annotations=ANNOTATIONS.get(name, READ_ONLY),
         )
@@ -103,14 +104,22 @@ def public_message(exc: BaseException, hidden: Sequence[tuple[str, str]]) -> str
 
 
 def _tool_errors(
-    method: Callable[..., Awaitable[Any]], hidden: Sequence[tuple[str, str]]
+    method: Callable[..., Awaitable[Any]], hidden: Sequence[tuple[str, str]], name: str
 ) -> Callable[..., Awaitable[Any]]:
-    """``method`` with library (and ValueError / TypeError) failures as ToolErrors."""
+    """``method`` with library (and ValueError / TypeError) failures as ToolErrors, each
+    call an OpenTelemetry span ``tools/call {name}`` when telemetry records (MCP's
+    semantic conventions; arguments and results stay out of it)."""
+    attributes = {
+        "mcp.method.name": "tools/call",
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": name,
+    }
 
     @functools.wraps(method)
     async def call(*args: Any, **kwargs: Any) -> Any:
         try:
-            return await method(*args, **kwargs)
+            with operation(f"tools/call {name}", operation="mcp", attributes=attributes):
+                return await method(*args, **kwargs)
         except (RecallEngineError, ValueError, TypeError) as exc:
             raise ToolError(public_message(exc, hidden)) from None
 

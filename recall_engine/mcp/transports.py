@@ -32,6 +32,7 @@ from recall_engine.mcp.tools import TENANT_STATE, McpSettings
 from recall_engine.server.app import ServerSettings, authenticator
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import ApiError
+from recall_engine.telemetry.asgi import TelemetryMiddleware
 
 
 class BearerKeys:
@@ -93,7 +94,7 @@ def http_app(
     limits = dataclasses.replace(
         limits or ServerSettings(redis_url=engine.config.redis_url), auth=auth
     )
-    return BearerKeys(app, authenticator(engine, limits))
+    return BearerKeys(TelemetryMiddleware(app), authenticator(engine, limits))
 
 
 def serve(args: argparse.Namespace) -> int:

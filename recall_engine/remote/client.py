@@ -32,6 +32,7 @@ from recall_engine.core.search_types import SearchType
 from recall_engine.identity.models import DatasetAccess, User
 from recall_engine.memory import ForgetOptions, RememberOptions
 from recall_engine.remote.errors import RemoteUnavailableError, error_from_reply
+from recall_engine.telemetry.client import client_request
 
 DEFAULT_TIMEOUT_S = 60.0
 _RESULTS = TypeAdapter(list[RecallResult])
@@ -144,8 +145,25 @@ class RemoteRecallEngine:
         return self._client
 
     async def _send(self, method: str, path: str, **options: Any) -> Any:
+        with client_request(method, self.url, path) as (span, trace_headers):
+            if trace_headers:
+                options["headers"] = trace_headers
+            reply = await self._request(method, path, **options)
+            span.set("http.response.status_code", reply.status_code)
+            if reply.status_code >= 400:
+                span.fail(reply.headers.get("x-recall-error") or str(reply.status_code))
         try:
-            reply = await self._pool().request(method, path, **options)
+            body = reply.json()
+        except ValueError:
+            body = None
+        if reply.status_code >= 400:
+            raise error_from_reply(reply.status_code, body, reply.headers.get("x-recall-error"))
+        return body
+
+    async def _request(self, method: str, path: str, **options: Any) -> httpx.Response:
+        """One HTTP exchange; an unreachable or silent server as RemoteUnavailableError."""
+        try:
+            return await self._pool().request(method, path, **options)
         except httpx.TimeoutException:
             raise RemoteUnavailableError(
                 f"The recall-engine server at {self.url} did not answer in time; "
@@ -156,13 +174,6 @@ class RemoteRecallEngine:
                 f"Cannot reach the recall-engine server at {self.url} ({type(exc).__name__}); "
                 "start it with `recall-engine serve` or check the URL."
             ) from None
-        try:
-            body = reply.json()
-        except ValueError:
-            body = None
-        if reply.status_code >= 400:
-            raise error_from_reply(reply.status_code, body, reply.headers.get("x-recall-error"))
-        return body
 
     async def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         payload = {"args": _wire(list(args)), "kwargs": _wire(kwargs)}
