@@ -135,6 +135,10 @@ def _parse(query: Any, counter: list[int], *, depth: int, where: str) -> Attribu
         elif key == "$not":
             inner_not = _parse(value, counter, depth=depth + 1, where="$not")
             parts.append(AttributeFilter(mode="$nor", parts=(inner_not,)))
+        elif key in COMPARISONS:
+            raise InvalidInputError(
+                f"{where}: {key!r} compares a field; write {{field: {{{key!r}: value}}}}."
+            )
         elif key.startswith("$"):
             raise InvalidInputError(
                 f"{where}: unknown operator {key!r}; use one of "
