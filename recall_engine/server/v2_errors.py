@@ -15,8 +15,16 @@ import json
 import uuid
 from typing import Any, NoReturn
 
-from recall_engine.server.errors import ApiError, Message, Receive, Scope, Send, envelope
-from recall_engine.server.v2_models import API_VERSION
+from recall_engine.server.errors import (
+    ERROR_RESPONSES,
+    ApiError,
+    Message,
+    Receive,
+    Scope,
+    Send,
+    envelope,
+)
+from recall_engine.server.v2_models import API_VERSION, V2ErrorResponse
 
 V2_PREFIXES = (
     "/query",
@@ -27,6 +35,21 @@ V2_PREFIXES = (
     "/connector-catalog",
     "/webhooks",
 )
+
+
+# What the OpenAPI document declares for every v2 operation: v1's statuses but 422
+# (a validation failure is 400 here), each with v2's error body.
+V2_ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {
+        "description": "Invalid parameters (VALIDATION_ERROR, INVALID_PARAMETERS, "
+        "UNSUPPORTED_API_VERSION)"
+        if status == 400
+        else spec["description"],
+        "model": V2ErrorResponse,
+    }
+    for status, spec in ERROR_RESPONSES.items()
+    if status != 422
+}
 
 
 def is_v2(path: str) -> bool:

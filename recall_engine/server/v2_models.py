@@ -12,6 +12,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from recall_engine.core.hydra import ErrorResponse
 from recall_engine.core.recall_checks import MAX_TOP_K
 
 API_VERSION = "2"
@@ -130,6 +131,27 @@ class Meta(BaseModel):
     database: str | None = None
     collection: str | None = None
     deprecation: list[Deprecation] | None = None
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorMeta(BaseModel):
+    api_version: str = API_VERSION
+    request_id: str
+
+
+class V2ErrorResponse(BaseModel):
+    """Every error of a v2 path: v2's fields, and v1's ``detail`` beside them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    success: Literal[False] = False
+    error: ErrorBody
+    meta: ErrorMeta
+    detail: ErrorResponse
 
 
 class Envelope(BaseModel, Generic[T]):

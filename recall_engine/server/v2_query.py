@@ -23,6 +23,7 @@ from typing import Any
 
 from recall_engine.core.hydra import DEFAULT_SUB_TENANT
 from recall_engine.core.metadata import ADDITIONAL_KEY, SOURCE_KEY, TENANT_KEY
+from recall_engine.core.recall_checks import moment
 from recall_engine.core.recall_options import RecallParams
 from recall_engine.server.errors import ApiError
 from recall_engine.server.port import EnginePort
@@ -54,7 +55,7 @@ def recall_options(body: QueryRequest, scope: DatasetScope) -> dict[str, Any]:
     if body.recency_bias is not None:
         options["recency_bias"] = body.recency_bias
     if body.temporal_now:
-        options["as_of"] = body.temporal_now
+        options["as_of"] = moment("temporal_now")(body.temporal_now)
     where = filter_query(body)
     if where:
         options["metadata_filters"] = where

@@ -18,9 +18,9 @@ from typing import Any
 from fastapi import APIRouter, Depends, Query, Request
 
 from recall_engine.server.auth import Authenticator, Principal
-from recall_engine.server.errors import ERROR_RESPONSES, ApiError
+from recall_engine.server.errors import ApiError
 from recall_engine.server.port import EnginePort
-from recall_engine.server.v2_errors import not_honoured
+from recall_engine.server.v2_errors import V2_ERROR_RESPONSES, not_honoured
 from recall_engine.server.v2_ingest import ingest
 from recall_engine.server.v2_listing import list_context
 from recall_engine.server.v2_models import (
@@ -108,7 +108,7 @@ def _reject_acl(acl: list[str] | None) -> None:
 def v2_router(engine: EnginePort, auth: Authenticator) -> APIRouter:
     """The v2 endpoints over ``engine`` with v1's authenticator."""
     api = engine.tenants
-    router = APIRouter(responses=ERROR_RESPONSES, tags=["hydradb v2"])
+    router = APIRouter(responses=V2_ERROR_RESPONSES, tags=["hydradb v2"])
 
     @router.post("/query")
     async def query(
