@@ -12,8 +12,11 @@ import httpx
 import pytest
 from pydantic import BaseModel
 
+from recall_engine import RecallEngine
+from recall_engine.server import ServerSettings
+from tests.distributed_profile import distributed_profile
 from tests.server import hydradb_v2_sdk
-from tests.server.conftest import ADMIN_KEY, KEYS, LiveServer
+from tests.server.conftest import ADMIN_KEY, KEYS, LiveServer, start_server
 
 sdk_v2 = hydradb_v2_sdk.load()
 if sdk_v2 is None:
@@ -53,9 +56,29 @@ def code_of(error: Any) -> str:
     return str(body["error"]["code"] if isinstance(body, dict) else body.error.code)
 
 
+@pytest.fixture(params=["embedded", "distributed"])
+def served(request, make_server, tmp_path, hash_embedder):
+    """The server on an embedded engine, or on the distributed profile (its rate
+    limits in Redis too)."""
+    if request.param == "embedded":
+        yield make_server()
+        return
+    with distributed_profile() as profile:
+        engine = RecallEngine(tmp_path / "dist", embedder=hash_embedder, **profile.options())
+        server = start_server(engine, ServerSettings(redis_url=profile.redis_url))
+        try:
+            yield server
+        finally:
+            server.stop()
+
+
+def _client(live: LiveServer) -> Any:
+    return HydraDB(base_url=live.base_url, token=KEYS["acme"], timeout=60)
+
+
 @pytest.fixture
 def client(live: LiveServer):
-    client = HydraDB(base_url=live.base_url, token=KEYS["acme"], timeout=60)
+    client = _client(live)
     yield client
     client._client_wrapper.httpx_client.httpx_client.close()
 
@@ -107,7 +130,8 @@ def _seed(client: Any) -> None:
     assert {r.id for r in knowledge.data.results} == {"einstein", "curie"}
 
 
-def test_every_v2_call_parses(live: LiveServer, client: Any) -> None:
+def test_every_v2_call_parses(served: LiveServer) -> None:
+    client = _client(served)
     _seed(client)
     found = client.query(database="acme", query="Where was Einstein born?", max_results=3)
     declared(found)
