@@ -328,17 +328,27 @@ def v2_router(engine: EnginePort, auth: Authenticator) -> APIRouter:
         )
         return Envelope[FeedbackResponse](data=data, meta=call.meta())
 
-    for path, what in (
-        ("/connectors", "Connectors"),
-        ("/connectors/{rest:path}", "Connectors"),
-        ("/connector-catalog", "The connector catalog"),
-        ("/webhooks", "Webhooks"),
-        ("/webhooks/{rest:path}", "Webhooks"),
+    for path, what, methods in (
+        ("/connectors", "Connectors", _ALL_METHODS),
+        ("/connectors/{rest:path}", "Connectors", _ALL_METHODS),
+        ("/connector-catalog", "The connector catalog", _ALL_METHODS),
+        ("/webhooks", "Webhooks", _ALL_METHODS),
+        ("/webhooks/{rest:path}", "Webhooks", _ALL_METHODS),
+        # v2 calls beyond the ones served (v1's /list/graph_relations_by_id and
+        # /fetch/content answer the first two)
+        ("/context/relations", "context.relations", ["GET"]),
+        ("/context/subgraph", "context.subgraph", ["GET"]),
+        ("/context/chunks", "context.chunks", ["GET"]),
+        ("/context/{id}/metadata", "Editing a source's metadata", ["PATCH"]),
+        ("/databases/status", "databases.status", ["GET"]),
+        ("/databases/{database}", "Renaming a database", ["PATCH"]),
+        ("/databases/{database}/instructions", "Database instructions", ["GET", "PATCH"]),
+        ("/databases/{database}/metadata-schema", "Editing a metadata schema", ["GET", "PATCH"]),
     ):
         router.add_api_route(
             path,
             _refuse(what, auth),
-            methods=_ALL_METHODS,
+            methods=methods,
             status_code=501,
             include_in_schema=False,
         )
@@ -361,7 +371,7 @@ def _names(
 
 def _refuse(what: str, auth: Authenticator) -> Any:
     async def refuse(_: Principal = Depends(auth)) -> None:
-        not_honoured(what, "Ingest content with /context/ingest.")
+        not_honoured(what)
 
     return refuse
 

@@ -332,6 +332,9 @@ def test_errors_have_v2_shape(live: LiveServer, client: Any) -> None:
         lambda: client.query(database="acme", query="x", code_search=True),
         lambda: client.catalog(),
         lambda: client.connectors.list(),
+        lambda: client.webhooks.get(),
+        lambda: client.context.subgraph(id="s", database="acme"),
+        lambda: client.databases.rename(database="acme", new_name="acme2"),
     ):
         with pytest.raises(ApiError) as info:
             call()
