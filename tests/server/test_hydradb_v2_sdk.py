@@ -360,3 +360,18 @@ async def test_async_client(live: LiveServer) -> None:
     assert found.data.chunks[0].chunk_content == "I like green tea"
     listed = await client.context.list(database="acme", type="memory")
     assert len(listed.data.user_memories) == 1
+
+
+def test_the_example_runs(live: LiveServer, monkeypatch, capsys) -> None:
+    import runpy
+    import sys
+    from pathlib import Path
+
+    monkeypatch.setitem(sys.modules, "hydra_db", sdk_v2)  # as in an environment of its own
+    monkeypatch.setitem(sys.modules, "hydra_db.errors", sdk_v2.errors)
+    example = Path(__file__).resolve().parents[2] / "examples" / "hydradb_v2.py"
+    main = runpy.run_path(str(example), run_name="example")["main"]
+    main(live.base_url, KEYS["acme"])
+    main(live.base_url, KEYS["acme"])  # twice: re-runs are fine
+    out = capsys.readouterr().out
+    assert "['rota']" in out and "# Retrieved context" in out
