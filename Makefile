@@ -11,6 +11,8 @@ $(VENV)/.installed: pyproject.toml
 	# CPU torch first, or pip pulls a multi-GB CUDA build (see README for other machines).
 	$(PY) -m pip install --quiet "torch==2.13.0"
 	$(PY) -m pip install --quiet -e ".[dev]"
+	# HydraDB's v2 SDK beside the v1 one (both are the package hydra_db): its own folder.
+	$(PY) -m pip install --quiet --no-deps --target $(VENV)/hydradb-sdk-v2 "hydradb-sdk==2.1.7"
 	# Export the packaged model to ONNX once now, so no recall ever waits for it.
 	$(PY) -m recall_engine.embedding_onnx
 	touch $@

@@ -159,7 +159,8 @@ class RecallOptions(TypedDict, total=False):
         Field(
             default=None,
             description="Exact equalities on the metadata given to remember(), all required "
-            "({'team': 'billing'}): every search returns only what rests on matching items.",
+            "({'team': 'billing'}), or a query with operators ({'level': {'$gte': 3}}, "
+            "$in, $or, ...): every search returns only what rests on matching items.",
         ),
         BeforeValidator(c.optional(c.mapping("metadata_filters", "metadata key: value"))),
     ]

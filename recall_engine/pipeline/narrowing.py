@@ -21,6 +21,7 @@ from recall_engine.core.hits import ChunkHit, EventHit, Hit, TripletHit
 from recall_engine.core.results import source_time
 from recall_engine.core.search_types import CYPHER_SEARCH_TYPES, SearchType
 from recall_engine.core.validation import check_text
+from recall_engine.read.attributes import AttributeFilter
 from recall_engine.read.filters import ChunkFilter
 from recall_engine.read.recency import POOL, apply_recency
 from recall_engine.read.store_reader import StoreReader
@@ -31,13 +32,16 @@ MAX_METADATA_FILTERS = 32
 
 
 def check_metadata_filters(value: Any) -> ChunkFilter | None:
-    """``metadata_filters`` ({key: value}, all required, exact equality on the
-    metadata given to remember()) as a filter; None or {} filters nothing.
+    """``metadata_filters`` as a filter; None or {} filters nothing.
+
+    Either exact equalities ({key: value}, all required, on the metadata given to
+    remember()), or a query with operators (``read.attributes``: ``{"level":
+    {"$gte": 3}}``, ``{"$or": [...]}``, dotted keys reaching into nested metadata).
 
     Raises:
         InvalidInputError: not a dict, more than ``MAX_METADATA_FILTERS`` keys, a key
-            that is not a non-empty string or starts with '$', or a value that is
-            not one JSON scalar.
+            that is not a non-empty string, a value that is not one JSON scalar
+            (equalities), or a query ``AttributeFilter.parse`` refuses.
     """
     if value is None:
         return None
@@ -50,25 +54,36 @@ def check_metadata_filters(value: Any) -> ChunkFilter | None:
             f"metadata_filters holds {len(value)} keys; at most {MAX_METADATA_FILTERS} are allowed."
         )
     pairs: list[tuple[tuple[str, ...], Any]] = []
-    for key, wanted in value.items():
+    for key in value:
         if not isinstance(key, str) or not key.strip():
             raise InvalidInputError(
                 f"metadata_filters keys must be non-empty strings, got {key!r}."
             )
         check_text(key, what="metadata_filters key")
-        if key.startswith("$"):
-            raise InvalidInputError(
-                f"metadata_filters {key!r}: operators are not supported; filters are exact "
-                "equality only (key: value)."
-            )
+    if _is_query(value):
+        try:
+            return ChunkFilter(attributes=AttributeFilter.parse(value))
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"metadata_filters: {exc}") from None
+    for key, wanted in value.items():
         if isinstance(wanted, Mapping | list | tuple | set) or not _scalar(wanted):
             raise InvalidInputError(
                 f"metadata_filters {key!r}: pass one string, number, bool or None to match "
-                f"exactly, got {type(wanted).__name__} (ranges, lists and nested objects are "
-                "not supported)."
+                f"exactly, got {type(wanted).__name__} (for a range or a list use an operator: "
+                "{'$gte': 3}, {'$in': [...]})."
             )
         pairs.append(((key,), wanted))
     return ChunkFilter(equals=tuple(pairs)) if pairs else None
+
+
+def _is_query(value: Mapping[str, Any]) -> bool:
+    """Whether a filter uses the query language: an operator, or a dotted key."""
+    return any(
+        key.startswith("$")
+        or "." in key
+        or (isinstance(wanted, Mapping) and any(str(k).startswith("$") for k in wanted))
+        for key, wanted in value.items()
+    )
 
 
 def _scalar(value: Any) -> bool:

@@ -1,6 +1,6 @@
-"""``ChunkFilter``: which chunks a search may return (exact metadata equalities, not
-expired), bound to a reader so that every chunk search of ``recall()``'s lanes and
-of the tenant API honours it the same way."""
+"""``ChunkFilter``: which chunks a search may return (exact metadata equalities, an
+``AttributeFilter`` query, not expired), bound to a reader so that every chunk
+search of ``recall()``'s lanes and of the tenant API honours it the same way."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from recall_engine.core.metadata import EXPIRES_KEY
+from recall_engine.read.attributes import AttributeFilter
 
 
 class ChunkFilter(BaseModel):
@@ -24,6 +25,14 @@ class ChunkFilter(BaseModel):
     alive_at: float | None = Field(
         default=None, description="Epoch seconds: chunks expired by then are left out."
     )
+    attributes: AttributeFilter | None = Field(
+        default=None, description="A query with operators ($in, $gt, $or, ...) that must hold."
+    )
+
+    @property
+    def narrows(self) -> bool:
+        """Whether it tests metadata (expiry aside)."""
+        return bool(self.equals) or self.attributes is not None
 
     def matches(self, metadata: Mapping[str, Any]) -> bool:
         """The equalities hold (expiry aside)."""
@@ -35,7 +44,7 @@ class ChunkFilter(BaseModel):
                 found = found[key]
             if not _equal(found, value):
                 return False
-        return True
+        return self.attributes is None or self.attributes.matches(metadata)
 
     def allows(self, metadata: Mapping[str, Any]) -> bool:
         """The equalities hold and the chunk has not expired by ``alive_at``."""
@@ -52,8 +61,11 @@ class ChunkFilter(BaseModel):
         if other is None:
             return self
         times = [t for t in (self.alive_at, other.alive_at) if t is not None]
+        attributes = self.attributes.and_(other.attributes) if self.attributes else other.attributes
         return ChunkFilter(
-            equals=(*self.equals, *other.equals), alive_at=max(times) if times else None
+            equals=(*self.equals, *other.equals),
+            alive_at=max(times) if times else None,
+            attributes=attributes,
         )
 
 

@@ -54,7 +54,7 @@ class ScopedReader:
             return mask
         if wanted.alive_at is not None:
             mask &= expiry_of(index) > wanted.alive_at
-        if wanted.equals:
+        if wanted.narrows:
             for at in np.flatnonzero(mask):
                 if not wanted.matches(index.vectors.row(int(at)).metadata):
                     mask[at] = False

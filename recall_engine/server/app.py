@@ -197,12 +197,14 @@ def authenticator(engine: EnginePort, settings: ServerSettings) -> Authenticator
 def create_app(engine: EnginePort, settings: ServerSettings | None = None) -> FastAPI:
     """The app over ``engine`` (a ``RecallEngine``)."""
     from recall_engine.server.routes import hydra_router
+    from recall_engine.server.v2_errors import V2Errors
+    from recall_engine.server.v2_routes import v2_router
 
     settings = settings or ServerSettings()
     app = FastAPI(
         title="recall-engine",
         version="0.1.0",
-        description="HydraDB v1 recall API and recall-engine's remember/recall over HTTP.",
+        description="HydraDB's v1 and v2 APIs and recall-engine's remember/recall over HTTP.",
     )
     app.state.engine = engine
     app.state.settings = settings
@@ -210,6 +212,7 @@ def create_app(engine: EnginePort, settings: ServerSettings | None = None) -> Fa
     app.state.auth = auth
     errors.install(app)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    app.add_middleware(V2Errors)  # around BodyLimit: its refusals get v2's shape too
     app.add_middleware(TelemetryMiddleware)  # outermost: refused bodies are observed too
 
     @app.get("/health", tags=["meta"])
@@ -239,5 +242,6 @@ def create_app(engine: EnginePort, settings: ServerSettings | None = None) -> Fa
         return await engine.remember(data, **options)
 
     app.include_router(hydra_router(engine, auth))
+    app.include_router(v2_router(engine, auth))
     engine_calls.install(app, engine, auth, _store_of, _item)  # for RecallEngine.connect
     return app

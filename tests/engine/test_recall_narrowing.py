@@ -66,6 +66,22 @@ async def test_a_metadata_filter_narrows_every_search_types_chunks(engine, searc
     )
 
 
+@pytest.mark.parametrize(
+    ("query", "kept"),
+    [
+        ({"tier": {"$gte": 2}}, "Grace"),
+        ({"team": {"$in": ["search", "ops"]}}, "Grace"),
+        ({"team": {"$ne": "search"}}, "Ada"),
+        ({"$or": [{"tier": 1}, {"team": "nobody"}]}, "Ada"),
+        ({"tier": {"$not": {"$lt": 2}}, "team": {"$exists": True}}, "Grace"),
+    ],
+)
+async def test_a_filter_with_operators_narrows_the_chunks(engine, query, kept):
+    results = await engine.recall(QUESTION, "CHUNKS", only_context=True, metadata_filters=query)
+    dropped = "Ada" if kept == "Grace" else "Grace"
+    assert results and kept in _shown(results) and dropped not in _shown(results)
+
+
 async def test_a_filter_on_a_cypher_type_is_refused(engine):
     with pytest.raises(InvalidInputError, match="does not apply to CYPHER"):
         await engine.recall("MATCH (c:Chunk) RETURN c.id", "CYPHER", metadata_filters={"a": 1})
@@ -106,7 +122,9 @@ async def test_recency_bias_puts_the_newest_relevant_memory_first(mode, tmp_path
         ("recency_bias", "high", "recency_bias must be a number from 0"),
         ("recency_bias", True, "recency_bias must be a number from 0"),
         ("metadata_filters", "team=search", "metadata_filters must be a dict"),
-        ("metadata_filters", {"$gt": 1}, "operators are not supported"),
+        ("metadata_filters", {"$gt": 1}, "compares a field"),
+        ("metadata_filters", {"n": {"$near": 1}}, "unknown operator '\\$near'"),
+        ("metadata_filters", {"n": {"$in": 1}}, "takes a list"),
         ("metadata_filters", {"team": ["a", "b"]}, "pass one string, number, bool or None"),
         ("metadata_filters", {"team": {"name": "a"}}, "pass one string, number, bool or None"),
         ("metadata_filters", {"": "a"}, "keys must be non-empty strings"),

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from recall_engine.core.errors import EmbeddingModelMismatchError
+from recall_engine.server.v2_errors import is_v2
 from tests.server.conftest import error_of
 
 DEEP = b"[" * 100_000 + b"]" * 100_000
@@ -193,11 +194,15 @@ def test_openapi_declares_the_error_responses_with_the_envelope(live):
         if path not in ("/health",)
     ]
     assert len(operations) >= 25
+    v2 = spec["components"]["schemas"]["V2ErrorResponse"]  # v1's detail beside v2's fields
+    assert v2["properties"]["detail"]["$ref"].endswith("/ErrorResponse")
     for path, method, op in operations:
-        for status in ("400", "409", "413", "415", "422", "501"):
+        # A v2 path answers a validation failure with 400 (no 422), in v2's shape.
+        model, statuses = (
+            ("V2ErrorResponse", ("400", "409", "413", "415", "501"))
+            if is_v2(path)
+            else ("ActualErrorResponse", ("400", "409", "413", "415", "422", "501"))
+        )
+        for status in statuses:
             schema = op["responses"][status]["content"]["application/json"]["schema"]
-            assert schema == {"$ref": "#/components/schemas/ActualErrorResponse"}, (
-                path,
-                method,
-                status,
-            )
+            assert schema == {"$ref": f"#/components/schemas/{model}"}, (path, method, status)
