@@ -10,10 +10,12 @@ offline).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import select
 import subprocess
-import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,8 @@ from bench._data import Sample
 from recall_engine.embedding import packaged_model_dir
 
 DRIVER = Path(__file__).with_name("cognee_driver.py")
+OFFLINE = Path(__file__).with_name("offline")
+"""Holds the ``sitecustomize`` that refuses non-local connections in Cognee's process."""
 TOKENIZER_REPO = "sentence-transformers/all-MiniLM-L6-v2"
 _TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 
@@ -88,6 +92,8 @@ def offline_env(base_url: str, root: Path) -> dict[str, str]:
             "LOG_LEVEL": "ERROR",
             "HOME": str(root / "home"),
             "NO_PROXY": "127.0.0.1,localhost",
+            "PYTHONPATH": str(OFFLINE),
+            "PEERS_NET_LOG": str(root / "refused_hosts.txt"),
         }
     )
     return env
@@ -108,14 +114,80 @@ def _tokenizer_cache(hf_home: Path) -> None:
             target.symlink_to(packaged_model_dir() / name)
 
 
-def run_cognee(
-    python: Path, spec: dict[str, Any], *, base_url: str, root: Path, timeout_s: float
-) -> dict[str, Any]:
-    """Run the driver under ``python`` and return its figures.
+class CogneePeer:
+    """Cognee's driver under ``python``, one command at a time (see ``cognee_driver``).
+
+    Args:
+        python: the Python of Cognee's venv.
+        base_url: the local server Cognee's LLM and embeddings talk to.
+        root: an empty folder for Cognee's databases, logs and caches.
+        timeout_s: the most seconds one command may take.
 
     Raises:
-        PeerError: ``python`` is missing or has no Cognee, or the driver failed.
+        PeerError: ``python`` is missing or has no Cognee (on entry), or the driver
+            died or answered an error (on a call).
     """
+
+    def __init__(self, python: Path, *, base_url: str, root: Path, timeout_s: float) -> None:
+        self.python, self.base_url, self.root, self.timeout_s = python, base_url, root, timeout_s
+        self.version = ""
+        self._proc: subprocess.Popen[str] | None = None
+        self._log_path = root / "driver.log"
+
+    def __enter__(self) -> CogneePeer:
+        self.version = _installed_version(self.python)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._log = self._log_path.open("w")
+        self._proc = subprocess.Popen(
+            [str(self.python), str(DRIVER)],
+            env=offline_env(self.base_url, self.root),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            text=True,
+        )
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._proc is not None:
+            with contextlib.suppress(OSError, ValueError):
+                self._send({"op": "quit"})
+            try:
+                self._proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        self._log.close()
+
+    def call(self, op: str, **args: Any) -> dict[str, Any]:
+        """Run one command and return its reply."""
+        assert self._proc is not None and self._proc.stdout is not None
+        self._send({"op": op, **args})
+        ready, _, _ = select.select([self._proc.stdout], [], [], self.timeout_s)
+        line = self._proc.stdout.readline() if ready else ""
+        if not line:
+            raise PeerError(f"Cognee's driver gave no answer to {op!r}; {self._log_tail()}")
+        reply: dict[str, Any] = json.loads(line)
+        if "error" in reply and op != "recall":
+            raise PeerError(f"Cognee's {op!r} failed: {reply['error']}; {self._log_tail()}")
+        return reply
+
+    def refused_hosts(self) -> dict[str, int]:
+        """Hosts off this machine that Cognee's process tried to reach (all refused)."""
+        refused = self.root / "refused_hosts.txt"
+        return dict(Counter(refused.read_text().split())) if refused.exists() else {}
+
+    def _send(self, command: dict[str, Any]) -> None:
+        assert self._proc is not None and self._proc.stdin is not None
+        self._proc.stdin.write(json.dumps(command) + "\n")
+        self._proc.stdin.flush()
+
+    def _log_tail(self) -> str:
+        self._log.flush()
+        return "log tail:\n" + "\n".join(self._log_path.read_text().splitlines()[-25:])
+
+
+def _installed_version(python: Path) -> str:
     if not python.exists():
         raise PeerError(
             f"no Python at {python}; create Cognee's venv first: python3 -m venv VENV && "
@@ -132,23 +204,4 @@ def run_cognee(
         raise PeerError(
             f"{python} has no cognee: {python.parent}/pip install -r bench/peers/requirements.txt"
         )
-    root.mkdir(parents=True, exist_ok=True)
-    spec_path, out_path, log_path = root / "spec.json", root / "out.json", root / "driver.log"
-    spec_path.write_text(json.dumps(spec))
-    with log_path.open("w") as log:
-        proc = subprocess.run(
-            [str(python), str(DRIVER), str(spec_path), str(out_path)],
-            env=offline_env(base_url, root),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            timeout=timeout_s,
-        )
-    progress = [ln for ln in log_path.read_text().splitlines() if ln.startswith("cognee:")]
-    for line in progress:
-        print("  " + line, file=sys.stderr)
-    if proc.returncode != 0 or not out_path.exists():
-        tail = "\n".join(log_path.read_text().splitlines()[-25:])
-        raise PeerError(f"Cognee's driver failed (exit {proc.returncode}); log tail:\n{tail}")
-    out: dict[str, Any] = json.loads(out_path.read_text())
-    out["version"] = check.stdout.strip()
-    return out
+    return check.stdout.strip()

@@ -1,17 +1,26 @@
-"""Cognee's side of ``bench.peers``: run inside Cognee's own virtual environment.
+"""Cognee's side of ``bench.peers``: runs inside Cognee's own virtual environment.
 
-    COGNEE_VENV/bin/python bench/peers/cognee_driver.py SPEC.json OUT.json
+    COGNEE_VENV/bin/python bench/peers/cognee_driver.py
 
-Reads the conversations and questions that ``bench.peers`` wrote to SPEC.json,
-remembers each conversation as its own dataset the way Cognee's own LoCoMo
-evaluation does (``cognee.eval_framework.locomo``: one short overview document
-plus one document per window of consecutive turns with a dated header, all in
-one ``cognee.remember(texts, dataset_name=..., chunk_size=4096)``), then times
-``cognee.recall(question, query_type, datasets=[...], top_k=..., only_context=True)``
-for each mode (``DEFAULT`` = no ``query_type``: Cognee's own router). Writes
-the figures to OUT.json. Standard library and Cognee only: it never imports
-the engine. Its LLM and embedding endpoints come from the environment that
-``bench.peers`` sets (a local server on 127.0.0.1).
+A small command loop so that ``bench.peers`` can alternate Cognee's work with
+ours in the same minutes of a shared machine: one JSON command per line on
+stdin, one JSON reply per line on the original stdout (Cognee's own prints and
+logs go to stderr). Commands:
+
+- ``{"op": "setup"}``: create Cognee's databases and load its code on a throwaway
+  dataset (untimed, as our side loads its model before the clock starts);
+- ``{"op": "remember", "sample": {...}, "window_turns": 6}``: one conversation as
+  Cognee's own LoCoMo evaluation ingests it (``cognee.eval_framework.locomo``: a
+  short overview document plus one document per window of consecutive turns with
+  a dated header, in one ``cognee.remember(texts, dataset_name=..., chunk_size=4096)``);
+- ``{"op": "recall", "mode": "CHUNKS" | "DEFAULT", "questions": [...], "top_k": 10,
+  "warm_up": true}``: the seconds of each ``cognee.recall(question, query_type,
+  datasets=[...], top_k=..., only_context=True)``; ``DEFAULT`` passes no
+  ``query_type`` (Cognee's own router);
+- ``{"op": "graph"}``: the graph's size by node type; ``{"op": "quit"}``.
+
+Standard library and Cognee only: it never imports the engine. Its LLM and
+embedding endpoints come from the environment that ``bench.peers`` sets.
 """
 
 from __future__ import annotations
@@ -19,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import statistics
 import sys
 import time
 import traceback
@@ -63,104 +71,89 @@ def windows(sample: dict[str, Any], window_turns: int) -> list[str]:
     return texts
 
 
-async def warm_up(cognee: Any) -> None:
-    """Untimed: create Cognee's databases and load its code paths on a throwaway dataset
-    (our side likewise loads its model before the clock starts)."""
-    from cognee.modules.engine.operations.setup import setup
+class Driver:
+    """Cognee behind the command loop's operations."""
 
-    await setup()
-    await cognee.remember(
-        ["Warm-up note. Ada met Bruno in Lisbon."], dataset_name="warm_up", chunk_size=4096
-    )
+    def __init__(self) -> None:
+        import cognee
 
+        self.cognee = cognee
 
-async def graph_size() -> dict[str, Any]:
-    """Nodes and edges in Cognee's graph, by node type (best effort)."""
-    try:
+    async def setup(self) -> dict[str, Any]:
+        from cognee.modules.engine.operations.setup import setup
+
+        await setup()
+        await self.cognee.remember(
+            ["Warm-up note. Ada met Bruno in Lisbon."], dataset_name="warm_up", chunk_size=4096
+        )
+        return {"version": getattr(self.cognee, "__version__", "?")}
+
+    async def remember(self, sample: dict[str, Any], window_turns: int) -> dict[str, Any]:
+        texts = windows(sample, window_turns)
+        started = time.perf_counter()
+        await self.cognee.remember(texts, dataset_name=sample["dataset"], chunk_size=4096)
+        return {"seconds": time.perf_counter() - started, "documents": len(texts)}
+
+    async def recall(
+        self, mode: str, questions: list[dict[str, str]], top_k: int, warm_up: bool
+    ) -> dict[str, Any]:
+        from cognee import SearchType
+
+        query_type = None if mode == DEFAULT else SearchType(mode)
+
+        async def ask(q: dict[str, str]) -> int:
+            results = await self.cognee.recall(
+                q["text"], query_type, datasets=[q["dataset"]], top_k=top_k, only_context=True
+            )
+            return len(results)
+
+        if warm_up:
+            await ask(questions[0])
+        seconds, empty = [], 0
+        for q in questions:
+            started = time.perf_counter()
+            found = await ask(q)
+            seconds.append(time.perf_counter() - started)
+            empty += not found
+        return {"seconds": seconds, "empty": empty}
+
+    async def graph(self) -> dict[str, Any]:
         from cognee.infrastructure.databases.graph import get_graph_engine
 
-        graph = await get_graph_engine()
-        nodes, edges = await graph.get_graph_data()
-    except Exception as error:
-        return {"error": f"{type(error).__name__}: {error}"[:200]}
-    types: dict[str, int] = {}
-    for _, props in nodes:
-        kind = str(props.get("type", "?"))
-        types[kind] = types.get(kind, 0) + 1
-    return {"nodes": len(nodes), "edges": len(edges), "node_types": types}
+        nodes, edges = await (await get_graph_engine()).get_graph_data()
+        types: dict[str, int] = {}
+        for _, props in nodes:
+            kind = str(props.get("type", "?"))
+            types[kind] = types.get(kind, 0) + 1
+        return {"nodes": len(nodes), "edges": len(edges), "node_types": types}
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
-
-
-async def run(spec: dict[str, Any]) -> dict[str, Any]:
-    import cognee
-    from cognee import SearchType
-
-    out: dict[str, Any] = {"cognee_version": getattr(cognee, "__version__", "?"), "modes": {}}
-    ingest: dict[str, Any] = {"messages": 0, "seconds": 0.0, "documents": 0}
-    await warm_up(cognee)
-    for sample in spec["samples"]:
-        texts = windows(sample, spec["window_turns"])
-        n = sum(len(s["turns"]) for s in sample["sessions"])
-        started = time.perf_counter()
-        await cognee.remember(texts, dataset_name=sample["dataset"], chunk_size=4096)
-        ingest["seconds"] += time.perf_counter() - started
-        ingest["messages"] += n
-        ingest["documents"] += len(texts)
-        print(f"cognee: remembered {sample['dataset']} ({n} turns)", file=sys.stderr, flush=True)
-    ingest["messages_per_s"] = ingest["messages"] / ingest["seconds"]
-    out["ingest"] = ingest
-    out["graph"] = await graph_size()
-    questions = spec["questions"]
-    for mode in spec["modes"]:
-        query_type = None if mode == DEFAULT else SearchType(mode)
+async def serve(replies: Any) -> None:
+    driver = Driver()
+    loop = asyncio.get_running_loop()
+    while True:
+        line = await loop.run_in_executor(None, sys.stdin.readline)
+        if not line:
+            return
+        command = json.loads(line)
+        op = command.pop("op")
+        if op == "quit":
+            return
         try:
-            times = []
-            empty = 0
-            first = questions[0]
-            await cognee.recall(
-                first["text"],
-                query_type,
-                datasets=[first["dataset"]],
-                top_k=spec["top_k"],
-                only_context=True,
-            )
-            for q in questions:
-                started = time.perf_counter()
-                results = await cognee.recall(
-                    q["text"],
-                    query_type,
-                    datasets=[q["dataset"]],
-                    top_k=spec["top_k"],
-                    only_context=True,
-                )
-                times.append(time.perf_counter() - started)
-                empty += not results
-            ms = [1000 * t for t in times]
-            out["modes"][mode] = {
-                "p50_ms": statistics.median(ms),
-                "p95_ms": percentile(ms, 0.95),
-                "n": len(ms),
-                "empty": empty,
-            }
-        except Exception as error:  # a mode Cognee cannot run offline is reported, not fatal
-            out["modes"][mode] = {"error": f"{type(error).__name__}: {error}"[:300]}
-            traceback.print_exc(file=sys.stderr)
-        print(f"cognee: {mode} {out['modes'][mode]}", file=sys.stderr, flush=True)
-    return out
+            reply = await getattr(driver, op)(**command)
+        except Exception as error:  # a mode Cognee cannot run is reported, not fatal
+            traceback.print_exc()
+            reply = {"error": f"{type(error).__name__}: {error}"[:300]}
+        replies.write(json.dumps(reply) + "\n")
+        replies.flush()
 
 
 def main() -> None:
-    spec_path, out_path = sys.argv[1:3]
-    with open(spec_path, encoding="utf-8") as f:
-        spec = json.load(f)
-    out = asyncio.run(run(spec))
-    out["pid"] = os.getpid()
-    with open(out_path, "w", encoding="utf-8") as f:
-        json.dump(out, f, indent=2)
+    # Replies go to the original stdout; everything Cognee prints goes to stderr.
+    replies = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    asyncio.run(serve(replies))
 
 
 if __name__ == "__main__":

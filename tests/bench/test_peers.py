@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import subprocess
 import sys
 import urllib.request
@@ -12,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 from pydantic import BaseModel, Field
 
-from bench.peers._cognee import spec_sample
+from bench.peers._cognee import OFFLINE, CogneePeer, PeerError, spec_sample
 from bench.peers._scripted import names, reply_for, requested_schema, schema_title
 from bench.peers._server import PeerServer
 from bench.peers.cognee_driver import windows
@@ -149,3 +151,38 @@ def test_the_command_starts_without_cognee() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "--cognee-python" in result.stdout
+
+
+def test_cognees_process_refuses_connections_off_this_machine(tmp_path: Path) -> None:
+    # The real connect and lookup are swapped for recorders first, so that even a broken
+    # guard sends nothing anywhere.
+    code = (
+        "import socket, sitecustomize as g\n"
+        "sent = []\n"
+        "g._connect = lambda s, a: sent.append(a)\n"
+        "g._getaddrinfo = lambda *a, **k: sent.append(a[0])\n"
+        "for call in (lambda: socket.socket().connect(('203.0.113.5', 443)),\n"
+        "             lambda: socket.getaddrinfo('peers.invalid', 443)):\n"
+        "    try:\n"
+        "        call()\n"
+        "    except ConnectionRefusedError:\n"
+        "        pass\n"
+        "socket.socket().connect(('127.0.0.1', 9))\n"
+        "print(sent)\n"
+    )
+    log = tmp_path / "refused.txt"
+    env = {**os.environ, "PYTHONPATH": str(OFFLINE), "PEERS_NET_LOG": str(log)}
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[('127.0.0.1', 9)]"
+    assert log.read_text().split() == ["203.0.113.5", "peers.invalid"]
+
+
+def test_a_missing_cognee_venv_is_named_with_the_fix(tmp_path: Path) -> None:
+    peer = CogneePeer(
+        tmp_path / "nope" / "python", base_url="http://127.0.0.1:1/v1", root=tmp_path, timeout_s=5
+    )
+    with pytest.raises(PeerError, match=r"requirements\.txt"):
+        peer.__enter__()
