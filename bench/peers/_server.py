@@ -37,7 +37,7 @@ class PeerServer:
         self.embedder = embedder
         self.model_name = model_name
         self.calls: Counter[str] = Counter()
-        self.seconds: Counter[str] = Counter()
+        self.seconds: dict[str, float] = {}
         self.texts_embedded = 0
         self._lock = threading.Lock()
         handler = type("_Bound", (_Handler,), {"owner": self})
@@ -53,7 +53,7 @@ class PeerServer:
     def record(self, route: str, seconds: float, texts: int = 0) -> None:
         with self._lock:
             self.calls[route] += 1
-            self.seconds[route] += seconds
+            self.seconds[route] = self.seconds.get(route, 0.0) + seconds
             self.texts_embedded += texts
 
     def stats(self) -> dict[str, Any]:
