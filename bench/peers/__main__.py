@@ -266,7 +266,7 @@ def table(report: dict[str, Any]) -> str:
             f"Cognee's connections off this machine, refused: {peer['refused_hosts'] or 'none'}"
         )
     if "graph" in peer:
-        lines.append(f"Cognee's graph: {peer['graph']}")
+        lines.append(f"Cognee's graph (the last dataset it opened): {peer['graph']}")
     lines.append(f"machine: {report['cpus']} CPUs")
     return "\n".join(lines)
 
