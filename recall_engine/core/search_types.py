@@ -38,18 +38,22 @@ class SearchType(StrEnum):
     AGENTIC_COMPLETION = "AGENTIC_COMPLETION"
 
 
-SearchTypeName: TypeAlias = str
-"""A search type's name: the ``SearchType`` member of a built-in, else the registered name."""
-
-SearchTypeField = Annotated[SearchType | str, Field(union_mode="left_to_right")]
-"""A search type in a pydantic model: built-in names come back as ``SearchType`` members."""
-
-# Search types that query Cypher and so obey ALLOW_CYPHER_QUERY.
-CYPHER_SEARCH_TYPES = frozenset({SearchType.CYPHER, SearchType.NATURAL_LANGUAGE})
-
 NAME_PATTERN = re.compile(r"[A-Z][A-Z0-9_]{0,63}")
 """What every search type's name looks like: upper-case letters, digits and underscores,
 starting with a letter, at most 64 characters (the built-ins' own form)."""
+
+SearchTypeName: TypeAlias = str
+"""A search type's name: the ``SearchType`` member of a built-in, else the registered name."""
+
+SearchTypeField = Annotated[
+    SearchType | Annotated[str, Field(pattern=f"^{NAME_PATTERN.pattern}$")],
+    Field(union_mode="left_to_right"),
+]
+"""A search type in a pydantic model: built-in names come back as ``SearchType`` members,
+other names must have ``NAME_PATTERN``'s form."""
+
+# Search types that query Cypher and so obey ALLOW_CYPHER_QUERY.
+CYPHER_SEARCH_TYPES = frozenset({SearchType.CYPHER, SearchType.NATURAL_LANGUAGE})
 
 RESERVED_NAMES = frozenset({"AUTO"})
 """Names no search type may take: they mean something else where a type is asked for."""
