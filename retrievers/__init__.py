@@ -65,7 +65,7 @@ def register_retriever(
     name: str, retriever: type[Retriever[Any]], *, replace: bool = False
 ) -> SearchTypeName:
     """Add a search type: ``recall(query_type=name)``, router rules, the server and
-    MCP accept ``name`` from now on.
+    MCP accept ``name`` from now on, in every engine of this process.
 
     Args:
         name: upper-case letters, digits and underscores (``KEYWORDS``), not a built-in.

@@ -66,7 +66,8 @@ class RecallEngine(WritesMixin, AccessMixin, FactsMixin, ListingMixin, TenantsMi
     Raises:
         StoreLockedError: another process holds the data dir (the message names its pid).
         StoreError: the Postgres server of ``state_url`` cannot be reached.
-        ConfigError: a bad configuration value, or a data dir that cannot be created.
+        ConfigError: a bad configuration value, a data dir that cannot be created, or an
+            installed ``recall_engine.retrievers`` entry point that is no retriever.
     """
 
     def __init__(
