@@ -40,6 +40,8 @@ _EXPORTS = {
     "get_default_engine": "recall_engine.api",
     "recall": "recall_engine.api",
     "remember": "recall_engine.api",
+    "register_retriever": "retrievers",
+    "unregister_retriever": "retrievers",
     # the tenant API's errors (the core error tree is imported above)
     "InvalidFilterError": "recall_engine.tenants.errors",
     "SourceNotFoundError": "recall_engine.tenants.errors",
@@ -71,7 +73,9 @@ __all__ = [
     "build_context_string",
     "get_default_engine",
     "recall",
+    "register_retriever",
     "remember",
+    "unregister_retriever",
 ]
 __all__ += errors.__all__
 
@@ -99,6 +103,7 @@ if TYPE_CHECKING:
         TenantAlreadyExistsError,
         TenantNotFoundError,
     )
+    from retrievers import register_retriever, unregister_retriever
 
 
 def __getattr__(name: str) -> Any:

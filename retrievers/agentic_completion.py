@@ -72,11 +72,12 @@ class ToolFailed(Exception):
 class AgenticCompletionRetriever:
     """Context gathered by an LLM that calls search tools, then one answer."""
 
-    search_type: ClassVar[SearchType] = SearchType.AGENTIC_COMPLETION
+    search_type: ClassVar[str] = SearchType.AGENTIC_COMPLETION
     kind: ClassVar[str] = "graph_completion"
     answers: ClassVar[bool] = True
     prompt: ClassVar[str] = "answer_from_graph_context"
     needs_llm: ClassVar[bool] = True
+    embeds_query: ClassVar[bool] = True
     config_model: ClassVar[type[RetrieverConfig]] = AgenticConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[AgenticConfig]) -> RetrieverOutput:

@@ -22,7 +22,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from recall_engine.core.hits import AnyHit, Hit
-from recall_engine.core.search_types import SearchType
+from recall_engine.core.search_types import SearchTypeField, SearchTypeName
 from recall_engine.read.api import ReadAPI
 
 
@@ -68,7 +68,7 @@ class SearchTypes(Protocol):
     """
 
     @property
-    def available(self) -> tuple[SearchType, ...]:
+    def available(self) -> tuple[SearchTypeName, ...]:
         """Registered types that configuration allows and that can run now.
 
         Those needing an LLM only when one is given; never FEELING_LUCKY.
@@ -76,12 +76,12 @@ class SearchTypes(Protocol):
         ...
 
     @property
-    def routed(self) -> SearchType | None:
+    def routed(self) -> SearchTypeName | None:
         """The router's pick for the query, when the router ran."""
         ...
 
     async def run(
-        self, search_type: SearchType, query: str, ctx: RetrievalContext[Any]
+        self, search_type: SearchTypeName, query: str, ctx: RetrievalContext[Any]
     ) -> RetrieverOutput:
         """Retrieve for ``query`` with ``search_type`` and its default config.
 
@@ -149,7 +149,7 @@ class RetrieverOutput(BaseModel):
         "'temporal': the interval it used or its fallback).",
     )
     context: str | None = None
-    search_type: SearchType | None = Field(
+    search_type: SearchTypeField | None = Field(
         default=None, description="The type that actually ran, when it differs (FEELING_LUCKY)."
     )
 
@@ -163,7 +163,8 @@ class RetrieverOutput(BaseModel):
 class Retriever(Protocol[ConfigT]):
     """A retrieval strategy for one search type; the registry reads its class facts."""
 
-    search_type: ClassVar[SearchType]
+    search_type: ClassVar[SearchTypeName]
+    """The name recall() knows it by (a ``SearchType`` member for a built-in)."""
     kind: ClassVar[str]
     """``ResponseGraphEntry.kind`` of its results (answer or items)."""
     answers: ClassVar[bool]
@@ -172,7 +173,12 @@ class Retriever(Protocol[ConfigT]):
     """The prompt file the answer stage uses."""
     needs_llm: ClassVar[bool]
     """True: the type cannot run at all without an LLM."""
+    embeds_query: ClassVar[bool]
+    """True: the pipeline embeds the query into ``ctx.query_vector`` before it
+    retrieves; False: ``ctx.query_vector`` is ``NO_VECTOR`` (BM25 and Cypher read text
+    only, so they do not pay for an embedding they never use)."""
     config_model: ClassVar[type[RetrieverConfig]]
+    """Its options (``retriever_specific_config``), a frozen model that refuses unknown keys."""
 
     async def retrieve(self, query: str, ctx: RetrievalContext[ConfigT]) -> RetrieverOutput:
         """Return the best context for ``query``, best first.
@@ -192,13 +198,9 @@ NO_VECTOR = np.zeros(0, dtype=np.float32)
 """``RetrievalContext.query_vector`` of a retriever that said it needs none."""
 
 
-def wants_query_vector(retriever: type[Any]) -> bool:
-    """Whether the pipeline embeds the query for ``retriever``.
-
-    True unless its class sets ``embeds_query = False`` (BM25 and Cypher read text
-    only, so a lexical recall does not pay for an embedding it never uses).
-    """
-    return bool(getattr(retriever, "embeds_query", True))
+def wants_query_vector(retriever: type[Retriever[Any]]) -> bool:
+    """Whether the pipeline embeds the query for ``retriever`` (its ``embeds_query``)."""
+    return retriever.embeds_query
 
 
 def config_of(ctx: RetrievalContext[Any], model: type[ConfigT]) -> ConfigT:

@@ -20,11 +20,12 @@ class ChunksConfig(RetrieverConfig):
 class ChunksRetriever:
     """The chunks whose embeddings are closest to the query's."""
 
-    search_type: ClassVar[SearchType] = SearchType.CHUNKS
+    search_type: ClassVar[str] = SearchType.CHUNKS
     kind: ClassVar[str] = "chunk"
     answers: ClassVar[bool] = False
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
+    embeds_query: ClassVar[bool] = True
     config_model: ClassVar[type[RetrieverConfig]] = ChunksConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[ChunksConfig]) -> RetrieverOutput:

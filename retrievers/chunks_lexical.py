@@ -18,7 +18,7 @@ class LexicalConfig(RetrieverConfig):
 class LexicalChunksRetriever:
     """Chunks ranked by BM25 (Lucene variant, k1=1.5, b=0.75) over stemmed words."""
 
-    search_type: ClassVar[SearchType] = SearchType.CHUNKS_LEXICAL
+    search_type: ClassVar[str] = SearchType.CHUNKS_LEXICAL
     kind: ClassVar[str] = "chunk"
     answers: ClassVar[bool] = False
     prompt: ClassVar[str] = "answer_from_context"

@@ -31,11 +31,12 @@ class CodingRulesConfig(RetrieverConfig):
 class CodingRulesRetriever:
     """Rules from node sets, nearest to the query first."""
 
-    search_type: ClassVar[SearchType] = SearchType.CODING_RULES
+    search_type: ClassVar[str] = SearchType.CODING_RULES
     kind: ClassVar[str] = "coding_rule"
     answers: ClassVar[bool] = False
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
+    embeds_query: ClassVar[bool] = True
     config_model: ClassVar[type[RetrieverConfig]] = CodingRulesConfig
 
     async def retrieve(

@@ -53,7 +53,7 @@ async def rows_as_hits(read: ReadAPI, result: CypherResult) -> list[AnyHit]:
 class CypherRetriever:
     """Rows of a caller-written, read-only Cypher query."""
 
-    search_type: ClassVar[SearchType] = SearchType.CYPHER
+    search_type: ClassVar[str] = SearchType.CYPHER
     kind: ClassVar[str] = "cypher"
     answers: ClassVar[bool] = False
     prompt: ClassVar[str] = "answer_from_context"

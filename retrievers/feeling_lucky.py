@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from recall_engine.core.search_types import SearchType
+from recall_engine.core.search_types import SearchType, SearchTypeName
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
 
 FALLBACK = SearchType.RAG_COMPLETION
@@ -25,11 +25,12 @@ class FeelingLuckyConfig(RetrieverConfig):
 class FeelingLuckyRetriever:
     """Delegates to the search type the LLM (or, offline, the router) picks."""
 
-    search_type: ClassVar[SearchType] = SearchType.FEELING_LUCKY
+    search_type: ClassVar[str] = SearchType.FEELING_LUCKY
     kind: ClassVar[str] = "rag_completion"
     answers: ClassVar[bool] = True
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
+    embeds_query: ClassVar[bool] = True
     config_model: ClassVar[type[RetrieverConfig]] = FeelingLuckyConfig
 
     async def retrieve(
@@ -54,7 +55,7 @@ class FeelingLuckyRetriever:
             reply = await ctx.llm.complete(
                 "search_type_selection",
                 query=query,
-                search_types="\n".join(t.value for t in available),
+                search_types="\n".join(available),
             )
             chosen, how = pick(reply, available), "llm"
         else:
@@ -65,18 +66,18 @@ class FeelingLuckyRetriever:
             chosen, how = FALLBACK, f"{how} (unusable choice: fallback)"
         output = await runner.run(chosen, query, ctx)
         output.search_type = chosen
-        output.details = {**output.details, "feeling_lucky": {"chose": chosen.value, "by": how}}
+        output.details = {**output.details, "feeling_lucky": {"chose": str(chosen), "by": how}}
         return output
 
 
-def pick(reply: str, available: tuple[SearchType, ...]) -> SearchType | None:
+def pick(reply: str, available: tuple[SearchTypeName, ...]) -> SearchTypeName | None:
     """The one available type the reply names, or None.
 
     The exact name first, then the longest name the reply contains.
     """
     text = reply.strip().strip("`'\".").upper()
     for search_type in available:
-        if text == search_type.value:
+        if text == search_type:
             return search_type
-    named = [t for t in available if t.value in text.replace(" ", "_")]
-    return max(named, key=lambda t: len(t.value)) if named else None
+    named = [t for t in available if t in text.replace(" ", "_")]
+    return max(named, key=len) if named else None

@@ -43,11 +43,12 @@ class GraphCompletionConfig(GraphSearchConfig):
 class GraphCompletionRetriever:
     """Triplets and passages ranked by vector distance, BM25 and graph structure."""
 
-    search_type: ClassVar[SearchType] = SearchType.GRAPH_COMPLETION
+    search_type: ClassVar[str] = SearchType.GRAPH_COMPLETION
     kind: ClassVar[str] = "graph_completion"
     answers: ClassVar[bool] = True
     prompt: ClassVar[str] = "answer_from_graph_context"
     needs_llm: ClassVar[bool] = False
+    embeds_query: ClassVar[bool] = True
     config_model: ClassVar[type[RetrieverConfig]] = GraphCompletionConfig
 
     async def retrieve(

@@ -39,11 +39,12 @@ class GraphContextExtensionConfig(RoundsConfig):
 class GraphCompletionContextExtensionRetriever:
     """Graph completion that extends its context with what its own answer names."""
 
-    search_type: ClassVar[SearchType] = SearchType.GRAPH_COMPLETION_CONTEXT_EXTENSION
+    search_type: ClassVar[str] = SearchType.GRAPH_COMPLETION_CONTEXT_EXTENSION
     kind: ClassVar[str] = "graph_completion"
     answers: ClassVar[bool] = True
     prompt: ClassVar[str] = "answer_from_graph_context"
     needs_llm: ClassVar[bool] = False
+    embeds_query: ClassVar[bool] = True
     config_model: ClassVar[type[RetrieverConfig]] = GraphContextExtensionConfig
 
     async def retrieve(

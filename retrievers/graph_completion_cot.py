@@ -32,11 +32,12 @@ class GraphCotConfig(RoundsConfig):
 class GraphCompletionCotRetriever:
     """Graph completion that reasons in rounds about what is still missing."""
 
-    search_type: ClassVar[SearchType] = SearchType.GRAPH_COMPLETION_COT
+    search_type: ClassVar[str] = SearchType.GRAPH_COMPLETION_COT
     kind: ClassVar[str] = "graph_completion"
     answers: ClassVar[bool] = True
     prompt: ClassVar[str] = "answer_from_graph_context"
     needs_llm: ClassVar[bool] = False
+    embeds_query: ClassVar[bool] = True
     config_model: ClassVar[type[RetrieverConfig]] = GraphCotConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[GraphCotConfig]) -> RetrieverOutput:

@@ -64,11 +64,12 @@ async def llm_split(llm: LLM, question: str, limit: int) -> list[str] | None:
 class GraphCompletionDecompositionRetriever:
     """Graph completion over the question's sub-questions."""
 
-    search_type: ClassVar[SearchType] = SearchType.GRAPH_COMPLETION_DECOMPOSITION
+    search_type: ClassVar[str] = SearchType.GRAPH_COMPLETION_DECOMPOSITION
     kind: ClassVar[str] = "graph_completion"
     answers: ClassVar[bool] = True
     prompt: ClassVar[str] = "answer_from_graph_context"
     needs_llm: ClassVar[bool] = False
+    embeds_query: ClassVar[bool] = True
     config_model: ClassVar[type[RetrieverConfig]] = GraphDecompositionConfig
 
     async def retrieve(

@@ -26,11 +26,12 @@ class GraphSummaryConfig(GraphSearchConfig):
 class GraphSummaryCompletionRetriever:
     """Graph completion answered from a summary of the graph context."""
 
-    search_type: ClassVar[SearchType] = SearchType.GRAPH_SUMMARY_COMPLETION
+    search_type: ClassVar[str] = SearchType.GRAPH_SUMMARY_COMPLETION
     kind: ClassVar[str] = "graph_completion"
     answers: ClassVar[bool] = True
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
+    embeds_query: ClassVar[bool] = True
     config_model: ClassVar[type[RetrieverConfig]] = GraphSummaryConfig
 
     async def retrieve(

@@ -63,11 +63,12 @@ async def timed(timings: dict[str, float], name: str, work: Awaitable[T]) -> T:
 class HybridCompletionRetriever:
     """Fused passages plus the graph's entities and facts nearest the query."""
 
-    search_type: ClassVar[SearchType] = SearchType.HYBRID_COMPLETION
+    search_type: ClassVar[str] = SearchType.HYBRID_COMPLETION
     kind: ClassVar[str] = "rag_completion"
     answers: ClassVar[bool] = True
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
+    embeds_query: ClassVar[bool] = True
     config_model: ClassVar[type[RetrieverConfig]] = HybridConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[HybridConfig]) -> RetrieverOutput:

@@ -31,7 +31,7 @@ class NaturalLanguageConfig(RetrieverConfig):
 class NaturalLanguageRetriever:
     """Rows of the Cypher query the LLM writes for a question."""
 
-    search_type: ClassVar[SearchType] = SearchType.NATURAL_LANGUAGE
+    search_type: ClassVar[str] = SearchType.NATURAL_LANGUAGE
     kind: ClassVar[str] = "natural_language"
     answers: ClassVar[bool] = False
     prompt: ClassVar[str] = "text_to_cypher"

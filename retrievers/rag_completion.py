@@ -12,11 +12,12 @@ from retrievers.chunks import ChunksConfig, ChunksRetriever
 class RagCompletionRetriever:
     """Dense chunk retrieval whose hits become the context of a generated answer."""
 
-    search_type: ClassVar[SearchType] = SearchType.RAG_COMPLETION
+    search_type: ClassVar[str] = SearchType.RAG_COMPLETION
     kind: ClassVar[str] = "rag_completion"
     answers: ClassVar[bool] = True
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
+    embeds_query: ClassVar[bool] = True
     config_model: ClassVar[type[RetrieverConfig]] = ChunksConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[ChunksConfig]) -> RetrieverOutput:

@@ -16,11 +16,12 @@ class SummariesConfig(RetrieverConfig):
 class SummariesRetriever:
     """The summaries nearest to the query (each cites its data item's chunks)."""
 
-    search_type: ClassVar[SearchType] = SearchType.SUMMARIES
+    search_type: ClassVar[str] = SearchType.SUMMARIES
     kind: ClassVar[str] = "summary"
     answers: ClassVar[bool] = False
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
+    embeds_query: ClassVar[bool] = True
     config_model: ClassVar[type[RetrieverConfig]] = SummariesConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[SummariesConfig]) -> RetrieverOutput:

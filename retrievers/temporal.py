@@ -75,11 +75,12 @@ class TemporalConfig(PassageConfig):
 class TemporalRetriever:
     """Chunks and events inside the query's time interval, fused with passages."""
 
-    search_type: ClassVar[SearchType] = SearchType.TEMPORAL
+    search_type: ClassVar[str] = SearchType.TEMPORAL
     kind: ClassVar[str] = "temporal"
     answers: ClassVar[bool] = True
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
+    embeds_query: ClassVar[bool] = True
     config_model: ClassVar[type[RetrieverConfig]] = TemporalConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[TemporalConfig]) -> RetrieverOutput:
@@ -217,9 +218,9 @@ async def _fall_back(
     target = GraphCompletionRetriever.search_type
     inner = dataclasses.replace(ctx, config=GraphCompletionRetriever.config_model())
     output = await GraphCompletionRetriever().retrieve(query, inner)
-    reason = f"no time found in the query; ran {target.value} instead"
+    reason = f"no time found in the query; ran {target} instead"
     details = {**output.details, "fallback": reason}
-    temporal = {**about, "ran": target.value, "mode": "fallback", "fallback": reason}
+    temporal = {**about, "ran": str(target), "mode": "fallback", "fallback": reason}
     return output.model_copy(
         update={
             "details": details,

@@ -55,11 +55,12 @@ async def distinct_triplets(
 class TripletCompletionRetriever:
     """The relations whose text (``source predicate target: context``) is nearest."""
 
-    search_type: ClassVar[SearchType] = SearchType.TRIPLET_COMPLETION
+    search_type: ClassVar[str] = SearchType.TRIPLET_COMPLETION
     kind: ClassVar[str] = "triplet_completion"
     answers: ClassVar[bool] = True
     prompt: ClassVar[str] = "answer_from_graph_context"
     needs_llm: ClassVar[bool] = False
+    embeds_query: ClassVar[bool] = True
     config_model: ClassVar[type[RetrieverConfig]] = TripletCompletionConfig
 
     async def retrieve(

@@ -30,7 +30,7 @@ from typing import Any
 
 import regex
 
-from recall_engine.core.search_types import SearchType
+from recall_engine.core.search_types import SearchTypeName
 from router.prefilter import candidate_pattern, required_literals
 
 # not, no, never, without, lack(s/ed/ing), cannot, and any n't contraction.
@@ -67,7 +67,7 @@ class CompiledRule:
     """A rule ready to scan: its exact pattern, its optional candidate pattern."""
 
     id: str
-    target: SearchType
+    target: SearchTypeName
     weight: float
     case_sensitive: bool
     exact: re.Pattern[str]
@@ -83,7 +83,7 @@ class CompiledRule:
         *,
         id: str,
         pattern: str,
-        target: SearchType,
+        target: SearchTypeName,
         weight: float,
         case_sensitive: bool,
         bounded: bool = False,
@@ -147,7 +147,7 @@ class BoundedRule(CompiledRule):
 
     @classmethod
     def compile(
-        cls, id: str, target: SearchType, weight: float, case_sensitive: bool, source: str
+        cls, id: str, target: SearchTypeName, weight: float, case_sensitive: bool, source: str
     ) -> BoundedRule:
         exact: Any = regex.compile(source)
         relaxed = candidate_pattern(source)

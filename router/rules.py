@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from recall_engine.core.errors import InvalidRuleError
-from recall_engine.core.search_types import SearchType, parse_search_type
+from recall_engine.core.search_types import SearchTypeName, parse_search_type, search_type_names
 from router.matcher import RULE_TIMEOUT_S, lowercase_pattern, probe_rule
 
 _FIELDS = ("id", "description", "pattern", "target", "weight", "case_sensitive", "examples")
@@ -40,7 +40,7 @@ class Rule:
 
     id: str
     pattern: str
-    target: SearchType
+    target: SearchTypeName
     weight: float
     examples: tuple[str, ...] = ()
     case_sensitive: bool = False
@@ -65,18 +65,18 @@ class Rule:
             "id": self.id,
             "description": self.description,
             "pattern": self.pattern,
-            "target": self.target.value,
+            "target": str(self.target),
             "weight": self.weight,
             "case_sensitive": self.case_sensitive,
             "examples": list(self.examples),
         }
 
 
-def _parse_target(rule_id: str, value: object) -> SearchType:
+def _parse_target(rule_id: str, value: object) -> SearchTypeName:
     try:
         return parse_search_type(value)  # type: ignore[arg-type]
     except ValueError:
-        choices = ", ".join(t.value for t in SearchType)
+        choices = ", ".join(search_type_names())
         raise InvalidRuleError(
             f"Router rule {rule_id!r}: unknown target {value!r}. Use one of: {choices}."
         ) from None

@@ -13,7 +13,12 @@ from collections.abc import Iterable
 from pydantic import BaseModel, ConfigDict
 
 from recall_engine.core.errors import InvalidInputError
-from recall_engine.core.search_types import SearchType, parse_search_type
+from recall_engine.core.search_types import (
+    SearchType,
+    SearchTypeField,
+    SearchTypeName,
+    parse_search_type,
+)
 from router.matcher import RULE_TIMEOUT_S, CompiledRule
 from router.rules import DEFAULT_RULES, Rule, check_rule_speed
 
@@ -37,9 +42,9 @@ class RouteDecision(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    search_type: SearchType
+    search_type: SearchTypeField
     score: float
-    runner_up: SearchType | None
+    runner_up: SearchTypeField | None
     runner_up_score: float
     scores: dict[str, float]
     fired: list[str]
@@ -68,7 +73,7 @@ class Router:
         rules: Iterable[Rule] = DEFAULT_RULES,
         *,
         threshold: float = THRESHOLD,
-        default: SearchType = DEFAULT_SEARCH_TYPE,
+        default: SearchTypeName = DEFAULT_SEARCH_TYPE,
         negation_window: int = NEGATION_WINDOW,
     ) -> None:
         if threshold < 0 or negation_window < 0:
@@ -117,7 +122,7 @@ class Router:
             )
         lowered = text.lower()
         window = self.negation_window
-        totals: dict[SearchType, float] = {}
+        totals: dict[SearchTypeName, float] = {}
         fired: list[str] = []
         for gate, scan, case_sensitive, rule in self._plan:
             subject = text if case_sensitive else lowered
@@ -149,17 +154,17 @@ class Router:
         _log_decision(decision, query)
         return decision
 
-    def _decide(self, totals: dict[SearchType, float], fired: list[str]) -> RouteDecision:
+    def _decide(self, totals: dict[SearchTypeName, float], fired: list[str]) -> RouteDecision:
         # sorted() is stable, so equal scores keep the table's tie order.
         ranked = [t for t in self._order if t in totals]
         if len(ranked) > 1:
             ranked.sort(key=totals.__getitem__, reverse=True)
-        scores = {t.value: totals[t] for t in ranked}
+        scores = {str(t): totals[t] for t in ranked}
         default = not ranked or totals[ranked[0]] < self.threshold
         if default:
             winner = self.default
             score = totals.get(winner, 0.0)
-            others = [t for t in ranked if t is not winner]
+            others = [t for t in ranked if t != winner]
         else:
             winner, score, others = ranked[0], totals[ranked[0]], ranked[1:]
         runner_up = others[0] if others else None
@@ -188,13 +193,13 @@ def _log_decision(decision: RouteDecision, query: str) -> None:
     if not decision.fired:
         logger.info(
             "query_router: no patterns matched, default=%s query=%r",
-            decision.search_type.value,
+            decision.search_type,
             _shorten(query),
         )
     else:
         logger.info(
             "query_router: routed=%s score=%s query=%r scores=%s",
-            decision.search_type.value,
+            decision.search_type,
             decision.score,
             _shorten(query),
             decision.scores,
@@ -209,12 +214,12 @@ def log_override(decision: RouteDecision, user_chose: SearchType | str) -> bool:
         ValueError: ``user_chose`` names no search type.
     """
     chosen = parse_search_type(user_chose)
-    if chosen is decision.search_type:
+    if chosen == decision.search_type:
         return False
     logger.info(
         "Router override recorded: routed=%s, user_chose=%s",
-        decision.search_type.value,
-        chosen.value,
+        decision.search_type,
+        chosen,
     )
     return True
 

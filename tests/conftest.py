@@ -79,3 +79,15 @@ def prebuilt(tmp_path_factory) -> Callable[..., Path]:
         return dest
 
     return copy
+
+
+@pytest.fixture
+def registered() -> Iterator[str]:
+    """``tests.custom_retriever``'s SHORTEST_FIRST registered for one test, as a user
+    outside the package registers a retriever."""
+    from recall_engine import register_retriever, unregister_retriever
+    from tests.custom_retriever import NAME, ShortestFirstRetriever
+
+    register_retriever(NAME, ShortestFirstRetriever)
+    yield NAME
+    unregister_retriever(NAME)

@@ -12,12 +12,19 @@ from pathlib import Path
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-CONTRACT = ["sessions.py", "shared_datasets.py", "custom_prompt.py", "query_types.py"]
+CONTRACT = [
+    "sessions.py",
+    "shared_datasets.py",
+    "custom_prompt.py",
+    "query_types.py",
+    "custom_retriever.py",
+]
 EXPECT = {
     "sessions.py": "[session] What blocked the Difference Engine build?",
     "shared_datasets.py": "refused: PermissionDeniedError",
     "custom_prompt.py": "Visitor: What did Grace Hopper find in the Mark II?",
     "query_types.py": "\n\nEvidence:\n- chunk 0 of document",
+    "custom_retriever.py": "EXACT_PHRASE: The connection pool outage blocked the build",
 }
 
 
@@ -29,9 +36,19 @@ def test_example_runs(name, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(engine_module, "make_embedder", lambda config: DeterministicEmbedder())
     monkeypatch.setenv("RECALL_ENGINE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.chdir(tmp_path)
-    runpy.run_path(str(EXAMPLES / name), run_name="__main__")
-    runpy.run_path(str(EXAMPLES / name), run_name="__main__")  # twice: re-runs are fine
-    assert EXPECT[name] in capsys.readouterr().out
+    from retrievers import REGISTRY, unregister_retriever
+
+    before = set(REGISTRY)
+    try:
+        runpy.run_path(str(EXAMPLES / name), run_name="__main__")
+        runpy.run_path(str(EXAMPLES / name), run_name="__main__")  # twice: re-runs are fine
+    finally:
+        for added in set(REGISTRY) - before:  # a search type the example registered
+            unregister_retriever(added)
+    out = capsys.readouterr().out
+    assert EXPECT[name] in out
+    if name == "custom_retriever.py":
+        assert "candidates" not in out  # shares the words, not the phrase
 
 
 @pytest.mark.slow

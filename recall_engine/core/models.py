@@ -9,7 +9,7 @@ import regex
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
 from recall_engine.core.errors import InvalidFieldError
-from recall_engine.core.search_types import SearchType
+from recall_engine.core.search_types import SearchTypeField
 from recall_engine.core.trusted import assemble
 
 _YEAR = regex.compile(r"\b(1[0-9]{3}|2[0-9]{3})\b")
@@ -229,7 +229,7 @@ class ResponseGraphEntry(BaseModel):
 
     text: str
     kind: str
-    search_type: SearchType
+    search_type: SearchTypeField
     dataset_id: str | None = None
     dataset_name: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)

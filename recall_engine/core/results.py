@@ -23,7 +23,7 @@ from recall_engine.core.hydra import (
 )
 from recall_engine.core.metadata import ADDITIONAL_KEY, SOURCE_KEY, TENANT_KEY
 from recall_engine.core.models import ResponseGraphEntry
-from recall_engine.core.search_types import SearchType
+from recall_engine.core.search_types import SearchTypeName
 
 
 def hit_raw(hit: AnyHit) -> Any:
@@ -45,7 +45,7 @@ def _hit_metadata(hit: AnyHit) -> dict[str, Any]:
 
 
 def item_entries(
-    hits: list[AnyHit], *, kind: str, search_type: SearchType
+    hits: list[AnyHit], *, kind: str, search_type: SearchTypeName
 ) -> list[ResponseGraphEntry]:
     """One result per hit, best first."""
     return [
@@ -70,7 +70,7 @@ def single_dataset(hits: list[AnyHit]) -> tuple[str | None, str | None]:
 
 
 def context_entry(
-    hits: list[AnyHit], context: str, *, kind: str, search_type: SearchType
+    hits: list[AnyHit], context: str, *, kind: str, search_type: SearchTypeName
 ) -> ResponseGraphEntry:
     """The context of an answering search type, returned instead of an answer."""
     dataset_id, dataset_name = single_dataset(hits)

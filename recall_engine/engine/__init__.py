@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
@@ -12,15 +11,14 @@ from recall_engine.completion import resolve_llm_config
 from recall_engine.config import RecallConfig
 from recall_engine.core.errors import (
     ConfigError,
-    DatasetNotFoundError,
     InvalidInputError,
     RecallPreconditionError,
 )
 from recall_engine.core.limits import check_query_size
-from recall_engine.core.models import RecallResult, RememberResult
+from recall_engine.core.models import RecallResult
 from recall_engine.core.recall_options import RecallOptions, RecallParams, recall_signature
 from recall_engine.core.search_types import SearchType
-from recall_engine.core.validation import check_ids, check_name
+from recall_engine.core.validation import check_name
 from recall_engine.embedding import Embedder, make_embedder
 from recall_engine.engine.access import AccessMixin
 from recall_engine.engine.facts import FactsMixin
@@ -28,11 +26,10 @@ from recall_engine.engine.listing import ListingMixin
 from recall_engine.engine.routing import build_router
 from recall_engine.engine.tenants import TenantsMixin
 from recall_engine.engine.tracing import TracingMixin
-from recall_engine.identity import IdentityRegistry, User
+from recall_engine.engine.writes import WritesMixin
+from recall_engine.identity import IdentityRegistry
 from recall_engine.identity.service import AccessControl
-from recall_engine.ingest.node_sets import apply_node_sets, check_node_sets
-from recall_engine.ingest.sources import collect_items
-from recall_engine.ingest.writer import writers_for, writing
+from recall_engine.ingest.writer import writers_for
 from recall_engine.pipeline.request import RecallRequest
 from recall_engine.pipeline.run import RecallPipeline
 from recall_engine.pipeline.scope import resolve_dataset_ids
@@ -47,13 +44,14 @@ from recall_engine.storage.store_drop import drop_store
 from recall_engine.storage.store_lock import hold_data_dir
 from recall_engine.storage.tenant import TenantStore
 from recall_engine.storage.vector_location import SharedVectors
+from retrievers import load_entry_points
 
 if TYPE_CHECKING:
     from recall_engine.remote import RemoteRecallEngine
     from recall_engine.tenants import TenantAPI
 
 
-class RecallEngine(AccessMixin, FactsMixin, ListingMixin, TenantsMixin, TracingMixin):
+class RecallEngine(WritesMixin, AccessMixin, FactsMixin, ListingMixin, TenantsMixin, TracingMixin):
     """A recall engine over one data dir; each tenant gets its own stores inside it.
 
     Args:
@@ -68,7 +66,8 @@ class RecallEngine(AccessMixin, FactsMixin, ListingMixin, TenantsMixin, TracingM
     Raises:
         StoreLockedError: another process holds the data dir (the message names its pid).
         StoreError: the Postgres server of ``state_url`` cannot be reached.
-        ConfigError: a bad configuration value, or a data dir that cannot be created.
+        ConfigError: a bad configuration value, a data dir that cannot be created, or an
+            installed ``recall_engine.retrievers`` entry point that is no retriever.
     """
 
     def __init__(
@@ -86,6 +85,7 @@ class RecallEngine(AccessMixin, FactsMixin, ListingMixin, TenantsMixin, TracingM
         elif overrides:
             config = RecallConfig.model_validate({**config.model_dump(), **overrides})
         self.config = config
+        load_entry_points()  # installed packages' search types, before rules may name them
         # Checked before the lock, so that a bad option changes nothing on disk.
         self.embedder: Embedder = embedder or make_embedder(config)
         self.router = build_router(config)
@@ -243,100 +243,6 @@ class RecallEngine(AccessMixin, FactsMixin, ListingMixin, TenantsMixin, TracingM
             self._stores[tenant] = store
             return store
 
-    async def remember(
-        self,
-        data: Any,
-        *,
-        dataset_name: str = "main_dataset",
-        metadata: dict[str, Any] | None = None,
-        tenant_id: str | None = None,
-        show_progress: bool | None = None,
-        user: User | str | None = None,
-        dataset_id: str | None = None,
-        node_set: Sequence[str] | None = None,
-    ) -> RememberResult:
-        """Store documents, files, folders or conversations in a dataset.
-
-        Ingesting the same content into the same dataset again adds nothing; a
-        document with a known ``source_id`` (or file path) and new content
-        replaces the old version.
-
-        Args:
-            data: a string, a path to a ``.txt``/``.md``/``.json``/``.jsonl`` file or a
-                folder of them, a ``Document``, a ``Conversation``, or a list of these.
-            dataset_name: one of ``user``'s own datasets, created on first use and
-                owned by that user.
-            metadata: the caller's metadata, kept on every chunk (``metadata_filters``
-                of recall() match it).
-            tenant_id: the tenant; None is the configured default tenant.
-            show_progress: a progress bar; None shows one on a terminal for long ingests.
-            user: the user (or its id) who writes; None is the default user.
-            dataset_id: write into any dataset the user may write to, shared ones
-                included; wins over ``dataset_name``.
-            node_set: named node sets for the items (``CODING_RULES`` reads
-                ``coding_agent_rules``); content already stored keeps its node sets.
-
-        Returns:
-            The dataset id, the data ids (new, skipped, replaced), the chunk count and
-            the stage timings.
-
-        Raises:
-            InvalidInputError: bad data, dataset name or metadata (nothing is stored).
-            InputTooLargeError: an item over ``config.max_item_chars`` (nothing is stored).
-            UserNotFoundError: an unknown ``user``.
-            DatasetNotFoundError: an unknown ``dataset_id``.
-            PermissionDeniedError: no write permission on ``dataset_id`` (nothing is stored).
-            StoreError: a store failed (nothing of this call is stored).
-            EmbeddingError: the embedding model failed (nothing of this call is stored).
-        """
-        name = check_name(dataset_name, what="dataset_name")
-        tenant = self._tenant(tenant_id)
-        if show_progress is not None and not isinstance(show_progress, bool):
-            raise InvalidInputError(
-                f"show_progress must be True, False or None, got {show_progress!r}."
-            )
-        # Files are read, and everything CPU-bound runs, in worker threads: the
-        # event loop keeps serving other tasks during an ingest.
-        node_sets = check_node_sets(node_set)
-        items = await asyncio.to_thread(
-            collect_items,
-            data,
-            metadata,
-            skip=(self.config.data_dir,),
-            max_chars=self.config.max_item_chars,
-        )
-        apply_node_sets(items, node_sets)
-        from recall_engine.ingest.ingestor import ingest
-
-        if user is not None:  # an unknown user must not create an empty store
-            await asyncio.to_thread(self._access.registry.resolve_user, tenant, user)
-        if dataset_id is not None:
-            dataset_id = check_ids(dataset_id, what="dataset_id")[0]
-            store = await asyncio.to_thread(self._store_with_dataset, tenant, dataset_id)
-        else:
-            store = await asyncio.to_thread(self.store, tenant, create=True)
-        target = await asyncio.to_thread(self._access.write_target, store, user, name, dataset_id)
-        return await asyncio.to_thread(
-            ingest,
-            store,
-            self.embedder,
-            self.config,
-            items,
-            dataset_id=target.dataset_id,
-            dataset_name=target.dataset_name,
-            show_progress=show_progress,
-            writers=self._writers,
-        )
-
-    def _store_with_dataset(self, tenant: str, dataset_id: str) -> TenantStore:
-        try:
-            return self.store(tenant)
-        except RecallPreconditionError:
-            raise DatasetNotFoundError(
-                f"Unknown dataset id {dataset_id!r}: nothing has been remembered in tenant "
-                f"{tenant!r} yet; pass dataset_name= to create a dataset."
-            ) from None
-
     @recall_signature
     async def recall(
         self,
@@ -361,6 +267,11 @@ class RecallEngine(AccessMixin, FactsMixin, ListingMixin, TenantsMixin, TracingM
         """
         return await self.recall_with(RecallParams.check(query_text, query_type, options))
 
+    @property
+    def pipeline(self) -> RecallPipeline:
+        """The stages every recall() of this engine runs; ``insert_stage`` adds one."""
+        return self._pipeline
+
     async def recall_with(self, params: Any) -> list[RecallResult]:
         """``recall`` with its arguments validated in one ``RecallParams``."""
         request = RecallRequest.build(params)
@@ -371,70 +282,6 @@ class RecallEngine(AccessMixin, FactsMixin, ListingMixin, TenantsMixin, TracingM
         self, store: TenantStore, names: tuple[str, ...] | None, ids: tuple[str, ...] | None
     ) -> tuple[str, ...]:
         return resolve_dataset_ids(store.tenant_id, store.datasets(), names, ids)
-
-    async def forget(
-        self,
-        *,
-        data_id: str | Sequence[str] | None = None,
-        dataset_name: str | None = None,
-        tenant_id: str | None = None,
-        user: User | str | None = None,
-    ) -> int:
-        """Delete data items (by id) or a whole dataset, and the graph elements only they support.
-
-        Args:
-            data_id: one data id or several, in datasets ``user`` may write to.
-            dataset_name: one of ``user``'s own datasets, deleted whole.
-            tenant_id: the tenant; None is the configured default tenant.
-            user: the user (or its id) who deletes; None is the default user.
-
-        Returns:
-            The number of chunks removed.
-
-        Raises:
-            InvalidInputError: neither or both of ``data_id`` and ``dataset_name``, an
-                empty list, an id that is not a string, or an unknown id (nothing is
-                deleted then).
-            DatasetNotFoundError: the dataset is not one of the user's own.
-            PermissionDeniedError: a data item in a dataset the user may not write to
-                (nothing is deleted).
-        """
-        if (data_id is None) == (dataset_name is None):
-            raise InvalidInputError("forget() needs exactly one of data_id or dataset_name.")
-        ids = check_ids(data_id, what="data_id") if data_id is not None else None
-        name = check_name(dataset_name, what="dataset_name") if dataset_name is not None else None
-        tenant = self._tenant(tenant_id)
-        store = await asyncio.to_thread(self.store, tenant)
-        return await asyncio.to_thread(self._forget, store, ids, name, user)
-
-    def _forget(
-        self,
-        store: TenantStore,
-        ids: tuple[str, ...] | None,
-        name: str | None,
-        user: User | str | None = None,
-    ) -> int:
-        with store.write_lock, writing(self._writers, store) as ticket:
-            dataset_id = self._access.forgettable(store, user, ids, name)
-            if name is not None:
-                assert dataset_id is not None
-                members = [d.id for d in store.graph.documents(dataset_id)]
-                removed = store.forget(members)
-                ticket.forgotten(members)
-                store.delete_dataset(dataset_id)
-                self._access.dataset_dropped(store.tenant_id, dataset_id)
-                return removed
-            assert ids is not None
-            known = store.graph.document_ids(ids)
-            unknown = [i for i in ids if i not in known]
-            if unknown:
-                raise InvalidInputError(
-                    f"data_id: unknown data id(s) {unknown} in tenant {store.tenant_id!r}; "
-                    "nothing was deleted. List the ids with `recall-engine items`."
-                )
-            removed = store.forget(list(ids))
-            ticket.forgotten(list(ids))
-            return removed
 
     @property
     def tenants(self) -> TenantAPI:

@@ -132,7 +132,7 @@ def result_metadata(entry: RecallResult) -> dict[str, Any]:
         metadata.setdefault("sources", [])
         metadata.update(
             source=entry.source,
-            search_type=entry.search_type.value,
+            search_type=str(entry.search_type),
             kind=entry.kind,
             dataset_id=entry.dataset_id,
             dataset_name=entry.dataset_name,

@@ -55,7 +55,7 @@ class RecallItem(BaseModel):
             kind=entry.kind,
             score=entry.score,
             source="graph",
-            search_type=entry.search_type.value,
+            search_type=str(entry.search_type),
             dataset_name=entry.dataset_name,
             sources=[SourceRef.model_validate(s) for s in meta.get("sources", [])],
             qa_id=meta.get("qa_id"),

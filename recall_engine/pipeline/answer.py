@@ -10,7 +10,7 @@ from recall_engine.config import RecallConfig
 from recall_engine.core.hits import AnyHit, dedupe_sources
 from recall_engine.core.models import ResponseGraphEntry
 from recall_engine.core.results import hit_raw, single_dataset
-from recall_engine.core.search_types import SearchType
+from recall_engine.core.search_types import SearchTypeName
 from recall_engine.pipeline.coverage import Coverage
 from recall_engine.pipeline.request import RecallRequest
 from recall_engine.read.api import ReadAPI
@@ -65,7 +65,7 @@ async def answer_entry(
     request: RecallRequest,
     output: RetrieverOutput,
     *,
-    search_type: SearchType,
+    search_type: SearchTypeName,
     kind: str,
     prompt: str,
     config: RecallConfig,

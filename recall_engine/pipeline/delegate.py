@@ -9,10 +9,10 @@ from typing import Any
 from recall_engine.completion import resolve_llm_config
 from recall_engine.config import RecallConfig
 from recall_engine.core.errors import LLMNotConfiguredError, UnsupportedSearchTypeError
-from recall_engine.core.search_types import CYPHER_SEARCH_TYPES, SearchType
+from recall_engine.core.search_types import CYPHER_SEARCH_TYPES, SearchType, SearchTypeName
 from recall_engine.pipeline.llm_port import PromptLLM
 from recall_engine.storage.tenant import TenantStore
-from retrievers import RETRIEVERS, RetrievalContext, Retriever, RetrieverOutput
+from retrievers import REGISTRY, RetrievalContext, Retriever, RetrieverOutput
 from retrievers.base import wants_query_vector
 
 
@@ -31,7 +31,7 @@ def retrieval_llm(config: RecallConfig, *, only_context: bool) -> PromptLLM | No
     return PromptLLM(llm_config) if llm_config is not None else None
 
 
-def require_llm(retriever: type[Retriever], llm: object, *, only_context: bool) -> None:
+def require_llm(retriever: type[Retriever[Any]], llm: object, *, only_context: bool) -> None:
     """Refuse a search type that cannot run without an LLM, before it retrieves.
 
     Raises:
@@ -39,7 +39,7 @@ def require_llm(retriever: type[Retriever], llm: object, *, only_context: bool) 
     """
     if not retriever.needs_llm or llm is not None:
         return
-    name = retriever.search_type.value
+    name = retriever.search_type
     if only_context:
         raise LLMNotConfiguredError(
             f"{name} needs the LLM to retrieve, and only_context=True makes no LLM call; "
@@ -52,13 +52,14 @@ def require_llm(retriever: type[Retriever], llm: object, *, only_context: bool) 
 
 
 class PipelineSearchTypes:
-    """Implements ``retrievers.base.SearchTypes`` over the registry."""
+    """Implements ``retrievers.base.SearchTypes`` over the registry (registered
+    types included)."""
 
     def __init__(
         self,
         config: RecallConfig,
         *,
-        routed: SearchType | None,
+        routed: SearchTypeName | None,
         llm: bool,
         routed_config: dict[str, object] | None = None,
     ) -> None:
@@ -66,30 +67,30 @@ class PipelineSearchTypes:
         self._routed_config = routed_config or {}
         self._available = tuple(
             t
-            for t, cls in RETRIEVERS.items()
-            if t is not SearchType.FEELING_LUCKY
+            for t, cls in REGISTRY.items()
+            if t != SearchType.FEELING_LUCKY
             and (config.allow_cypher_query or t not in CYPHER_SEARCH_TYPES)
             and (llm or not cls.needs_llm)
         )
 
     @property
-    def available(self) -> tuple[SearchType, ...]:
+    def available(self) -> tuple[SearchTypeName, ...]:
         return self._available
 
     @property
-    def routed(self) -> SearchType | None:
+    def routed(self) -> SearchTypeName | None:
         return self._routed
 
     async def run(
-        self, search_type: SearchType, query: str, ctx: RetrievalContext[Any]
+        self, search_type: SearchTypeName, query: str, ctx: RetrievalContext[Any]
     ) -> RetrieverOutput:
         if search_type not in self._available:
-            choices = ", ".join(t.value for t in self._available)
+            choices = ", ".join(self._available)
             raise UnsupportedSearchTypeError(
-                f"{search_type.value} cannot run here; available: {choices}."
+                f"{search_type} cannot run here; available: {choices}."
             )
-        cls = RETRIEVERS[search_type]
-        options = self._routed_config if search_type is self._routed else {}
+        cls = REGISTRY[search_type]
+        options = self._routed_config if search_type == self._routed else {}
         sub = dataclasses.replace(ctx, config=cls.config_model(**options))
         if wants_query_vector(cls) and ctx.query_vector.size == 0:
             sub = dataclasses.replace(sub, query_vector=await ctx.embed(query))

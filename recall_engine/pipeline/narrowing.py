@@ -19,7 +19,7 @@ from typing import Any
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.hits import ChunkHit, EventHit, Hit, TripletHit
 from recall_engine.core.results import source_time
-from recall_engine.core.search_types import CYPHER_SEARCH_TYPES, SearchType
+from recall_engine.core.search_types import CYPHER_SEARCH_TYPES, SearchTypeName
 from recall_engine.core.validation import check_text
 from recall_engine.read.attributes import AttributeFilter
 from recall_engine.read.filters import ChunkFilter
@@ -92,7 +92,7 @@ def _scalar(value: Any) -> bool:
     return value is None or isinstance(value, str | int | bool)
 
 
-def check_applies(search_type: SearchType, where: ChunkFilter | None) -> None:
+def check_applies(search_type: SearchTypeName, where: ChunkFilter | None) -> None:
     """A Cypher type's rows are the caller's own query: no filter can narrow them.
 
     Raises:
@@ -100,7 +100,7 @@ def check_applies(search_type: SearchType, where: ChunkFilter | None) -> None:
     """
     if where is not None and search_type in CYPHER_SEARCH_TYPES:
         raise InvalidInputError(
-            f"metadata_filters does not apply to {search_type.value}, whose rows are the "
+            f"metadata_filters does not apply to {search_type}, whose rows are the "
             "query's own; filter in the query, or pick another search type."
         )
 

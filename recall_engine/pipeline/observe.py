@@ -31,7 +31,7 @@ def observed(state: RecallState) -> Iterator[SpanHandle]:
     first: dict[str, AttributeValue | None] = {
         "gen_ai.operation.name": "retrieval",
         "gen_ai.retrieval.top_k": request.top_k,
-        "recall_engine.query_type": request.query_type.value if request.query_type else None,
+        "recall_engine.query_type": str(request.query_type) if request.query_type else None,
         "recall_engine.only_context": request.only_context,
     }
     failure: str | None = None
@@ -58,7 +58,7 @@ def _outcome(span: SpanHandle, state: RecallState) -> None:
             "recall_engine.tenant_id": state.tenant_id or None,
             "recall_engine.dataset_ids": list(state.dataset_ids) or None,
             "gen_ai.data_source.id": state.dataset_ids[0] if len(state.dataset_ids) == 1 else None,
-            "recall_engine.search_type": state.search_type.value if state.search_type else None,
+            "recall_engine.search_type": str(state.search_type) if state.search_type else None,
             "recall_engine.routed": decision is not None and state.request.query_type is None,
             "recall_engine.session_cache.hit": _cache_hit(state),
             "recall_engine.result.count": len(results),
@@ -67,10 +67,10 @@ def _outcome(span: SpanHandle, state: RecallState) -> None:
     if decision is not None:
         span.update(
             {
-                "recall_engine.route.search_type": decision.search_type.value,
+                "recall_engine.route.search_type": str(decision.search_type),
                 "recall_engine.route.score": decision.score,
                 "recall_engine.route.runner_up": (
-                    decision.runner_up.value if decision.runner_up else None
+                    str(decision.runner_up) if decision.runner_up else None
                 ),
                 "recall_engine.route.rules": list(decision.fired),
                 "recall_engine.route.default": decision.default,
@@ -94,7 +94,7 @@ def _documents(state: RecallState) -> str:
                 {
                     "id": sources[0].get("chunk_id") if isinstance(sources[0], dict) else None,
                     "score": entry.score,
-                    "search_type": entry.search_type.value,
+                    "search_type": str(entry.search_type),
                     "content": entry.text,
                 }
             )
@@ -111,7 +111,7 @@ def _measure(state: RecallState, seconds: float, failure: str | None) -> None:
         "recall_engine.routed": state.request.query_type is None,
     }
     if state.search_type is not None:
-        attributes["recall_engine.search_type"] = state.search_type.value
+        attributes["recall_engine.search_type"] = str(state.search_type)
     elif _cache_hit(state):
         attributes["recall_engine.search_type"] = "session_cache"
     if failure is not None:

@@ -28,7 +28,7 @@ from recall_engine.core.recall_options import (
     check_session_id,
     option_fields,
 )
-from recall_engine.core.search_types import SearchType
+from recall_engine.core.search_types import SearchTypeName
 from recall_engine.pipeline.narrowing import check_metadata_filters
 from recall_engine.prompts import PROMPTS_PACKAGE
 from recall_engine.read.filters import ChunkFilter
@@ -67,7 +67,7 @@ class RecallRequest:
     """A validated recall() call."""
 
     query_text: str
-    query_type: SearchType | None
+    query_type: SearchTypeName | None
     datasets: tuple[str, ...] | None
     dataset_ids: tuple[str, ...] | None
     top_k: int

@@ -5,10 +5,10 @@ from __future__ import annotations
 import router
 from recall_engine.config import RecallConfig
 from recall_engine.core.errors import UnsupportedSearchTypeError
-from recall_engine.core.search_types import CYPHER_SEARCH_TYPES, SearchType
+from recall_engine.core.search_types import CYPHER_SEARCH_TYPES, SearchType, SearchTypeName
 from router import RouteDecision, Router
 
-HANDOVER: dict[SearchType, tuple[dict[str, object], str]] = {
+HANDOVER: dict[SearchTypeName, tuple[dict[str, object], str]] = {
     SearchType.GRAPH_COMPLETION: (
         {"follow_up_hops": 1},
         "routed to GRAPH_COMPLETION: one follow-up hop (the question + its best evidence)",
@@ -23,7 +23,7 @@ The hop costs a second query embedding and graph search; what it adds, and the
 variants tried, are recorded in ``docs/decisions.md``."""
 
 
-def check_search_type_allowed(search_type: SearchType, config: RecallConfig | None) -> None:
+def check_search_type_allowed(search_type: SearchTypeName, config: RecallConfig | None) -> None:
     """Refuse a Cypher search type when ``config`` disables Cypher queries.
 
     The gate sits in the recall path, not in the router, so a routed and an
@@ -40,12 +40,12 @@ def check_search_type_allowed(search_type: SearchType, config: RecallConfig | No
 
 def choose_search_type(
     query_text: str,
-    query_type: SearchType | None,
+    query_type: SearchTypeName | None,
     *,
     auto_route: bool,
     config: RecallConfig,
     rules: Router,
-) -> tuple[SearchType, RouteDecision | None]:
+) -> tuple[SearchTypeName, RouteDecision | None]:
     """The search type to run and the router's decision (None when the router did not run).
 
     An explicit ``query_type`` wins; the router still runs (when ``auto_route``)
@@ -66,7 +66,7 @@ def choose_search_type(
 
 
 def handover(
-    search_type: SearchType, query_type: SearchType | None, decision: RouteDecision | None
+    search_type: SearchTypeName, query_type: SearchTypeName | None, decision: RouteDecision | None
 ) -> dict[str, object] | None:
     """The options a routed search adds (``HANDOVER``), or None when the caller
     chose the type (``query_type``) or the router did not run."""
@@ -75,7 +75,7 @@ def handover(
     return dict(HANDOVER[search_type][0])
 
 
-def handover_reason(search_type: SearchType) -> str:
+def handover_reason(search_type: SearchTypeName) -> str:
     """Why a routed search runs with ``HANDOVER``'s options (metadata["route"])."""
     return HANDOVER[search_type][1]
 

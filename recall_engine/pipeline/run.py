@@ -1,77 +1,42 @@
-"""recall() as explicit stages: validate -> identity and scope -> session cache ->
-route -> retrieve -> narrow -> feedback -> coverage -> answer -> session write -> tag.
+"""recall() as explicit stages: identity and scope -> session cache -> route ->
+retrieve -> narrow -> tense -> feedback -> coverage -> answer -> session write ->
+references -> tag.
 
-Each stage is a small method of ``RecallPipeline`` over a ``RecallState``, so a
-later stage (sessions, users and permissions) replaces one method without
-touching the others or the engine.
+Each stage is an object in ``RecallPipeline.stages`` (``pipeline.stage.Stage``) over
+the call's ``RecallState``; a caller adds its own with ``insert_stage``. The early
+stages live here; retrieval in ``pipeline.retrieve``, the rest in ``pipeline.finish``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import UTC, datetime
-from typing import Any
 
 import numpy as np
-from pydantic import ValidationError
 
-from recall_engine.core.errors import (
-    InvalidInputError,
-    RecallPreconditionError,
-    SearchTypeNotImplementedError,
-)
-from recall_engine.core.models import (
-    RecallResult,
-    ResponseGraphEntry,
-)
-from recall_engine.core.results import context_entry, item_entries
+from recall_engine.core.errors import RecallPreconditionError, SearchTypeNotImplementedError
+from recall_engine.core.models import RecallResult
 from recall_engine.core.search_types import CYPHER_SEARCH_TYPES
 from recall_engine.embedding import embed_query
-from recall_engine.pipeline.answer import answer_entry
+from recall_engine.pipeline import finish
 from recall_engine.pipeline.coverage import matches_nothing, measure
-from recall_engine.pipeline.delegate import (
-    PipelineSearchTypes,
-    holds_data,
-    require_llm,
-    retrieval_llm,
-)
 from recall_engine.pipeline.feedback import rerank
-from recall_engine.pipeline.narrowing import check_applies, narrow_output, retrieval_depth
+from recall_engine.pipeline.narrowing import check_applies, narrow_output
 from recall_engine.pipeline.observe import observed
-from recall_engine.pipeline.references import add_evidence
-from recall_engine.pipeline.request import _PARAM_DEFAULTS, MAX_TOP_K, RecallRequest
-from recall_engine.pipeline.route import (
-    choose_search_type,
-    handover,
-    handover_reason,
-    routed_handover,
-)
+from recall_engine.pipeline.request import RecallRequest
+from recall_engine.pipeline.retrieve import feedback_window, reader, retrieval_k, retrieve
+from recall_engine.pipeline.route import choose_search_type, handover
 from recall_engine.pipeline.scope import resolve_readable
-from recall_engine.pipeline.session import (
-    answered,
-    cache_hits,
-    element_ids,
-    hit_datasets,
-    load_session,
-)
+from recall_engine.pipeline.session import cache_hits, element_ids, load_session
+from recall_engine.pipeline.stage import Stage, insert_stage, stage
 from recall_engine.pipeline.state import EngineServices, RecallState, StageTimer
-from recall_engine.pipeline.tense import apply_tense, tense_answer
-from recall_engine.pipeline.traces import TraceVectors, scoped_sources, session_block
-from recall_engine.read.store_reader import StoreReader
+from recall_engine.pipeline.tense import apply_tense
+from recall_engine.pipeline.traces import TraceVectors, scoped_sources
 from recall_engine.storage.expiry import forget_expired
 from recall_engine.telemetry.spans import SpanHandle
-from recall_engine.telemetry.spans import stage as stage_span
-from retrievers import RETRIEVERS, Identity, RetrievalContext, Retriever, RetrieverOutput
-from retrievers.base import NO_VECTOR, RetrieverConfig, wants_query_vector
+from retrievers import REGISTRY
 
 logger = logging.getLogger(__name__)
-
-
-def _reader(state: RecallState) -> StoreReader:
-    """The reader of the call's store and scope, bound to its metadata filter."""
-    assert state.store is not None
-    return StoreReader(state.store, state.dataset_ids, where=state.request.where)
 
 
 class RecallPipeline:
@@ -80,29 +45,42 @@ class RecallPipeline:
     def __init__(self, services: EngineServices) -> None:
         self.services = services
         self.trace_vectors = TraceVectors(services.embedder)
+        self.stages: list[Stage] = [
+            stage("scope", self.resolve_scope),
+            stage("session", self.session_cache),
+            stage("route", self.route),
+            stage("retrieve", self.retrieve),
+            stage("narrow", self.narrow),
+            stage("tense", self.rank_tense),
+            stage("feedback", self.apply_feedback),
+            stage("coverage", self.measure_coverage),
+            stage("answer", self.answer),
+            stage("session_write", self.session_write),
+            stage("references", finish.references),
+            stage("tag", finish.tag),
+        ]
+        """The stages every recall runs, in order; a caller may extend or reorder them."""
 
     async def run(self, request: RecallRequest) -> list[RecallResult]:
         state = RecallState(request=request)
         with observed(state) as span:  # a span per call and per stage, when OpenTelemetry records
             return await self._stages(state, span)
 
+    def insert_stage(
+        self, new: Stage, *, after: str | None = None, before: str | None = None
+    ) -> None:
+        """Add a stage to every later recall of this pipeline (``pipeline.stage``).
+
+        Raises:
+            InvalidInputError: not exactly one of ``after``/``before``, an unknown
+                stage name, or a name already taken.
+        """
+        insert_stage(self.stages, new, after=after, before=before)
+
     async def _stages(self, state: RecallState, span: SpanHandle) -> list[RecallResult]:
-        for name, stage in (
-            ("scope", self.resolve_scope),
-            ("session", self.session_cache),
-            ("route", self.route),
-            ("retrieve", self.retrieve),
-            ("narrow", self.narrow),
-            ("tense", self.rank_tense),
-            ("feedback", self.apply_feedback),
-            ("coverage", self.measure_coverage),
-            ("answer", self.answer),
-            ("session_write", self.session_write),
-            ("references", self.references),
-            ("tag", self.tag),
-        ):
-            with StageTimer(state.timings, name), span.stage(f"recall.{name}"):
-                await stage(state)
+        for step in list(self.stages):
+            with StageTimer(state.timings, step.name), span.stage(f"recall.{step.name}"):
+                await step.run(state)
             if state.done:
                 break
         extra = [state.session_context] if state.session_context is not None else []
@@ -171,65 +149,29 @@ class RecallPipeline:
             rules=self.services.router,
         )
         state.handover = handover(state.search_type, request.query_type, state.decision)
-        retriever = RETRIEVERS.get(state.search_type)
+        retriever = REGISTRY.get(state.search_type)
         if retriever is None:
-            available = ", ".join(t.value for t in RETRIEVERS)
+            available = ", ".join(REGISTRY)
             raise SearchTypeNotImplementedError(
-                f"Search type {state.search_type.value} is not implemented yet; pass "
-                f"query_type= one of: {available}."
+                f"Search type {state.search_type} is not implemented (or no longer "
+                f"registered); pass query_type= one of: {available}."
             )
         check_applies(state.search_type, request.where)
         state.retriever = retriever
 
     async def retrieve(self, state: RecallState) -> None:
-        assert state.retriever is not None and state.store is not None
-        request, retriever = state.request, state.retriever
-        config = _retriever_config(retriever, request, state.handover)
-        if not holds_data(state.store, state.dataset_ids):
-            state.output = RetrieverOutput()  # an empty scope answers [] for every type
-            return
-        llm = retrieval_llm(self.services.config, only_context=request.only_context)
-        state.llm_retrieval = llm is not None
-        require_llm(retriever, llm, only_context=request.only_context)
-        vector = NO_VECTOR
-        if wants_query_vector(retriever):
-            with StageTimer(state.timings, "embed"), stage_span("recall.embed"):
-                vector = await self.embed_query(request.query_text)
-            state.query_vector = vector
-        ctx: RetrievalContext[Any] = RetrievalContext(
-            read=_reader(state),
-            query_vector=vector,
-            embed=self.embed_query,
-            config=config,
-            top_k=_retrieval_k(request, retriever),
-            identity=Identity(
-                tenant_id=state.tenant_id, user_id=state.user.id if state.user else None
-            ),
-            reference_time=datetime.now(UTC).replace(tzinfo=None),
-            llm=llm,
-            search_types=PipelineSearchTypes(
-                self.services.config,
-                routed=state.decision.search_type if state.decision else None,
-                routed_config=routed_handover(state.decision),
-                llm=llm is not None,
-            ),
-            session=state.session,
-            timings=state.timings,
-        )
-        state.output = await retriever().retrieve(request.query_text, ctx)
-        ran = state.output.search_type
-        if ran is not None and ran is not retriever.search_type and ran in RETRIEVERS:
-            state.retriever = RETRIEVERS[ran]  # FEELING_LUCKY: results take the ran type's shape
+        """Run the chosen retriever (``pipeline.retrieve``)."""
+        await retrieve(state, self.services, self.embed_query)
 
     async def narrow(self, state: RecallState) -> None:
         """metadata_filters and recency_bias on the hits (``pipeline.narrowing``)."""
         request, retriever = state.request, state.retriever
         if state.output is None or state.store is None or retriever is None:
             return
-        keep = None if retriever.answers else _retrieval_k(request, retriever, recency=False)
+        keep = None if retriever.answers else retrieval_k(request, retriever, recency=False)
         await narrow_output(
             state.output,
-            _reader(state),
+            reader(state),
             state.store,
             where=request.where,
             bias=request.recency_bias,
@@ -245,7 +187,7 @@ class RecallPipeline:
             return  # rows in the order the caller's query asked for
         request = state.request
         state.tense = await apply_tense(
-            request.query_text, state.output, _reader(state), as_of=request.as_of
+            request.query_text, state.output, reader(state), as_of=request.as_of
         )
 
     async def apply_feedback(self, state: RecallState) -> None:
@@ -254,7 +196,7 @@ class RecallPipeline:
         if output is None or not output.hits or request.feedback_influence <= 0:
             return
         assert state.search_type is not None
-        window = _feedback_window(request, RETRIEVERS[state.search_type])  # the type asked
+        window = feedback_window(request, REGISTRY[state.search_type])  # the type asked
         hits = list(output.hits)
         weights = await asyncio.to_thread(
             self.services.sessions.element_weights, state.tenant_id, element_ids(hits[:window])
@@ -276,7 +218,7 @@ class RecallPipeline:
         output, request = state.output, state.request
         if output is None or not output.hits or state.store is None:
             return
-        read = _reader(state)
+        read = reader(state)
         best_dense: float | None = None
         if state.query_vector is not None and state.query_vector.size:
             nearest = await read.dense_chunks(state.query_vector, 1)
@@ -291,107 +233,12 @@ class RecallPipeline:
         state.coverage = coverage
 
     async def answer(self, state: RecallState) -> None:
-        assert state.retriever is not None and state.output is not None
-        assert state.search_type is not None
-        request, retriever, output = state.request, state.retriever, state.output
-        search_type = output.search_type or state.search_type
-        if not output.hits:
-            state.results = []
-        elif not retriever.answers:
-            state.results = list(
-                item_entries(list(output.hits), kind=retriever.kind, search_type=search_type)
-            )
-        elif request.only_context:
-            state.results = [
-                context_entry(
-                    list(output.hits),
-                    output.context_text(),
-                    kind=retriever.kind,
-                    search_type=search_type,
-                )
-            ]
-        else:
-            block = session_block(state.session, state.traces)
-            entry = await answer_entry(
-                request,
-                output,
-                search_type=search_type,
-                kind=retriever.kind,
-                prompt=retriever.prompt,
-                config=self.services.config,
-                session_history=block.text if block is not None else None,
-                coverage=state.coverage,
-                read=_reader(state) if state.store else None,
-                offline_question=state.tense.offline_question() if state.tense else None,
-                offline_hits=state.tense.answer_hits if state.tense else (),
-            )
-            if entry.metadata.get("answer_mode") == "extractive" and state.tense is not None:
-                tense_answer(entry, request.query_text, state.tense, list(output.hits))
-            state.results = [entry]
-            if block is not None and entry.metadata.get("answer_mode") == "llm":
-                state.session_context = block
+        """Items, a context entry or a generated answer (``pipeline.finish``)."""
+        await finish.answer(state, self.services)
 
     async def session_write(self, state: RecallState) -> None:
-        """After a generated (LLM or extractive) answer, append the QA entry to the
-        session; only_context and item results write nothing."""
-        request, output = state.request, state.output
-        entry = answered(state.results)
-        if request.session_id is None or entry is None or output is None:
-            return
-        assert state.user is not None
-        hits = list(output.hits)
-        record = await asyncio.to_thread(
-            self.services.sessions.append,
-            state.tenant_id,
-            state.user.id,
-            request.session_id,
-            question=request.query_text,
-            context=output.context_text(),
-            answer=entry.text,
-            element_ids=element_ids(hits),
-            dataset_ids=hit_datasets(hits),
-        )
-        entry.metadata["session_id"] = request.session_id
-        entry.metadata["qa_id"] = record.qa_id
-
-    async def references(self, state: RecallState) -> None:
-        """With include_references, an Evidence block under a plain-text answer."""
-        request, output = state.request, state.output
-        entry = answered(state.results)
-        if not request.include_references or entry is None or output is None:
-            return
-        if entry.structured is not None or request.response_model is not None:
-            return
-        assert state.store is not None
-        await add_evidence(entry, list(output.hits), _reader(state))
-
-    async def tag(self, state: RecallState) -> None:
-        """Report the route decision, what the retriever reports on every result (its
-        ``metadata``) and, verbose, details and timings on every result."""
-        route = state.decision.model_dump(mode="json") if state.decision is not None else None
-        if route is not None and state.handover is not None:
-            assert state.search_type is not None
-            route["handover"] = {
-                "reason": handover_reason(state.search_type),
-                "config": dict(state.handover),
-            }
-        output = state.output
-        coverage = state.coverage.metadata() if state.coverage is not None else None
-        for entry in state.results:
-            if not isinstance(entry, ResponseGraphEntry):
-                continue
-            if output is not None:
-                entry.metadata.update(output.metadata)
-            if route is not None:
-                entry.metadata["route"] = route
-            if coverage is not None:
-                entry.metadata.update(coverage)
-            if state.tense is not None:
-                temporal = dict(entry.metadata.get("temporal") or {})
-                entry.metadata["temporal"] = {**temporal, **state.tense.metadata()}
-            if state.request.verbose:
-                entry.metadata["retrieval"] = output.details if output is not None else {}
-                entry.metadata["timings"] = dict(state.timings)
+        """Append a generated answer to the caller's session (``pipeline.finish``)."""
+        await finish.session_write(state, self.services)
 
     # helpers
 
@@ -399,71 +246,3 @@ class RecallPipeline:
         """The unit vector of one query (cached per process), off the event loop."""
         vector = await asyncio.to_thread(embed_query, self.services.embedder, text)
         return np.asarray(vector, dtype=np.float32)
-
-
-FEEDBACK_WINDOW = 20
-"""The best hits of an item result that feedback may reorder: the retriever is asked
-for at least this many, so a well-rated hit down to rank 20 can move into a cut at 10.
-A fixed window, not a multiple of ``top_k``: the head is then the same for every
-``top_k`` (a window that grows with ``top_k`` moves the min-max scaling of every score)."""
-
-STABLE_HEAD = 10
-"""The head of an answering type's hits that feedback may reorder. Its context was laid
-out from what it retrieved, so it is not asked for more than ``top_k``; reordering only
-the first 10 keeps them the same for every ``top_k`` of at least 10."""
-
-
-def _retrieval_k(
-    request: RecallRequest, retriever: type[Retriever], *, recency: bool = True
-) -> int:
-    """Hits to ask for: ``top_k``, and for item results re-ranked by feedback at
-    least ``FEEDBACK_WINDOW``, so a well-rated hit below the cut can move into it
-    (by recency: the relevant pool, ``narrowing.retrieval_depth``)."""
-    k = request.top_k
-    if request.feedback_influence > 0 and not retriever.answers:
-        k = min(MAX_TOP_K, max(k, FEEDBACK_WINDOW))
-    return retrieval_depth(k, request.recency_bias, answers=retriever.answers) if recency else k
-
-
-def _feedback_window(request: RecallRequest, retriever: type[Retriever]) -> int:
-    """How many of the best hits feedback reorders (the rest keep their order);
-    ``retriever`` is the type asked (FEELING_LUCKY's, not the one it ran), whose
-    ``_retrieval_k`` the hits were asked with."""
-    if retriever.answers:
-        return min(request.top_k, STABLE_HEAD)
-    return FEEDBACK_WINDOW
-
-
-def _retriever_config(
-    retriever: type[Retriever],
-    request: RecallRequest,
-    handover: dict[str, object] | None = None,
-) -> RetrieverConfig:
-    """The retriever's typed config from the routed default's ``handover``,
-    retriever_specific_config (which wins over it) and the recall() parameters it
-    declares.
-
-    Raises:
-        InvalidInputError: an option the retriever does not have, or a bad value.
-    """
-    fields = retriever.config_model.model_fields
-    values = {**(handover or {}), **request.retriever_specific_config}
-    for name, value in request.retriever_params.items():
-        if name not in fields:
-            raise InvalidInputError(
-                f"{name} does not apply to {retriever.search_type.value}; leave it at "
-                f"{_PARAM_DEFAULTS[name]!r} or pick a graph search type that uses it."
-            )
-        values[name] = value
-    try:
-        return retriever.config_model(**values)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(map(str, error['loc'])) or 'config'}={error.get('input')!r}: {error['msg']}"
-            for error in exc.errors(include_url=False)
-        )
-        raise InvalidInputError(
-            f"retriever_specific_config does not fit {retriever.search_type.value}: "
-            f"{problems}. Fix the value or leave it out; the options are "
-            f"{', '.join(sorted(fields))}."
-        ) from exc

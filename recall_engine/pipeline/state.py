@@ -15,7 +15,7 @@ from recall_engine.core.models import (
     ResponseSessionContextEntry,
     ResponseTraceEntry,
 )
-from recall_engine.core.search_types import SearchType
+from recall_engine.core.search_types import SearchTypeName
 from recall_engine.embedding import Embedder
 from recall_engine.identity import IdentityRegistry, User
 from recall_engine.identity.models import Access
@@ -59,7 +59,7 @@ class RecallState:
     """The datasets the user can read: id -> owner / write / read."""
     dataset_ids: tuple[str, ...] = ()
     session: SessionHistory | None = None
-    search_type: SearchType | None = None
+    search_type: SearchTypeName | None = None
     decision: RouteDecision | None = None
     handover: dict[str, object] | None = None
     """Retriever options the routed default adds (``pipeline.route.handover``)."""

@@ -1,0 +1,200 @@
+"""The engine's writes: ``remember`` (ingest into a dataset) and ``forget``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from recall_engine.core.errors import (
+    DatasetNotFoundError,
+    InvalidInputError,
+    RecallPreconditionError,
+)
+from recall_engine.core.models import RememberResult
+from recall_engine.core.validation import check_ids, check_name
+from recall_engine.identity import User
+from recall_engine.ingest.node_sets import apply_node_sets, check_node_sets
+from recall_engine.ingest.sources import collect_items
+from recall_engine.ingest.writer import writing
+
+if TYPE_CHECKING:
+    from recall_engine.config import RecallConfig
+    from recall_engine.embedding import Embedder
+    from recall_engine.identity.service import AccessControl
+    from recall_engine.ingest.writer import TenantWriters
+    from recall_engine.storage.tenant import TenantStore
+
+
+class WritesMixin:
+    """What a ``RecallEngine`` stores and deletes (mixed into it)."""
+
+    if TYPE_CHECKING:
+        config: RecallConfig
+        embedder: Embedder
+        _access: AccessControl
+        _writers: TenantWriters | None
+
+        def _tenant(self, tenant_id: str | None) -> str: ...
+
+        def store(self, tenant_id: str | None = None, *, create: bool = False) -> TenantStore:
+            """The open store of a tenant (``RecallEngine.store``)."""
+            ...
+
+    async def remember(
+        self,
+        data: Any,
+        *,
+        dataset_name: str = "main_dataset",
+        metadata: dict[str, Any] | None = None,
+        tenant_id: str | None = None,
+        show_progress: bool | None = None,
+        user: User | str | None = None,
+        dataset_id: str | None = None,
+        node_set: Sequence[str] | None = None,
+    ) -> RememberResult:
+        """Store documents, files, folders or conversations in a dataset.
+
+        Ingesting the same content into the same dataset again adds nothing; a
+        document with a known ``source_id`` (or file path) and new content
+        replaces the old version.
+
+        Args:
+            data: a string, a path to a ``.txt``/``.md``/``.json``/``.jsonl`` file or a
+                folder of them, a ``Document``, a ``Conversation``, or a list of these.
+            dataset_name: one of ``user``'s own datasets, created on first use and
+                owned by that user.
+            metadata: the caller's metadata, kept on every chunk (``metadata_filters``
+                of recall() match it).
+            tenant_id: the tenant; None is the configured default tenant.
+            show_progress: a progress bar; None shows one on a terminal for long ingests.
+            user: the user (or its id) who writes; None is the default user.
+            dataset_id: write into any dataset the user may write to, shared ones
+                included; wins over ``dataset_name``.
+            node_set: named node sets for the items (``CODING_RULES`` reads
+                ``coding_agent_rules``); content already stored keeps its node sets.
+
+        Returns:
+            The dataset id, the data ids (new, skipped, replaced), the chunk count and
+            the stage timings.
+
+        Raises:
+            InvalidInputError: bad data, dataset name or metadata (nothing is stored).
+            InputTooLargeError: an item over ``config.max_item_chars`` (nothing is stored).
+            UserNotFoundError: an unknown ``user``.
+            DatasetNotFoundError: an unknown ``dataset_id``.
+            PermissionDeniedError: no write permission on ``dataset_id`` (nothing is stored).
+            StoreError: a store failed (nothing of this call is stored).
+            EmbeddingError: the embedding model failed (nothing of this call is stored).
+        """
+        name = check_name(dataset_name, what="dataset_name")
+        tenant = self._tenant(tenant_id)
+        if show_progress is not None and not isinstance(show_progress, bool):
+            raise InvalidInputError(
+                f"show_progress must be True, False or None, got {show_progress!r}."
+            )
+        # Files are read, and everything CPU-bound runs, in worker threads: the
+        # event loop keeps serving other tasks during an ingest.
+        node_sets = check_node_sets(node_set)
+        items = await asyncio.to_thread(
+            collect_items,
+            data,
+            metadata,
+            skip=(self.config.data_dir,),
+            max_chars=self.config.max_item_chars,
+        )
+        apply_node_sets(items, node_sets)
+        from recall_engine.ingest.ingestor import ingest
+
+        if user is not None:  # an unknown user must not create an empty store
+            await asyncio.to_thread(self._access.registry.resolve_user, tenant, user)
+        if dataset_id is not None:
+            dataset_id = check_ids(dataset_id, what="dataset_id")[0]
+            store = await asyncio.to_thread(self._store_with_dataset, tenant, dataset_id)
+        else:
+            store = await asyncio.to_thread(self.store, tenant, create=True)
+        target = await asyncio.to_thread(self._access.write_target, store, user, name, dataset_id)
+        return await asyncio.to_thread(
+            ingest,
+            store,
+            self.embedder,
+            self.config,
+            items,
+            dataset_id=target.dataset_id,
+            dataset_name=target.dataset_name,
+            show_progress=show_progress,
+            writers=self._writers,
+        )
+
+    def _store_with_dataset(self, tenant: str, dataset_id: str) -> TenantStore:
+        try:
+            return self.store(tenant)
+        except RecallPreconditionError:
+            raise DatasetNotFoundError(
+                f"Unknown dataset id {dataset_id!r}: nothing has been remembered in tenant "
+                f"{tenant!r} yet; pass dataset_name= to create a dataset."
+            ) from None
+
+    async def forget(
+        self,
+        *,
+        data_id: str | Sequence[str] | None = None,
+        dataset_name: str | None = None,
+        tenant_id: str | None = None,
+        user: User | str | None = None,
+    ) -> int:
+        """Delete data items (by id) or a whole dataset, and the graph elements only they support.
+
+        Args:
+            data_id: one data id or several, in datasets ``user`` may write to.
+            dataset_name: one of ``user``'s own datasets, deleted whole.
+            tenant_id: the tenant; None is the configured default tenant.
+            user: the user (or its id) who deletes; None is the default user.
+
+        Returns:
+            The number of chunks removed.
+
+        Raises:
+            InvalidInputError: neither or both of ``data_id`` and ``dataset_name``, an
+                empty list, an id that is not a string, or an unknown id (nothing is
+                deleted then).
+            DatasetNotFoundError: the dataset is not one of the user's own.
+            PermissionDeniedError: a data item in a dataset the user may not write to
+                (nothing is deleted).
+        """
+        if (data_id is None) == (dataset_name is None):
+            raise InvalidInputError("forget() needs exactly one of data_id or dataset_name.")
+        ids = check_ids(data_id, what="data_id") if data_id is not None else None
+        name = check_name(dataset_name, what="dataset_name") if dataset_name is not None else None
+        tenant = self._tenant(tenant_id)
+        store = await asyncio.to_thread(self.store, tenant)
+        return await asyncio.to_thread(self._forget, store, ids, name, user)
+
+    def _forget(
+        self,
+        store: TenantStore,
+        ids: tuple[str, ...] | None,
+        name: str | None,
+        user: User | str | None = None,
+    ) -> int:
+        with store.write_lock, writing(self._writers, store) as ticket:
+            dataset_id = self._access.forgettable(store, user, ids, name)
+            if name is not None:
+                assert dataset_id is not None
+                members = [d.id for d in store.graph.documents(dataset_id)]
+                removed = store.forget(members)
+                ticket.forgotten(members)
+                store.delete_dataset(dataset_id)
+                self._access.dataset_dropped(store.tenant_id, dataset_id)
+                return removed
+            assert ids is not None
+            known = store.graph.document_ids(ids)
+            unknown = [i for i in ids if i not in known]
+            if unknown:
+                raise InvalidInputError(
+                    f"data_id: unknown data id(s) {unknown} in tenant {store.tenant_id!r}; "
+                    "nothing was deleted. List the ids with `recall-engine items`."
+                )
+            removed = store.forget(list(ids))
+            ticket.forgotten(list(ids))
+            return removed
