@@ -243,6 +243,8 @@ class RecallPipeline:
             return
         if state.search_type in CYPHER_SEARCH_TYPES:
             return  # rows in the order the caller's query asked for
+        if getattr(state.retriever, "whole_scope", False):
+            return  # a complete list in time order (BROAD, GRAPH_REPORT) keeps it
         request = state.request
         state.tense = await apply_tense(
             request.query_text, state.output, _reader(state), as_of=request.as_of

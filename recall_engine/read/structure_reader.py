@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from recall_engine.core.hits import EntityRef
-from recall_engine.read.adjacency import Adjacency, adjacency, current_adjacency
-from recall_engine.read.api import GraphEdge
+from recall_engine.read.adjacency import Adjacency, adjacency, current_adjacency, store_version
+from recall_engine.read.api import GraphEdge, ScopeGraph
 from recall_engine.read.scoped import ScopedReader
 
 
@@ -87,3 +87,15 @@ class StructureReader(ScopedReader):
             c: [e for e in adj.entities_of_chunk.get(c, ()) if adj.entity_dataset.get(e) in scope]
             for c in dict.fromkeys(chunk_ids)
         }
+
+    async def scope_graph(self) -> ScopeGraph:
+        adj = await self._adjacency()
+        scope = set(self._scope)
+        edges = [e for e in adj.edges.values() if e.dataset_id in scope]
+        mentions = {
+            e: chunks
+            for e, chunks in adj.chunks_of_entity.items()
+            if adj.entity_dataset.get(e) in scope
+        }
+        version = (*store_version(self._store), *self._scope)
+        return ScopeGraph(version=version, edges=edges, mentions=mentions)

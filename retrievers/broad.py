@@ -1,0 +1,163 @@
+"""BROAD: questions about a whole scope (counts, totals, complete lists, the most).
+
+"How many pets does Ann have?" needs every record of Ann's pets, not the passage
+most like the question. BROAD reads the question (``broad_query``), reads every
+chunk of its subject in time order and turns the sentences into records
+(``broad_records``): one item of the asked kind each, deduplicated by entity
+resolution, with the sentence and chunk that state it and whether a later
+statement ended it. ``metadata["records"]`` is the ``RecordSet``; the hits are the
+records as triplets (subject -[kind]-> item), in time order, every one of them
+(``top_k`` does not cut a complete list), each citing its chunk.
+
+Offline, the answer is computed from the records (``recall_engine.llm.answer_records``):
+a count, a sum or a list, exact, each item with its evidence. With an LLM, the
+model sees the subject's whole history when it fits ``whole_scope_words``, else the
+record list (read-only: the records are all it may count from);
+``metadata["records"]["how"]`` says which. A question that asks no aggregation
+lists every chunk that shares a word with it, best first, like a lexical search.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import Field
+
+from recall_engine.core.hits import ChunkHit, EntityRef, TripletHit
+from recall_engine.core.records import Record, RecordSet
+from recall_engine.core.search_types import SearchType
+from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
+from retrievers.broad_query import BroadQuery, read_question
+from retrievers.broad_records import Gathered, gather
+from retrievers.hybrid_completion import timed
+
+
+class BroadConfig(RetrieverConfig):
+    """Options of BROAD (``retriever_specific_config``)."""
+
+    whole_scope_words: int = Field(
+        default=6000,
+        ge=0,
+        description="With an LLM: the subject's whole history goes in the prompt when it "
+        "has at most this many words; else the records do.",
+    )
+
+
+class BroadRetriever:
+    """Every record of the asked kind in scope, for counts, totals and lists."""
+
+    search_type: ClassVar[SearchType] = SearchType.BROAD
+    kind: ClassVar[str] = "broad"
+    answers: ClassVar[bool] = True
+    prompt: ClassVar[str] = "answer_from_records"
+    needs_llm: ClassVar[bool] = False
+    config_model: ClassVar[type[RetrieverConfig]] = BroadConfig
+    embeds_query: ClassVar[bool] = False
+    whole_scope: ClassVar[bool] = True
+    """Its hits are a complete list in time order: the tense stage does not re-rank them."""
+
+    async def retrieve(self, query: str, ctx: RetrievalContext[BroadConfig]) -> RetrieverOutput:
+        """Read every record the question asks about.
+
+        Args:
+            query: the question ("How many ...", "List all ...", "... in total").
+            ctx: the read API bound to the caller's scope, the LLM (or None) and
+                this type's options.
+
+        Returns:
+            Every record as a hit, in time order, with ``metadata["records"]``; for a
+            question that asks no aggregation, at most ``ctx.top_k`` chunks sharing
+            its words.
+        """
+        options = config_of(ctx, BroadConfig)
+        asked = read_question(query)
+        if asked is None:
+            return await _words_only(query, ctx)
+        found = await timed(ctx.timings, "broad.records", gather(ctx.read, asked, query))
+        subject = found.subjects[0] if found.subjects else None
+        ref = (
+            EntityRef(id=subject.id, name=subject.name, type=subject.type)
+            if subject is not None
+            else EntityRef(id="scope", name="scope", type="SCOPE")
+        )
+        hits = [_hit(r, ref, asked, i) for i, r in enumerate(found.records)]
+        how, context = _context(found, asked, ctx, options)
+        records = RecordSet(
+            ask=asked.ask,
+            kind=asked.kind,
+            subjects=tuple(e.name for e in found.subjects) or asked.subjects,
+            current_only=asked.current_only,
+            records=tuple(found.records),
+            how=how,
+        )
+        return RetrieverOutput(
+            hits=list(hits),
+            context=context,
+            metadata={"records": records.model_dump(mode="json")},
+            details={
+                "ask": asked.ask.value,
+                "kind": asked.kind,
+                "terms": list(asked.terms),
+                "chunks_read": len(found.chunks),
+                "records": len(found.records),
+            },
+        )
+
+
+def _hit(record: Record, subject: EntityRef, asked: BroadQuery, at: int) -> TripletHit:
+    target = EntityRef(id=record.key, name=record.item, type=asked.kind or asked.ask.value)
+    state = "" if record.current else f"; ended: {record.ended_by}"
+    return TripletHit(
+        score=1.0 / (at + 1),
+        sources=(record.source,),
+        dataset_id=record.source.dataset_id,
+        dataset_name=record.source.dataset_name,
+        id=f"record:{record.key}",
+        source=subject,
+        predicate=asked.kind or asked.ask.value,
+        target=target,
+        context=record.sentence + state,
+        timestamp=record.time,
+        chunk_id=record.source.chunk_id,
+        data_id=record.source.data_id,
+    )
+
+
+def record_lines(records: list[Record]) -> str:
+    """The records one per line: time, item, its sentence, whether it still holds."""
+    lines = []
+    for n, r in enumerate(records, start=1):
+        when = (r.time or "undated")[:10]
+        state = "current" if r.current else f"ended ({r.ended_by})"
+        extra = f" x{r.mentions}" if r.mentions > 1 else ""
+        lines.append(f"{n}. [{when}] {r.item}{extra} ({state}): {r.sentence}")
+    return "\n".join(lines)
+
+
+def _context(
+    found: Gathered, asked: BroadQuery, ctx: RetrievalContext[BroadConfig], options: BroadConfig
+) -> tuple[str, str]:
+    """How the answer is reached, and the context that goes with it."""
+    head = f"Records of kind '{asked.kind or asked.ask.value}'"
+    if found.subjects:
+        head += f" about {', '.join(e.name for e in found.subjects)}"
+    table = f"{head} ({len(found.records)}, in time order):\n{record_lines(found.records)}"
+    if ctx.llm is None:
+        return "records", table
+    words = sum(len(c.text.split()) for c in found.chunks)
+    if found.chunks and words <= options.whole_scope_words:
+        history = "\n".join(c.text for c in found.chunks)
+        return (
+            f"whole scope in one prompt ({len(found.chunks)} chunks)",
+            f"Every passage in scope, in time order:\n{history}\n\n{table}",
+        )
+    return f"records ({len(found.records)}; the scope has {words} words)", table
+
+
+async def _words_only(query: str, ctx: RetrievalContext[BroadConfig]) -> RetrieverOutput:
+    """No aggregation asked: every chunk sharing a word with the question, best first."""
+    found: list[ChunkHit] = await ctx.read.lexical_chunks(query, ctx.top_k)
+    return RetrieverOutput(
+        hits=list(found),
+        details={"ask": None, "fallback": "the question asks for no count, total or list"},
+    )
