@@ -13,22 +13,27 @@ Offline, the answer is computed from the records (``recall_engine.llm.answer_rec
 a count, a sum or a list, exact, each item with its evidence. With an LLM, the
 model sees the subject's whole history when it fits ``whole_scope_words``, else the
 record list (read-only: the records are all it may count from);
-``metadata["records"]["how"]`` says which. A question that asks no aggregation
-lists every chunk that shares a word with it, best first, like a lexical search.
+``metadata["records"]["how"]`` says which. When the records are fewer than
+``top_k``, the routed default's hits for the question follow them, scored below
+(passages the records' wording missed). A question that asks no aggregation, or
+whose records are none, runs the routed default (GRAPH_COMPLETION, one follow-up
+hop) instead, and ``metadata["broad"]["fallback"]`` says why.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+import dataclasses
+from typing import Any, ClassVar
 
 from pydantic import Field
 
-from recall_engine.core.hits import ChunkHit, EntityRef, TripletHit
+from recall_engine.core.hits import EntityRef, Hit, TripletHit
 from recall_engine.core.records import Record, RecordSet
 from recall_engine.core.search_types import SearchType
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
 from retrievers.broad_query import BroadQuery, read_question
 from retrievers.broad_records import Gathered, gather
+from retrievers.graph_completion import GraphCompletionConfig, GraphCompletionRetriever
 from retrievers.hybrid_completion import timed
 
 
@@ -52,7 +57,6 @@ class BroadRetriever:
     prompt: ClassVar[str] = "answer_from_records"
     needs_llm: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = BroadConfig
-    embeds_query: ClassVar[bool] = False
     whole_scope: ClassVar[bool] = True
     """Its hits are a complete list in time order: the tense stage does not re-rank them."""
 
@@ -72,7 +76,7 @@ class BroadRetriever:
         options = config_of(ctx, BroadConfig)
         asked = read_question(query)
         if asked is None:
-            return await _words_only(query, ctx)
+            return await _fall_back(query, ctx, "the question asks for no count, total or list")
         found = await timed(ctx.timings, "broad.records", gather(ctx.read, asked, query))
         subject = found.subjects[0] if found.subjects else None
         ref = (
@@ -90,8 +94,11 @@ class BroadRetriever:
             records=tuple(found.records),
             how=how,
         )
+        if not hits:
+            return await _fall_back(query, ctx, f"no record of kind '{asked.kind}' was found")
+        support = await _support(query, ctx, hits) if len(hits) < ctx.top_k else []
         return RetrieverOutput(
-            hits=list(hits),
+            hits=[*hits, *support],
             context=context,
             metadata={"records": records.model_dump(mode="json")},
             details={
@@ -100,6 +107,7 @@ class BroadRetriever:
                 "terms": list(asked.terms),
                 "chunks_read": len(found.chunks),
                 "records": len(found.records),
+                "supporting_hits": len(support),
             },
         )
 
@@ -154,10 +162,34 @@ def _context(
     return f"records ({len(found.records)}; the scope has {words} words)", table
 
 
-async def _words_only(query: str, ctx: RetrievalContext[BroadConfig]) -> RetrieverOutput:
-    """No aggregation asked: every chunk sharing a word with the question, best first."""
-    found: list[ChunkHit] = await ctx.read.lexical_chunks(query, ctx.top_k)
-    return RetrieverOutput(
-        hits=list(found),
-        details={"ask": None, "fallback": "the question asks for no count, total or list"},
+def _default(ctx: RetrievalContext[BroadConfig]) -> RetrievalContext[Any]:
+    """The routed default's context: GRAPH_COMPLETION with one follow-up hop."""
+    inner: RetrievalContext[Any] = ctx
+    return dataclasses.replace(inner, config=GraphCompletionConfig(follow_up_hops=1))
+
+
+async def _support(
+    query: str, ctx: RetrievalContext[BroadConfig], records: list[TripletHit]
+) -> list[Hit]:
+    """The routed default's hits for the question, after the records and below them:
+    passages that state what the records' wording missed (up to ``top_k`` in all)."""
+    inner = await GraphCompletionRetriever().retrieve(query, _default(ctx))
+    cited = {r.chunk_id for r in records}
+    floor = records[-1].score if records else 1.0
+    extra = [h for h in inner.hits if getattr(h, "chunk_id", None) not in cited]
+    room = ctx.top_k - len(records)
+    return [h.with_score(floor * 0.5 / (i + 1)) for i, h in enumerate(extra[:room])]
+
+
+async def _fall_back(query: str, ctx: RetrievalContext[BroadConfig], reason: str) -> RetrieverOutput:
+    """No records: the routed default (GRAPH_COMPLETION, one follow-up hop) runs, and says so."""
+    output = await GraphCompletionRetriever().retrieve(query, _default(ctx))
+    target = GraphCompletionRetriever.search_type
+    why = f"{reason}; ran {target.value} instead"
+    return output.model_copy(
+        update={
+            "details": {**output.details, "fallback": why},
+            "metadata": {**output.metadata, "broad": {"fallback": why}},
+            "search_type": output.search_type or target,
+        }
     )
