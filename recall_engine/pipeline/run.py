@@ -284,7 +284,11 @@ class RecallPipeline:
             nearest = await read.dense_chunks(state.query_vector, 1)
             best_dense = nearest[0].score if nearest else None
         coverage = measure(request.query_text, list(output.hits), best_dense=best_dense)
-        chosen = state.llm_retrieval or bool(request.retriever_params.get("node_name"))
+        chosen = (
+            state.llm_retrieval
+            or bool(request.retriever_params.get("node_name"))
+            or getattr(state.retriever, "whole_scope", False)  # about the scope, not its words
+        )
         if coverage.signals.get("terms") == 0.0 and not chosen:
             overlap = bool(await read.lexical_chunks(request.query_text, 1))
             if matches_nothing(overlap, best_dense):

@@ -7,6 +7,9 @@ the read (only a snapshot that must be built goes to a worker thread)."""
 from __future__ import annotations
 
 import asyncio
+import threading
+import uuid
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
@@ -15,6 +18,18 @@ from recall_engine.core.hits import EntityRef
 from recall_engine.read.adjacency import Adjacency, adjacency, current_adjacency, store_version
 from recall_engine.read.api import GraphEdge, ScopeGraph
 from recall_engine.read.scoped import ScopedReader
+from recall_engine.storage.tenant import TenantStore
+
+
+_TOKENS: weakref.WeakKeyDictionary[TenantStore, str] = weakref.WeakKeyDictionary()
+_TOKENS_LOCK = threading.Lock()
+
+
+def _token(store: TenantStore) -> str:
+    """A random id of ``store`` for as long as it lives: two stores of equal sizes
+    (two engines' copies of one dataset) never share a snapshot version."""
+    with _TOKENS_LOCK:
+        return _TOKENS.setdefault(store, uuid.uuid4().hex)
 
 
 class StructureReader(ScopedReader):
@@ -97,5 +112,5 @@ class StructureReader(ScopedReader):
             for e, chunks in adj.chunks_of_entity.items()
             if adj.entity_dataset.get(e) in scope
         }
-        version = (*store_version(self._store), *self._scope)
+        version = (_token(self._store), *store_version(self._store), *self._scope)
         return ScopeGraph(version=version, edges=edges, mentions=mentions)
