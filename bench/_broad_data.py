@@ -24,21 +24,47 @@ from recall_engine import Conversation, Message
 
 SPECIES = ["cat", "kitten", "puppy", "beagle", "parrot", "hamster", "rabbit", "tortoise", "corgi"]
 PET_NAMES = [
-    "Pepper", "Biscuit", "Comet", "Clover", "Nugget", "Shadow", "Waffles", "Mochi",
-    "Pixel", "Juniper", "Ziggy", "Marble", "Tofu", "Bramble", "Pickles", "Sprout",
+    "Pepper",
+    "Biscuit",
+    "Comet",
+    "Clover",
+    "Nugget",
+    "Shadow",
+    "Waffles",
+    "Mochi",
+    "Pixel",
+    "Juniper",
+    "Ziggy",
+    "Marble",
+    "Tofu",
+    "Bramble",
+    "Pickles",
+    "Sprout",
 ]
 TITLES = [
-    "The Salt Orchard", "Winter Lanterns", "A Map of Small Rivers", "The Glass Harbour",
-    "Nine Quiet Rooms", "The Copper Season", "Letters from Ashford", "The Long Meadow",
-    "Paper Moons", "The Last Ferry", "Cedar and Smoke", "The Hollow Tide",
+    "The Salt Orchard",
+    "Winter Lanterns",
+    "A Map of Small Rivers",
+    "The Glass Harbour",
+    "Nine Quiet Rooms",
+    "The Copper Season",
+    "Letters from Ashford",
+    "The Long Meadow",
+    "Paper Moons",
+    "The Last Ferry",
+    "Cedar and Smoke",
+    "The Hollow Tide",
 ]
 INSTRUMENTS = ["guitar", "piano", "violin", "cello", "ukulele", "flute", "saxophone", "drums"]
 RACES = ["marathon", "half marathon", "10k"]
 THINGS = ["a bike helmet", "concert tickets", "a new lamp", "hiking boots", "a rain jacket"]
 SMALL_TALK = [
-    "Work has been busy this week.", "The weather turned cold again.",
-    "Did you watch the game last night?", "I need more sleep honestly.",
-    "Traffic was terrible this morning.", "We should catch up over coffee soon.",
+    "Work has been busy this week.",
+    "The weather turned cold again.",
+    "Did you watch the game last night?",
+    "I need more sleep honestly.",
+    "Traffic was terrible this morning.",
+    "We should catch up over coffee soon.",
 ]
 
 
@@ -144,7 +170,9 @@ def _books(chat: _Chat, rng: random.Random, case: Case) -> list[str]:
 def _instruments(chat: _Chat, rng: random.Random, case: Case) -> list[str]:
     chosen = rng.sample(INSTRUMENTS, rng.randint(1, 3))
     for instrument in chosen:
-        form = rng.choice(["I started learning the {i} this month.", "I play the {i} every evening now."])
+        form = rng.choice(
+            ["I started learning the {i} this month.", "I play the {i} every evening now."]
+        )
         chat.say(case.subject, form.format(i=instrument))
     return chosen
 
@@ -152,7 +180,10 @@ def _instruments(chat: _Chat, rng: random.Random, case: Case) -> list[str]:
 def _km(chat: _Chat, rng: random.Random, case: Case) -> int:
     runs = [rng.randint(3, 21) for _ in range(rng.randint(2, 4))]
     for km in runs:
-        chat.say(case.subject, rng.choice(["I ran {k} km today.", "Did a {k} km run along the river."]).format(k=km))
+        chat.say(
+            case.subject,
+            rng.choice(["I ran {k} km today.", "Did a {k} km run along the river."]).format(k=km),
+        )
     chat.say(case.friend, f"I ran {rng.randint(3, 15)} km yesterday.")
     return sum(runs)
 
@@ -167,7 +198,10 @@ def _spent(chat: _Chat, rng: random.Random, case: Case) -> int:
 def _gym(chat: _Chat, rng: random.Random, case: Case) -> int:
     n = rng.randint(2, 5)
     for _ in range(n):
-        chat.say(case.subject, rng.choice(["I went to the gym after work.", "Back at the gym this morning."]))
+        chat.say(
+            case.subject,
+            rng.choice(["I went to the gym after work.", "Back at the gym this morning."]),
+        )
     chat.say(case.friend, "I go to the gym on Mondays.")
     return n
 
@@ -187,7 +221,15 @@ def generate(count: int = 8, seed: int = 40) -> list[Case]:
         gone = None
         if len(pets) > 1 and rng.random() < 0.5:
             gone = rng.choice(pets)[0]
-            chat.say(subject, rng.choice([f"Sadly {gone} passed away last week.", f"We gave {gone} to my aunt, she has a big garden."]))
+            chat.say(
+                subject,
+                rng.choice(
+                    [
+                        f"Sadly {gone} passed away last week.",
+                        f"We gave {gone} to my aunt, she has a big garden.",
+                    ]
+                ),
+            )
         s = subject
         qs = [
             Question(
@@ -198,16 +240,28 @@ def generate(count: int = 8, seed: int = 40) -> list[Case]:
             ),
             Question(f"List all the pets {s} has.", "list", [p for p, _ in pets], "pets"),
             Question(f"Which cities has {s} visited?", "list", found["_places"], "places"),
-            Question(f"How many different cities has {s} been to?", "count", len(found["_places"]), "places"),
+            Question(
+                f"How many different cities has {s} been to?",
+                "count",
+                len(found["_places"]),
+                "places",
+            ),
             Question(f"Which races has {s} run?", "list", found["_races"], "races"),
             Question(f"How many books has {s} read?", "count", len(found["_books"]), "books"),
-            Question(f"What are all the instruments {s} plays?", "list", found["_instruments"], "instruments"),
+            Question(
+                f"What are all the instruments {s} plays?",
+                "list",
+                found["_instruments"],
+                "instruments",
+            ),
             Question(f"How many km did {s} run in total?", "total", found["_km"], "km"),
             Question(f"How much did {s} spend in total?", "total", found["_spent"], "money"),
             Question(f"How many times did {s} go to the gym?", "count", found["_gym"], "gym"),
         ]
         if gone is not None:
-            qs.append(Question(f"How many pets does {s} have now?", "count", len(pets) - 1, "pets now"))
+            qs.append(
+                Question(f"How many pets does {s} have now?", "count", len(pets) - 1, "pets now")
+            )
         case.questions = qs
         case.conversation = Conversation(
             messages=[

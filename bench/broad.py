@@ -90,9 +90,13 @@ async def ask(engine: RecallEngine, case: Case, question: Question) -> dict[str,
     row["routed"] = route.get("search_type")
     row["routed_broad"] = row["routed"] == "BROAD"
     if question.ask in ("count", "total"):
-        default = await engine.recall(question.text, query_type="GRAPH_COMPLETION", datasets=[case.name])
+        default = await engine.recall(
+            question.text, query_type="GRAPH_COMPLETION", datasets=[case.name]
+        )
         number = _first_number(default[0].text) if default else None
-        row["default_count_right"] = number is not None and abs(number - float(question.gold)) < 1e-6  # type: ignore[arg-type]
+        row["default_count_right"] = (
+            number is not None and abs(number - float(question.gold)) < 1e-6
+        )  # type: ignore[arg-type]
     row["gold"] = question.gold
     return row
 
@@ -130,7 +134,11 @@ async def run_questions(count: int, seed: int, data_dir: Path) -> dict[str, Any]
         "default_count_right": share(rows, "default_count_right"),
     }
     ms = sorted(r["ms"] for r in rows)
-    return {"summary": summary, "p50_ms": ms[len(ms) // 2], "misses": [r for r in rows if not r["exact"]]}
+    return {
+        "summary": summary,
+        "p50_ms": ms[len(ms) // 2],
+        "misses": [r for r in rows if not r["exact"]],
+    }
 
 
 async def run_reports(store: Path) -> dict[str, Any]:

@@ -181,7 +181,9 @@ async def _support(
     return [h.with_score(floor * 0.5 / (i + 1)) for i, h in enumerate(extra[:room])]
 
 
-async def _fall_back(query: str, ctx: RetrievalContext[BroadConfig], reason: str) -> RetrieverOutput:
+async def _fall_back(
+    query: str, ctx: RetrievalContext[BroadConfig], reason: str
+) -> RetrieverOutput:
     """No records: the routed default (GRAPH_COMPLETION, one follow-up hop) runs, and says so."""
     output = await GraphCompletionRetriever().retrieve(query, _default(ctx))
     target = GraphCompletionRetriever.search_type

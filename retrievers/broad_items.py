@@ -18,7 +18,9 @@ from retrievers.broad_kinds import ENTITY_KINDS, IRREGULAR, MEMBERS, PLACE_VERBS
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“])")
 _HEADER = re.compile(r"^\[[^\]]{0,40}\]\s*")
 _TOKEN = re.compile(r"[\w'’\-]+|\"[^\"]{1,60}\"|“[^”]{1,60}”|[$€£]")
-_FIRST_PERSON = frozenset({"i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "we", "our", "us", "we've", "we're"})
+_FIRST_PERSON = frozenset(
+    {"i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "we", "our", "us", "we've", "we're"}
+)
 # Wishes, plans and denials: the item is not (yet) the subject's.
 _MODAL = re.compile(
     r"\b(?:want(?:s|ed)?\s+to|plan(?:s|ning|ned)?\s+(?:to|on)|hope(?:s)?\s+to|wish(?:es)?|"
@@ -31,7 +33,9 @@ _NAMING = frozenset({"named", "called"})
 _APPOSITION = frozenset({"my", "our", "new", "little", "sweet", "old", "first", "second"})
 _PLACE_PREPOSITIONS = frozenset({"in", "to", "from", "at", "around", "through", "across"})
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)?$")
-_LOWER_LINK = frozenset({"half", "full", "mini", "big", "little", "grand", "annual", "city", "de", "of"})
+_LOWER_LINK = frozenset(
+    {"half", "full", "mini", "big", "little", "grand", "annual", "city", "de", "of"}
+)
 
 
 def sentences(text: str) -> list[str]:
@@ -72,7 +76,7 @@ def named_items(sentence: str, kind: str) -> list[str]:
     words = tokens(sentence)
     out: list[str] = []
     for at, word in enumerate(words):
-        if singular(word.strip("\"“”").lower()) not in members:
+        if singular(word.strip('"“”').lower()) not in members:
             continue
         out.append(_name_at(words, at) or word.lower())
     return list(dict.fromkeys(out))
@@ -85,12 +89,17 @@ def _name_at(words: Sequence[str], at: int) -> str | None:
     for i, word in enumerate(after):
         if word.lower() in _NAMING and i + 1 < len(after):
             return _name_from(after[i + 1 :])
-    if after and (after[0].startswith(("\"", "“")) or _is_name(after[0])):
+    if after and (after[0].startswith(('"', "“")) or _is_name(after[0])):
         return _name_from(after)
     back = at
     while back > 0 and words[back - 1].lower() in _APPOSITION:
         back -= 1
-    if back < at and back > 0 and words[back].lower() in {"my", "our"} and _is_name(words[back - 1]):
+    if (
+        back < at
+        and back > 0
+        and words[back].lower() in {"my", "our"}
+        and _is_name(words[back - 1])
+    ):
         return words[back - 1]  # "Meet Pepper, my new cat"
     start = at
     while start > 0 and (_is_name(words[start - 1]) or words[start - 1].lower() in _LOWER_LINK):
@@ -109,8 +118,8 @@ def _is_name(word: str) -> bool:
 def _name_from(words: Sequence[str]) -> str | None:
     if not words:
         return None
-    if words[0].startswith(("\"", "“")):
-        return words[0].strip("\"“”")
+    if words[0].startswith(('"', "“")):
+        return words[0].strip('"“”')
     taken = []
     for word in words[:4]:
         if not _is_name(word):
@@ -137,7 +146,10 @@ def typed_items(sentence: str, kind: str, entities: Iterable[tuple[str, str]]) -
 def _names(sentence: str, name: str, *, after_preposition: bool = False) -> bool:
     """Whether ``sentence`` names ``name`` (after in/to/from ... when asked)."""
     lead = r"\b(?:" + "|".join(_PLACE_PREPOSITIONS) + r")\s+" if after_preposition else ""
-    return re.search(rf"{lead}(?<![\w]){re.escape(name)}(?![\w])", sentence, re.I if lead else 0) is not None
+    return (
+        re.search(rf"{lead}(?<![\w]){re.escape(name)}(?![\w])", sentence, re.I if lead else 0)
+        is not None
+    )
 
 
 def amounts(sentence: str, unit: str) -> list[tuple[float, str]]:

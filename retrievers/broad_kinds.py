@@ -36,7 +36,9 @@ _ANIMALS = """cat kitten dog puppy pup parrot bird budgie canary hamster rabbit 
 MEMBERS: dict[str, frozenset[str]] = {
     "pet": _words(_ANIMALS),
     "animal": _words(_ANIMALS + " cow goat sheep pig chicken duck"),
-    "race": _words("marathon half-marathon 10k 5k 15k 21k ultra ultramarathon triathlon race relay"),
+    "race": _words(
+        "marathon half-marathon 10k 5k 15k 21k ultra ultramarathon triathlon race relay"
+    ),
     "book": _words("book novel memoir biography autobiography cookbook thriller"),
     "instrument": _words(
         "guitar piano violin cello drums drum flute saxophone trumpet ukulele bass harp clarinet"
@@ -91,24 +93,54 @@ UNITS: dict[str, tuple[str, ...]] = {
 }
 """A unit a total may be asked in -> how sentences write it."""
 
-END_WORDS = _words(
-    "sold gave lost died passed quit stopped left ended returned rehomed broke"
-)
+END_WORDS = _words("sold gave lost died passed quit stopped left ended returned rehomed broke")
 """A later sentence of the subject naming an item with one of these ends it."""
 
 IRREGULAR: dict[str, str] = {
     past: base
     for base, forms in {
-        "run": "ran", "go": "went gone", "swim": "swam swum", "ride": "rode ridden",
-        "eat": "ate eaten", "see": "saw seen", "buy": "bought", "write": "wrote written",
-        "fly": "flew flown", "drive": "drove driven", "take": "took taken", "make": "made",
-        "meet": "met", "give": "gave given", "get": "got gotten", "begin": "began begun",
-        "sing": "sang sung", "teach": "taught", "catch": "caught", "think": "thought",
-        "bring": "brought", "spend": "spent", "lose": "lost", "win": "won", "sell": "sold",
-        "leave": "left", "read": "read", "build": "built", "draw": "drew drawn",
-        "grow": "grew grown", "know": "knew known", "speak": "spoke spoken", "find": "found",
-        "hold": "held", "keep": "kept", "sleep": "slept", "feel": "felt", "hear": "heard",
-        "pay": "paid", "bake": "baked", "cook": "cooked", "paint": "painted",
+        "run": "ran",
+        "go": "went gone",
+        "swim": "swam swum",
+        "ride": "rode ridden",
+        "eat": "ate eaten",
+        "see": "saw seen",
+        "buy": "bought",
+        "write": "wrote written",
+        "fly": "flew flown",
+        "drive": "drove driven",
+        "take": "took taken",
+        "make": "made",
+        "meet": "met",
+        "give": "gave given",
+        "get": "got gotten",
+        "begin": "began begun",
+        "sing": "sang sung",
+        "teach": "taught",
+        "catch": "caught",
+        "think": "thought",
+        "bring": "brought",
+        "spend": "spent",
+        "lose": "lost",
+        "win": "won",
+        "sell": "sold",
+        "leave": "left",
+        "read": "read",
+        "build": "built",
+        "draw": "drew drawn",
+        "grow": "grew grown",
+        "know": "knew known",
+        "speak": "spoke spoken",
+        "find": "found",
+        "hold": "held",
+        "keep": "kept",
+        "sleep": "slept",
+        "feel": "felt",
+        "hear": "heard",
+        "pay": "paid",
+        "bake": "baked",
+        "cook": "cooked",
+        "paint": "painted",
     }.items()
     for past in forms.split()
 }

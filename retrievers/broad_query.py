@@ -16,36 +16,56 @@ from dataclasses import dataclass
 from recall_engine.core.records import Ask
 from retrievers.broad_kinds import UNITS, singular
 
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 _WORD = r"[a-z][a-z'\-]*"
 # Adjectives between the asking phrase and the kind: "how many different countries".
-_FILLER = r"(?:(?:different|distinct|separate|total|other|individual|unique|kinds?\s+of|types?\s+of|sorts?\s+of)\s+)*"
+_FILLER = (
+    r"(?:(?:different|distinct|separate|total|other|individual|unique"
+    r"|kinds?\s+of|types?\s+of|sorts?\s+of)\s+)*"
+)
 _COUNT = re.compile(rf"\bhow\s+many\s+{_FILLER}(?P<kind>{_WORD})", re.I)
 _TIMES = re.compile(r"\bhow\s+(?:many\s+times|often)\b", re.I)
-_TOTAL = re.compile(r"\b(?:in\s+total|altogether|all\s+together|combined|the\s+total|total\s+(?:amount|number|of))\b", re.I)
+_TOTAL = re.compile(
+    r"\b(?:in\s+total|altogether|all\s+together|combined|the\s+total|total\s+(?:amount|number|of))\b",
+    re.I,
+)
 _HOW_MUCH = re.compile(r"\bhow\s+much\b", re.I)
 _MOST = re.compile(r"\b(?:the\s+)?most\b|\bmost\s+(?:often|frequently)\b", re.I)
 _LIST = re.compile(
-    rf"\b(?:list|name|enumerate)\s+(?:(?:all|every|each)\s+)?(?:of\s+)?(?:the\s+)?{_FILLER}(?P<kind>{_WORD})"
+    rf"\b(?:list|name|enumerate)\s+(?:(?:all|every|each)\s+)?(?:of\s+)?(?:the\s+)?"
+    rf"{_FILLER}(?P<kind>{_WORD})"
     rf"|\bwhat\s+are\s+(?:all\s+)?(?:the\s+)?{_FILLER}(?P<kind2>{_WORD})"
     rf"|\b(?:all|every|each)\s+(?:of\s+)?(?:the\s+)?{_FILLER}(?P<kind3>{_WORD})"
-    rf"|\b(?:which|what)\s+{_FILLER}(?P<kind4>{_WORD})\s+(?:has|have|had|did|does|do|is|are|was|were)\b",
+    rf"|\b(?:which|what)\s+{_FILLER}(?P<kind4>{_WORD})"
+    r"\s+(?:has|have|had|did|does|do|is|are|was|were)\b",
     re.I,
 )
 _NAME = re.compile(r"\b[A-Z][\w\-]*(?:'s)?")
-_NOT_NAMES = frozenset(
-    """how what which who whom whose when where why list name tell give show count
-    is are was were do does did has have had can could will would the a an in on of
-    i me my we our you your all every each in total""".split()
+_NOT_NAMES = _words(
+    """
+    how what which who whom whose when where why list name tell give show count is
+    are was were do does did has have had can could will would the a an in on of i
+    me my we our you your all every each in total
+    """
 )
 _NOW = re.compile(r"\b(?:now|currently|still|at\s+the\s+moment|these\s+days|today)\b", re.I)
 # Wording that asks about plans or wishes: then those are what is listed.
-_PLANS = re.compile(r"\b(?:plan|plans|planning|want|wants|hope|hopes|wish|will|going\s+to|would)\b", re.I)
-_STOP = frozenset(
-    """a an the of to in on at for with by from and or but is are was were be been being
-    do does did has have had how many much times often which what who whom whose when
-    where why list name all every each total altogether combined most mention mentioned
-    mentions say said talk talked about ever so far that this these those there their
-    his her its they them he she it i me my we our you your in there any some""".split()
+_PLANS = re.compile(
+    r"\b(?:plan|plans|planning|want|wants|hope|hopes|wish|will|going\s+to|would)\b", re.I
+)
+_STOP = _words(
+    """
+    a an the of to in on at for with by from and or but is are was were be been
+    being do does did has have had how many much times often which what who whom
+    whose when where why list name all every each total altogether combined most
+    mention mentioned mentions say said talk talked about ever so far that this
+    these those there their his her its they them he she it i me my we our you your
+    in there any some
+    """
 )
 _TERM = re.compile(r"[a-z][a-z\-]+")
 

@@ -37,7 +37,24 @@ from retrievers.broad_query import BroadQuery
 MAX_CHUNKS = 2000
 """At most this many chunks are read for one question (a subject's whole history)."""
 # Light verbs: a TIMES question's happening is named by its other words.
-_LIGHT = frozenset({"go", "went", "gone", "goes", "do", "did", "done", "make", "made", "get", "got", "have", "take", "took"})
+_LIGHT = frozenset(
+    {
+        "go",
+        "went",
+        "gone",
+        "goes",
+        "do",
+        "did",
+        "done",
+        "make",
+        "made",
+        "get",
+        "got",
+        "have",
+        "take",
+        "took",
+    }
+)
 
 
 @dataclass

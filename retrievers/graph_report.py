@@ -149,9 +149,13 @@ async def _report(
         ref, chunk = refs.get(hub), chunks.get(chunk_id or "")
         if ref is None:
             continue
-        hub_rows.append(
-            {"name": ref.name, "type": ref.type, "neighbours": shape.degree(hub), "mentions": shape.mention_count(hub)}
-        )
+        row = {
+            "name": ref.name,
+            "type": ref.type,
+            "neighbours": shape.degree(hub),
+            "mentions": shape.mention_count(hub),
+        }
+        hub_rows.append(row)
         if chunk is not None:
             hits.append(
                 EntityHit(
@@ -162,7 +166,7 @@ async def _report(
                     id=hub,
                     name=ref.name,
                     type=ref.type,
-                    description=f"{shape.degree(hub)} neighbours, {shape.mention_count(hub)} mentions",
+                    description=f"{row['neighbours']} neighbours, {row['mentions']} mentions",
                 )
             )
     questions = _questions(hub_rows, described, options.questions)
@@ -216,4 +220,3 @@ def report_text(report: dict[str, Any]) -> str:
         lines.append("Suggested questions:")
         lines.extend(f"- {q}" for q in report["questions"])
     return "\n".join(lines)
-

@@ -10,10 +10,10 @@ from recall_engine.config import RecallConfig
 from recall_engine.core.hits import AnyHit, dedupe_sources
 from recall_engine.core.models import ResponseGraphEntry
 from recall_engine.core.records import RecordSet
-from recall_engine.llm.answer_records import records_answer
-from recall_engine.llm.answer_report import report_answer
 from recall_engine.core.results import hit_raw, single_dataset
 from recall_engine.core.search_types import SearchType
+from recall_engine.llm.answer_records import records_answer
+from recall_engine.llm.answer_report import report_answer
 from recall_engine.pipeline.coverage import Coverage
 from recall_engine.pipeline.request import RecallRequest
 from recall_engine.read.api import ReadAPI

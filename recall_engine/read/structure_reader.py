@@ -20,7 +20,6 @@ from recall_engine.read.api import GraphEdge, ScopeGraph
 from recall_engine.read.scoped import ScopedReader
 from recall_engine.storage.tenant import TenantStore
 
-
 _TOKENS: weakref.WeakKeyDictionary[TenantStore, str] = weakref.WeakKeyDictionary()
 _TOKENS_LOCK = threading.Lock()
 

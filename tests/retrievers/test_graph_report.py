@@ -29,7 +29,9 @@ async def chat(engine: RecallEngine) -> RecallEngine:
 
 
 async def _report(engine: RecallEngine) -> tuple[dict, str]:
-    results = await engine.recall("What is this about?", query_type="GRAPH_REPORT", datasets=["chat"])
+    results = await engine.recall(
+        "What is this about?", query_type="GRAPH_REPORT", datasets=["chat"]
+    )
     assert len(results) == 1 and results[0].search_type == "GRAPH_REPORT"
     return results[0].metadata["graph_report"], results[0].text
 
