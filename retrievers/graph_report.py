@@ -107,7 +107,7 @@ async def _report(
     named = {e for g in groups for e in g.members} | set(hubs)
     refs = await ctx.read.entity_refs(list(named))
     name = {e: refs[e].name for e in named if e in refs}
-    lead_chunks = [g.chunk_id for g in groups if g.chunk_id]
+    lead_chunks = [c for g in groups for c in g.chunk_ids]
     hub_chunks = [shape.first_chunk(h) for h in hubs]
     chunk_ids = list(dict.fromkeys([*lead_chunks, *(c for c in hub_chunks if c)]))
     chunks = {c.chunk_id: c for c in await ctx.read.chunks_by_id(chunk_ids)}
@@ -115,8 +115,7 @@ async def _report(
     hits: list[Hit] = []
     for n, group in enumerate(groups, start=1):
         members = [name[e] for e in group.members if e in name]
-        chunk = chunks.get(group.chunk_id or "")
-        quote = _quote(chunk, members) if chunk is not None else ""
+        chunk, quote = _quote([chunks[c] for c in group.chunk_ids if c in chunks], members)
         relations = ", ".join(group.predicates)
         about = f"{_join(members)}" + (f" ({relations})" if relations else "")
         if quote:
@@ -128,7 +127,7 @@ async def _report(
                 "members": members,
                 "relations": list(group.predicates),
                 "about": about,
-                "chunk_id": group.chunk_id,
+                "chunk_id": chunk.chunk_id if chunk is not None else None,
             }
         )
         if chunk is not None:
@@ -181,14 +180,21 @@ async def _report(
     return {"report": report, "hits": hits}
 
 
-def _quote(chunk: ChunkHit, members: list[str]) -> str:
-    """The sentence of ``chunk`` that names most of ``members`` (the first on ties)."""
-    best, score = "", -1
-    for sentence in sentences(chunk.text):
-        named = sum(1 for m in members if m.lower() in sentence.lower())
-        if named > score:
-            best, score = sentence, named
-    return best if len(best) <= 240 else best[:237] + "..."
+def _quote(chunks: list[ChunkHit], members: list[str]) -> tuple[ChunkHit | None, str]:
+    """The chunk and sentence naming most of ``members`` (the best connected one aside,
+    as it is named almost everywhere); the first chunk's first sentence on ties."""
+    best: tuple[int, int] = (-1, 0)
+    chosen: tuple[ChunkHit | None, str] = (chunks[0] if chunks else None, "")
+    others = [m.lower() for m in members[1:]] or [m.lower() for m in members]
+    for candidate in chunks:
+        for sentence in sentences(candidate.text):
+            lowered = sentence.lower()
+            named = sum(1 for m in others if m in lowered)
+            score = (named, -abs(len(sentence) - 120))
+            if score > best:
+                best, chosen = score, (candidate, sentence)
+    picked, quote = chosen
+    return picked, quote if len(quote) <= 240 else quote[:237] + "..."
 
 
 def _join(items: list[str]) -> str:

@@ -16,6 +16,10 @@ from recall_engine.read.api import ScopeGraph
 
 GENERIC_PREDICATES = frozenset({"related_to", "mentions", "mentioned_with"})
 """Relations too vague to say what a community is about."""
+STATE_PREDICATES = frozenset({"feels"})
+"""Relations to a passing state (a mood), not a topic: left out of the graph."""
+LEAD_CHUNKS = 5
+"""Chunks stating most of a community's relations, read for its quote."""
 SEED = 7
 
 
@@ -63,7 +67,12 @@ class Community:
     size: int
     members: tuple[str, ...]
     predicates: tuple[str, ...]
-    chunk_id: str | None
+    chunk_ids: tuple[str, ...]
+    """The chunks stating most of its relations, most first."""
+
+    @property
+    def chunk_id(self) -> str | None:
+        return self.chunk_ids[0] if self.chunk_ids else None
 
 
 def structure(scope: ScopeGraph) -> Structure:
@@ -72,7 +81,7 @@ def structure(scope: ScopeGraph) -> Structure:
     shape = Structure(graph=graph, mentions=scope.mentions)
     for edge in scope.edges:
         a, b = edge.source_id, edge.target_id
-        if a == b:
+        if a == b or edge.predicate in STATE_PREDICATES:
             continue
         pair = (a, b) if a < b else (b, a)
         if graph.has_edge(a, b):
@@ -105,6 +114,6 @@ def communities(shape: Structure, k: int, members: int) -> list[Community]:
             predicates.update(shape.predicates.get(pair, Counter()))
             chunks.update(shape.chunks.get(pair, Counter()))
         named = [p for p, _ in predicates.most_common() if p not in GENERIC_PREDICATES][:3]
-        lead = chunks.most_common(1)[0][0] if chunks else None
+        lead = tuple(c for c, _ in chunks.most_common(LEAD_CHUNKS))
         out.append(Community(len(group), tuple(ranked[:members]), tuple(named), lead))
     return out

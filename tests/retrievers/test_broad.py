@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from datetime import datetime
 
 import pytest
@@ -28,14 +29,20 @@ TURNS = [
 ]
 
 
-@pytest.fixture
-async def chat(engine: RecallEngine) -> RecallEngine:
+async def _fill(engine: RecallEngine) -> None:
     messages = [
         Message(id=f"t{i}", speaker=s, text=text, timestamp=ts)
         for i, (s, text, ts) in enumerate(TURNS)
     ]
     await engine.remember(Conversation(messages=messages), dataset_name="chat")
-    return engine
+
+
+@pytest.fixture
+async def chat(tmp_path, hash_embedder, prebuilt) -> AsyncIterator[RecallEngine]:
+    """A fresh copy per test of the chat (ingested once per session)."""
+    engine = RecallEngine(prebuilt(_fill, tmp_path / "data"), embedder=hash_embedder)
+    yield engine
+    engine.close()
 
 
 async def _records(engine: RecallEngine, question: str) -> tuple[RecordSet, str]:
