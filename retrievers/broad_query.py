@@ -24,8 +24,8 @@ def _words(text: str) -> frozenset[str]:
 _WORD = r"[a-z][a-z'\-]*"
 # Adjectives between the asking phrase and the kind: "how many different countries".
 _FILLER = (
-    r"(?:(?:different|distinct|separate|total|other|individual|unique"
-    r"|kinds?\s+of|types?\s+of|sorts?\s+of)\s+)*"
+    r"(?:(?:different|distinct|separate|total|other|individual|unique|of|the|his|her|their"
+    r"|[a-z]+'s|kinds?\s+of|types?\s+of|sorts?\s+of)\s+)*"
 )
 _COUNT = re.compile(rf"\bhow\s+many\s+{_FILLER}(?P<kind>{_WORD})", re.I)
 _TIMES = re.compile(r"\bhow\s+(?:many\s+times|often)\b", re.I)
@@ -108,6 +108,8 @@ def read_question(question: str) -> BroadQuery | None:
     ask, kind = _ask_and_kind(question)
     if ask is None:
         return None
+    if kind in _STOP:
+        return None  # "how many of them": no kind named
     drop = frozenset({*lowered, kind, f"{kind}s", "times"})
     terms = tuple(t for t in content_terms(question, drop) if singular(t) != kind)
     return BroadQuery(
