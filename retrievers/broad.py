@@ -14,10 +14,11 @@ a count, a sum or a list, exact, each item with its evidence. With an LLM, the
 model sees the subject's whole history when it fits ``whole_scope_words``, else the
 record list (read-only: the records are all it may count from);
 ``metadata["records"]["how"]`` says which. When the records are fewer than
-``top_k``, the routed default's hits for the question follow them, scored below
-(passages the records' wording missed). A question that asks no aggregation, or
-whose records are none, runs the routed default (GRAPH_COMPLETION, one follow-up
-hop) instead, and ``metadata["broad"]["fallback"]`` says why.
+``top_k``, the routed default's hits for the question are taken in turn with them
+(passages the records' wording missed; the records keep their time order). A
+question that asks no aggregation, or whose records are none, runs the routed
+default (GRAPH_COMPLETION, one follow-up hop) instead, and
+``metadata["broad"]["fallback"]`` says why.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ class BroadRetriever:
             return await _fall_back(query, ctx, f"no record of kind '{asked.kind}' was found")
         support = await _support(query, ctx, hits) if len(hits) < ctx.top_k else []
         return RetrieverOutput(
-            hits=[*hits, *support],
+            hits=_alternate(hits, support),
             context=context,
             metadata={"records": records.model_dump(mode="json")},
             details={
@@ -162,6 +163,19 @@ def _context(
     return f"records ({len(found.records)}; the scope has {words} words)", table
 
 
+def _alternate(records: list[TripletHit], support: list[Hit]) -> list[Hit]:
+    """Records and the default's hits taken in turn (records keep their time order), scored
+    by position: a few records do not push the passages the default ranks first out of
+    the head, and the records are all there."""
+    out: list[Hit] = []
+    for n in range(max(len(records), len(support))):
+        if n < len(records):
+            out.append(records[n])
+        if n < len(support):
+            out.append(support[n])
+    return [h.with_score(1.0 / (i + 1)) for i, h in enumerate(out)]
+
+
 def _default(ctx: RetrievalContext[BroadConfig]) -> RetrievalContext[Any]:
     """The routed default's context: GRAPH_COMPLETION with one follow-up hop."""
     inner: RetrievalContext[Any] = ctx
@@ -171,14 +185,12 @@ def _default(ctx: RetrievalContext[BroadConfig]) -> RetrievalContext[Any]:
 async def _support(
     query: str, ctx: RetrievalContext[BroadConfig], records: list[TripletHit]
 ) -> list[Hit]:
-    """The routed default's hits for the question, after the records and below them:
-    passages that state what the records' wording missed (up to ``top_k`` in all)."""
+    """The routed default's hits for the question that cite no record's chunk: passages
+    that state what the records' wording missed (up to ``top_k`` with the records)."""
     inner = await GraphCompletionRetriever().retrieve(query, _default(ctx))
     cited = {r.chunk_id for r in records}
-    floor = records[-1].score if records else 1.0
     extra = [h for h in inner.hits if getattr(h, "chunk_id", None) not in cited]
-    room = ctx.top_k - len(records)
-    return [h.with_score(floor * 0.5 / (i + 1)) for i, h in enumerate(extra[:room])]
+    return extra[: ctx.top_k - len(records)]
 
 
 async def _fall_back(
