@@ -41,6 +41,8 @@ PROMPT_VARIABLES: dict[str, frozenset[str]] = {
     "structured_output": frozenset({"schema"}),
     "structured_output_retry": frozenset({"error"}),
     "summarize_trace": frozenset({"call"}),
+    "answer_from_records": frozenset({"question", "context", "history", "support"}),
+    "graph_report": frozenset({"question", "context", "history", "support"}),
 }
 
 _NAME = re.compile(r"^[a-z0-9_]+$")

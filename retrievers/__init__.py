@@ -18,6 +18,7 @@ from retrievers.base import (
     RetrieverOutput,
     SessionView,
 )
+from retrievers.broad import BroadRetriever
 from retrievers.chunks import ChunksRetriever
 from retrievers.chunks_lexical import LexicalChunksRetriever
 from retrievers.coding_rules import CodingRulesRetriever
@@ -27,6 +28,7 @@ from retrievers.graph_completion import GraphCompletionRetriever
 from retrievers.graph_completion_context_extension import GraphCompletionContextExtensionRetriever
 from retrievers.graph_completion_cot import GraphCompletionCotRetriever
 from retrievers.graph_completion_decomposition import GraphCompletionDecompositionRetriever
+from retrievers.graph_report import GraphReportRetriever
 from retrievers.graph_summary_completion import GraphSummaryCompletionRetriever
 from retrievers.hybrid_completion import HybridCompletionRetriever
 from retrievers.natural_language import NaturalLanguageRetriever
@@ -54,6 +56,8 @@ RETRIEVERS: dict[SearchType, type[Retriever[Any]]] = {
     SearchType.SUMMARIES: SummariesRetriever,
     SearchType.TEMPORAL: TemporalRetriever,
     SearchType.AGENTIC_COMPLETION: AgenticCompletionRetriever,
+    SearchType.BROAD: BroadRetriever,
+    SearchType.GRAPH_REPORT: GraphReportRetriever,
 }
 """The built-in search types (a golden test lists them); never changed at run time."""
 

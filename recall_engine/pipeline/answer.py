@@ -9,8 +9,11 @@ from recall_engine.completion import Answer, generate_answer, resolve_llm_config
 from recall_engine.config import RecallConfig
 from recall_engine.core.hits import AnyHit, dedupe_sources
 from recall_engine.core.models import ResponseGraphEntry
+from recall_engine.core.records import RecordSet
 from recall_engine.core.results import hit_raw, single_dataset
 from recall_engine.core.search_types import SearchTypeName
+from recall_engine.llm.answer_records import records_answer
+from recall_engine.llm.answer_report import report_answer
 from recall_engine.pipeline.coverage import Coverage
 from recall_engine.pipeline.request import RecallRequest
 from recall_engine.read.api import ReadAPI
@@ -44,6 +47,16 @@ class ReaderExpander:
         if chunk_id is None:
             return []
         return list(await self.read.chunks_by_id([chunk_id], neighbours=ITEM_NEIGHBOURS))
+
+
+def computed_answer(output: RetrieverOutput) -> Answer | None:
+    """The offline answer a retriever's records compute exactly (BROAD's count or
+    list, GRAPH_REPORT's report), or None: then sentences are extracted."""
+    if "records" in output.metadata:
+        return records_answer(RecordSet.model_validate(output.metadata["records"]))
+    if "graph_report" in output.metadata:
+        return report_answer(output.metadata["graph_report"])
+    return None
 
 
 def _answer_origin(answer: Answer, hits: list[AnyHit]) -> dict[str, Any]:
@@ -84,7 +97,8 @@ async def answer_entry(
     it asks about: ``pipeline.tense``)."""
     hits = list(output.hits)
     offline = resolve_llm_config(config) is None
-    answer = await generate_answer(
+    computed = computed_answer(output) if offline else None
+    answer = computed or await generate_answer(
         offline_question if offline and offline_question else request.query_text,
         list(offline_hits) if offline and offline_hits else hits,
         config=config,

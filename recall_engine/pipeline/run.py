@@ -185,6 +185,8 @@ class RecallPipeline:
             return
         if state.search_type in CYPHER_SEARCH_TYPES:
             return  # rows in the order the caller's query asked for
+        if getattr(state.retriever, "whole_scope", False):
+            return  # a complete list in time order (BROAD, GRAPH_REPORT) keeps it
         request = state.request
         state.tense = await apply_tense(
             request.query_text, state.output, reader(state), as_of=request.as_of
@@ -224,7 +226,11 @@ class RecallPipeline:
             nearest = await read.dense_chunks(state.query_vector, 1)
             best_dense = nearest[0].score if nearest else None
         coverage = measure(request.query_text, list(output.hits), best_dense=best_dense)
-        chosen = state.llm_retrieval or bool(request.retriever_params.get("node_name"))
+        chosen = (
+            state.llm_retrieval
+            or bool(request.retriever_params.get("node_name"))
+            or getattr(state.retriever, "whole_scope", False)  # about the scope, not its words
+        )
         if coverage.signals.get("terms") == 0.0 and not chosen:
             overlap = bool(await read.lexical_chunks(request.query_text, 1))
             if matches_nothing(overlap, best_dense):

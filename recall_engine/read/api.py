@@ -104,6 +104,16 @@ class ChunkPlace(NamedTuple):
     score: float
 
 
+class ScopeGraph(NamedTuple):
+    """The whole graph structure of a scope at one snapshot (no text): what a report
+    on the graph reads. ``version`` changes with every write to the store."""
+
+    version: tuple[int | str | None, ...]
+    edges: list[GraphEdge]
+    mentions: dict[str, list[str]]
+    """Entity id -> the chunks in scope that mention it."""
+
+
 class CypherResult(BaseModel):
     """Rows of a read-only Cypher query."""
 
@@ -269,6 +279,10 @@ class StructureReads(ScopedReads, Protocol):
 
     async def mentioned_in(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
         """Chunk id -> ids of the entities it mentions."""
+        ...
+
+    async def scope_graph(self) -> ScopeGraph:
+        """Every relation and mention in scope, with the snapshot's version."""
         ...
 
 

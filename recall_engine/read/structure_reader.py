@@ -7,14 +7,28 @@ the read (only a snapshot that must be built goes to a worker thread)."""
 from __future__ import annotations
 
 import asyncio
+import threading
+import uuid
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
 
 from recall_engine.core.hits import EntityRef
-from recall_engine.read.adjacency import Adjacency, adjacency, current_adjacency
-from recall_engine.read.api import GraphEdge
+from recall_engine.read.adjacency import Adjacency, adjacency, current_adjacency, store_version
+from recall_engine.read.api import GraphEdge, ScopeGraph
 from recall_engine.read.scoped import ScopedReader
+from recall_engine.storage.tenant import TenantStore
+
+_TOKENS: weakref.WeakKeyDictionary[TenantStore, str] = weakref.WeakKeyDictionary()
+_TOKENS_LOCK = threading.Lock()
+
+
+def _token(store: TenantStore) -> str:
+    """A random id of ``store`` for as long as it lives: two stores of equal sizes
+    (two engines' copies of one dataset) never share a snapshot version."""
+    with _TOKENS_LOCK:
+        return _TOKENS.setdefault(store, uuid.uuid4().hex)
 
 
 class StructureReader(ScopedReader):
@@ -87,3 +101,15 @@ class StructureReader(ScopedReader):
             c: [e for e in adj.entities_of_chunk.get(c, ()) if adj.entity_dataset.get(e) in scope]
             for c in dict.fromkeys(chunk_ids)
         }
+
+    async def scope_graph(self) -> ScopeGraph:
+        adj = await self._adjacency()
+        scope = set(self._scope)
+        edges = [e for e in adj.edges.values() if e.dataset_id in scope]
+        mentions = {
+            e: chunks
+            for e, chunks in adj.chunks_of_entity.items()
+            if adj.entity_dataset.get(e) in scope
+        }
+        version = (_token(self._store), *store_version(self._store), *self._scope)
+        return ScopeGraph(version=version, edges=edges, mentions=mentions)

@@ -43,14 +43,23 @@ GOLDEN = {
     "SUMMARIES": ("SummariesRetriever", "summary", False, False),
     "TEMPORAL": ("TemporalRetriever", "temporal", True, False),
     "AGENTIC_COMPLETION": ("AgenticCompletionRetriever", "graph_completion", True, True),
+    "BROAD": ("BroadRetriever", "broad", True, False),
+    "GRAPH_REPORT": ("GraphReportRetriever", "graph_report", True, False),
 }
 
 
 # Types the direct contract below does not fit: their query is not free text
 # (CYPHER), they need an LLM, read node sets, or delegate inside recall()
-# (FEELING_LUCKY). tests/retrievers/
+# (FEELING_LUCKY), or report on the whole graph whatever the query (GRAPH_REPORT). tests/retrievers/
 # test_contract.py runs every type through recall(), and each has its own tests.
-NOT_DIRECT = {"CYPHER", "NATURAL_LANGUAGE", "AGENTIC_COMPLETION", "CODING_RULES", "FEELING_LUCKY"}
+NOT_DIRECT = {
+    "CYPHER",
+    "NATURAL_LANGUAGE",
+    "AGENTIC_COMPLETION",
+    "CODING_RULES",
+    "FEELING_LUCKY",
+    "GRAPH_REPORT",
+}
 DIRECT = [t for t in RETRIEVERS if t.value not in NOT_DIRECT]
 
 

@@ -56,6 +56,12 @@ _PHRASES = [
     "in May",
     "May 21",
     "the past 12 months",
+    "how many",
+    "list all",
+    "in total",
+    "which one the most",
+    "what is this about",
+    "(a)--(b)",
 ]
 VOCABULARY = [*_WORDS.split(), *_PHRASES]
 

@@ -173,6 +173,11 @@ def test_default_rule_table_is_golden() -> None:
         ("temporal.ago", "TEMPORAL", 3.0),
         ("temporal.month", "TEMPORAL", 3.0),
         ("temporal.month_day", "TEMPORAL", 3.0),
+        ("broad.how_many", "BROAD", 4.0),
+        ("broad.list_all", "BROAD", 4.0),
+        ("broad.total", "BROAD", 4.0),
+        ("broad.most", "BROAD", 4.0),
+        ("report.overview", "GRAPH_REPORT", 6.0),
     ]
 
 

@@ -167,7 +167,16 @@ CASES: list[tuple[str, SearchType]] = [
     # Plain questions fall to the default.
     ("Who won Nobel Prizes?", DEFAULT),
     ("Where was Einstein born?", DEFAULT),
-    ("List all customers in Berlin", DEFAULT),
+    ("What is the capital city of France?", DEFAULT),
+    # Aggregation wording to BROAD, a whole-memory overview to GRAPH_REPORT.
+    ("List all customers in Berlin", SearchType.BROAD),
+    ("How many pets does Ann have?", SearchType.BROAD),
+    ("How much did we spend on cloud in total?", SearchType.BROAD),
+    ("Which customer complained the most?", SearchType.BROAD),
+    ("How many days ago did Ann move?", TEMPORAL),
+    ("Don't list all customers, who is the biggest?", DEFAULT),
+    ("What is this about?", SearchType.GRAPH_REPORT),
+    ("Give me an overview of the project", SUMMARY),
     ("What is the capital of France?", DEFAULT),
 ]
 
