@@ -21,6 +21,7 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from recall_engine.core.hits import EntityRef
 from recall_engine.read.api import GraphEdge
 from recall_engine.storage.graph_reads import EdgeRecord
 from recall_engine.storage.tenant import TenantStore
@@ -38,6 +39,10 @@ class Adjacency:
     chunks_of_entity: dict[str, list[str]] = field(default_factory=dict)
     entities_of_chunk: dict[str, list[str]] = field(default_factory=dict)
     entity_dataset: dict[str, str] = field(default_factory=dict)
+    refs: dict[str, EntityRef] = field(default_factory=dict)
+    """Entity refs (id, name, type: fixed for an id) by id, filled as readers ask
+    for them (``StructureReader.entity_refs``): a graph search over documents asks
+    for a thousand or more, mostly the same from one query to the next."""
     records: dict[str, EdgeRecord] = field(default_factory=dict)
     """Relations read from the graph with their text and ends' names, by id (all
     datasets), filled as readers ask for them (``GraphReader.triplets_by_id``).

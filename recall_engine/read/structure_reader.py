@@ -7,26 +7,14 @@ the read (only a snapshot that must be built goes to a worker thread)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
 from recall_engine.core.hits import EntityRef
-from recall_engine.core.trusted import assemble
 from recall_engine.read.adjacency import Adjacency, adjacency, current_adjacency
 from recall_engine.read.api import GraphEdge
 from recall_engine.read.scoped import ScopedReader
-
-_REF_FIELDS = frozenset(EntityRef.model_fields)
-
-
-def _ref(row: Mapping[str, Any]) -> EntityRef:
-    """An entity index row as an ``EntityRef``, built without validation
-    (``core.trusted``): a graph search builds about a thousand, and the row's
-    id, name and type are strings already."""
-    values = {"id": row["id"], "name": row["name"], "type": row["type"]}
-    return assemble(EntityRef, values, set(_REF_FIELDS))
 
 
 class StructureReader(ScopedReader):
@@ -52,11 +40,20 @@ class StructureReader(ScopedReader):
         self, vector: np.ndarray, k: int
     ) -> list[tuple[EntityRef, float]]:
         hits = self._store.entity_index.search(vector, k, self._scope)
-        return [(_ref(row), float(score)) for row, score in hits]
+        return [
+            (EntityRef(id=row["id"], name=row["name"], type=row["type"]), float(score))
+            for row, score in hits
+        ]
 
     async def entity_refs(self, entity_ids: Sequence[str]) -> dict[str, EntityRef]:
-        rows = self._store.entity_index.get(dict.fromkeys(entity_ids), self._scope)
-        return {r["id"]: _ref(r) for r in rows}
+        wanted = list(dict.fromkeys(entity_ids))
+        adj = await self._adjacency()
+        known = adj.refs  # kept per snapshot: built once, not once per query
+        if missing := [e for e in wanted if e not in known]:
+            for r in self._store.entity_index.get(missing):
+                known.setdefault(r["id"], EntityRef(id=r["id"], name=r["name"], type=r["type"]))
+        scope, dataset = set(self._scope), adj.entity_dataset
+        return {e: known[e] for e in wanted if e in known and dataset.get(e) in scope}
 
     async def edges_of(self, entity_ids: Sequence[str]) -> list[GraphEdge]:
         adj = await self._adjacency()

@@ -179,25 +179,6 @@ async def test_unvalidated_hits_equal_validated_ones(engine):
         assert copied.score == 0.5 and copied.chunk_id == built.chunk_id
 
 
-async def test_unvalidated_entity_refs_equal_validated_ones(engine):
-    store, dataset_ids = await _corpus(engine)
-    reader = StoreReader(store, dataset_ids)
-    rows = store.entity_index.rows(dataset_ids)
-    assert rows
-    refs = await reader.entity_refs([r["id"] for r in rows])
-    vector = np.asarray(engine.embedder.embed(["Ann's cat"])[0], dtype=np.float32)
-    nearest = [ref for ref, _ in await reader.nearest_entity_refs(vector, len(rows))]
-    assert sorted(refs) == sorted(r.id for r in nearest)
-    for built in [*refs.values(), *nearest]:
-        validated = EntityRef(id=built.id, name=built.name, type=built.type)
-        assert built == validated and repr(built) == repr(validated)
-        assert built.model_dump_json() == validated.model_dump_json()
-        assert built.model_fields_set == validated.model_fields_set
-        assert hash(built) == hash(validated)
-        with pytest.raises(Exception, match="frozen"):
-            built.name = "other"  # type: ignore[misc]
-
-
 def _place(hit: ChunkHit) -> ChunkPlace:
     return ChunkPlace(hit.chunk_id, hit.data_id, hit.chunk_index, hit.score)
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import pytest
 
 from recall_engine import Document
+from recall_engine.core.hits import EntityRef
 from recall_engine.read.adjacency import adjacency, current_adjacency
 from recall_engine.read.api import GraphEdge
 from recall_engine.read.store_reader import StoreReader
@@ -95,3 +96,34 @@ async def test_a_write_drops_the_kept_triplets(engine, monkeypatch, write) -> No
     assert [t.id for t in after] == ([] if write == "forget" else ids)
     rebuilt = adjacency(store)
     assert rebuilt is not kept and not rebuilt.records
+
+
+def index_refs(store, scope: Sequence[str]) -> dict[str, EntityRef]:
+    """The entity refs of ``scope`` read from the entity index, validated."""
+    rows = store.entity_index.rows(list(scope))
+    return {r["id"]: EntityRef(id=r["id"], name=r["name"], type=r["type"]) for r in rows}
+
+
+async def test_entity_refs_are_kept_per_snapshot_and_honour_scope(engine) -> None:
+    await engine.remember(HOPPER, dataset_name="a")
+    await engine.remember(CURIE, dataset_name="b")
+    store = engine.store()
+    datasets = await engine.list_datasets()
+    every = [row["id"] for row in store.entity_index.rows(None)]
+    for scope in ([datasets["a"]], [datasets["b"]], list(store.datasets())):
+        reader = StoreReader(store, scope)
+        for asked in (every, list(reversed(every)), [*every[:2], "nope", every[0]]):
+            found = await reader.entity_refs(asked)
+            expected = index_refs(store, scope)
+            assert list(found) == [e for e in dict.fromkeys(asked) if e in expected]
+            assert found == {e: expected[e] for e in found}
+    kept = current_adjacency(store)
+    assert kept is not None and set(kept.refs) == set(every)
+    await engine.remember(
+        Document(text="Ada Lovelace wrote for Charles Babbage in London.", title="ada"),
+        dataset_name="a",
+    )
+    reader = StoreReader(store, list(store.datasets()))
+    after = await reader.entity_refs([row["id"] for row in store.entity_index.rows(None)])
+    assert after == index_refs(store, list(store.datasets())) and len(after) > len(every)
+    assert current_adjacency(store) is not kept
