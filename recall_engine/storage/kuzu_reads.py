@@ -69,6 +69,14 @@ class KuzuReads:
         """Relations of ``dataset_ids`` extracted from these chunks, ordered by id."""
         return self._edges("r.chunk_id IN $ids", chunk_ids, dataset_ids)
 
+    def edges_of_datasets(self, dataset_ids: Sequence[str]) -> list[EdgeRecord]:
+        """Every relation of ``dataset_ids``, ordered by id."""
+        scope = list(dict.fromkeys(dataset_ids))
+        if not scope:
+            return []
+        rows = self.read(f"{_EDGE_MATCH}WHERE r.dataset_id IN $ds {_EDGE_RETURN}", {"ds": scope})
+        return [edge_from_row(row) for row in rows]
+
     def entities_by_keys(
         self, keys: Sequence[str], dataset_ids: Sequence[str]
     ) -> list[EntityRecord]:

@@ -10,7 +10,12 @@ import pytest
 
 from recall_engine import Document
 from recall_engine.core.hits import EntityRef
-from recall_engine.read.adjacency import adjacency, current_adjacency
+from recall_engine.read.adjacency import (
+    PARTIAL_READS,
+    adjacency,
+    current_adjacency,
+    records_in_chunks,
+)
 from recall_engine.read.api import GraphEdge
 from recall_engine.read.store_reader import StoreReader
 from recall_engine.storage.graph_reads import EdgeRecord
@@ -127,3 +132,34 @@ async def test_entity_refs_are_kept_per_snapshot_and_honour_scope(engine) -> Non
     after = await reader.entity_refs([row["id"] for row in store.entity_index.rows(None)])
     assert after == index_refs(store, list(store.datasets())) and len(after) > len(every)
     assert current_adjacency(store) is not kept
+
+
+async def test_a_snapshot_read_often_reads_every_relation_once(engine, monkeypatch) -> None:
+    ada = Document(text="Ada Lovelace wrote for Charles Babbage in London.", title="ada")
+    await engine.remember([HOPPER, CURIE, ada], dataset_name="people")
+    await engine.remember(
+        Document(text="Alan Turing worked at Bletchley Park.", title="t"), dataset_name="b"
+    )
+    store = engine.store()
+    everything = list(store.datasets())
+    ids = relation_ids(store)
+    assert len(ids) > PARTIAL_READS
+    plain = {i: await StoreReader(store, everything).triplets_by_id([i]) for i in ids}
+    snapshot = adjacency(store)
+    calls = count_graph_reads(store, monkeypatch)
+    full: list[Sequence[str]] = []
+    read_all = store.graph.edges_of_datasets
+    monkeypatch.setattr(
+        store.graph, "edges_of_datasets", lambda ds: full.append(list(ds)) or read_all(ds)
+    )
+    reader = StoreReader(store, everything)
+    for edge_id in [*ids, *ids]:
+        assert await reader.triplets_by_id([edge_id]) == plain[edge_id]
+    assert len(calls) == PARTIAL_READS and len(full) == 1 and snapshot.complete
+    assert set(snapshot.records) == set(ids)
+    chunks = sorted(snapshot.edges_of_chunk)
+    for scope in (everything, everything[:1], []):
+        for asked in (chunks, chunks[:1], [*chunks[1:], "nope"]):
+            assert records_in_chunks(snapshot, asked, scope) == store.graph.edges_in_chunks(
+                asked, scope
+            )
