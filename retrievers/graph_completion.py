@@ -59,8 +59,7 @@ class GraphCompletionRetriever:
                 **options.model_dump(exclude={"follow_up_hops"}),
                 max_rounds=1 + options.follow_up_hops,
             )
-            follow_up = offline_follow_up(query, reuse=ctx)
-            return await run_rounds(query, ctx, rounds, follow_up, mode=HOP_MODE)
+            return await run_rounds(query, ctx, rounds, offline_follow_up(query), mode=HOP_MODE)
         result = await graph_search(
             query, ctx.query_vector, ctx.read, options, top_k=ctx.top_k, timings=ctx.timings
         )

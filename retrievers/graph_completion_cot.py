@@ -19,14 +19,7 @@ from typing import ClassVar
 
 from recall_engine.core.search_types import SearchType
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
-from retrievers.graph_rounds import (
-    FollowUp,
-    RoundsConfig,
-    Stop,
-    llm_answer,
-    offline_follow_up,
-    run_rounds,
-)
+from retrievers.graph_rounds import RoundsConfig, Stop, llm_answer, offline_follow_up, run_rounds
 from retrievers.graph_search import GraphResult, render_context
 
 OFFLINE_MODE = "offline: follow-up = question + best new evidence"
@@ -51,7 +44,7 @@ class GraphCompletionCotRetriever:
 
         offline = offline_follow_up(query)
 
-        async def follow_up(merged: GraphResult, used: set[Hashable]) -> str | FollowUp | Stop:
+        async def follow_up(merged: GraphResult, used: set[Hashable]) -> str | Stop:
             if llm is None:
                 return await offline(merged, used)
             if not merged.hits:

@@ -21,7 +21,6 @@ from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from pydantic import Field
 
 from recall_engine.core.hits import AnyHit, ChunkHit, TripletHit
@@ -50,17 +49,9 @@ class Stop:
     reason: str
 
 
-@dataclass(frozen=True)
-class FollowUp:
-    """A next query with its vector, had without embedding the text (``hop_vector``)."""
-
-    text: str
-    vector: np.ndarray
-
-
-NextQuery = Callable[[GraphResult, set[Hashable]], Awaitable[str | FollowUp | Stop]]
+NextQuery = Callable[[GraphResult, set[Hashable]], Awaitable[str | Stop]]
 """(the rounds merged so far, the keys of hits already used as queries) -> the
-next round's query (its text, embedded by the loop, or a ``FollowUp``), or ``Stop``."""
+next round's query, or ``Stop``."""
 
 
 def hit_key(hit: AnyHit) -> Hashable:
@@ -144,19 +135,16 @@ async def llm_answer(llm: LLM, question: str, result: GraphResult) -> str:
 
 
 async def next_round(
-    step: str | FollowUp,
+    query: str,
     ctx: RetrievalContext[Any],
     options: RoundsConfig,
     seen: set[Hashable],
     log: list[dict[str, Any]],
 ) -> GraphResult | None:
-    """Search ``step`` (a query, embedded here, or a ``FollowUp``) as one more round
-    and log it; None when the round's first ``round_k`` hits add nothing to ``seen``
-    (the loop has converged), else the round's result (``max(top_k, round_k)`` hits)."""
-    if isinstance(step, FollowUp):
-        query, vector = step.text, step.vector
-    else:
-        query, vector = step, await ctx.embed(step)
+    """Search ``query`` as one more round and log it; None when the round's first
+    ``round_k`` hits add nothing to ``seen`` (the loop has converged), else the
+    round's result (``max(top_k, round_k)`` hits)."""
+    vector = await ctx.embed(query)
     result = await _search(query, vector, ctx, options)
     added = new_keys(_head(result, options.round_k), seen)
     log.append({"query": query, "new": len(added)})
@@ -176,52 +164,23 @@ def unused_evidence(merged: GraphResult, used: set[Hashable]) -> str | Stop:
     return evidence.text
 
 
-def hop_vector(
-    query: str, query_vector: np.ndarray, evidence: str, evidence_vector: np.ndarray
-) -> np.ndarray:
-    """The vector of ``query`` followed by ``evidence``, from the two vectors already
-    at hand instead of a new embedding: their sum weighted by word counts (what mean
-    pooling over the joined text weighs them by), at unit length."""
-    words_q, words_e = max(1, len(query.split())), max(1, len(evidence.split()))
-    joined = words_q * np.asarray(query_vector, dtype=np.float32) + words_e * np.asarray(
-        evidence_vector, dtype=np.float32
-    )
-    norm = float(np.linalg.norm(joined))
-    return joined / norm if norm > 0 else np.asarray(query_vector, dtype=np.float32)
-
-
-def offline_follow_up(
-    query: str, *, gather: bool = False, reuse: RetrievalContext[Any] | None = None
-) -> NextQuery:
+def offline_follow_up(query: str, *, gather: bool = False) -> NextQuery:
     """The next query without an LLM: ``query`` plus the text of the best hit not
     used as a follow-up yet (a bridge to the next hop); with ``gather``, plus every
     hit used so far too, the newest last (the query grows with the context, as an
-    answer written from the context so far would). ``Stop`` when none is left.
-
-    With ``reuse`` (and without ``gather``), a passage's follow-up is searched with
-    ``hop_vector`` of ``reuse``'s query vector and the passage's stored vector, not
-    a new embedding of the joined text (which cost three query embeddings)."""
+    answer written from the context so far would). ``Stop`` when none is left."""
     gathered: list[str] = []
 
-    async def follow_up(merged: GraphResult, used: set[Hashable]) -> str | FollowUp | Stop:
+    async def follow_up(merged: GraphResult, used: set[Hashable]) -> str | Stop:
         if not merged.hits:
             return Stop("no_context")
-        evidence = best_new_evidence(merged, used)
-        if evidence is None:
-            return Stop("converged")
-        used.add(hit_key(evidence))
+        evidence = unused_evidence(merged, used)
+        if isinstance(evidence, Stop):
+            return evidence
         if not gather:
             gathered.clear()
-        gathered.append(evidence.text)
-        text = " ".join([query, *gathered])
-        if reuse is not None and not gather and isinstance(evidence, ChunkHit):
-            stored = await reuse.read.chunk_vectors([evidence.chunk_id])
-            if evidence.chunk_id in stored:
-                vector = hop_vector(
-                    query, reuse.query_vector, evidence.text, stored[evidence.chunk_id]
-                )
-                return FollowUp(text, vector)
-        return text
+        gathered.append(evidence)
+        return " ".join([query, *gathered])
 
     return follow_up
 

@@ -147,11 +147,6 @@ class ChunkReads(ScopedReads, Protocol):
         ``neighbours`` chunks before and after it in the same data item."""
         ...
 
-    async def chunk_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """The stored unit vector of each of these chunks in scope, by id (a chunk
-        without one, or out of scope, is left out)."""
-        ...
-
     async def dense_places(self, vector: np.ndarray, k: int) -> list[ChunkPlace]:
         """``dense_chunks`` as places: the same chunks and scores, no hits built."""
         ...

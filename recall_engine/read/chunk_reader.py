@@ -34,9 +34,6 @@ class ChunkReader(ScopedReader):
     async def lexical_places(self, query: str, k: int) -> list[ChunkPlace]:
         return [_place(r, s) for r, s in self._lexical(query, k)]
 
-    async def chunk_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
-        return self._store.index.vectors.vectors_of(dict.fromkeys(chunk_ids), self._scope)
-
     def _dense(self, vector: np.ndarray, k: int) -> list[tuple[ChunkRecord, float]]:
         index = self._store.index
         with index.vectors.lock:

@@ -233,21 +233,6 @@ class VectorIndex(Generic[Row]):
                 scores = rescore(query, candidates, scores)
             return [(self._rows[at], score) for at, score in top_k(scores, candidates, k)]
 
-    def vectors_of(
-        self, ids: Iterable[str], dataset_ids: Sequence[str] | None = None
-    ) -> dict[str, np.ndarray]:
-        """The vector of each alive row with one of these ids (in the scope; a copy),
-        by id; an id with several alive rows gets its last one's."""
-        with self.lock:
-            codes = self._dataset_codes
-            allowed = None if dataset_ids is None else {codes[d] for d in dataset_ids if d in codes}
-            out = {}
-            for i in ids:
-                for at in self._by_id.get(i, []):
-                    if self._alive[at] and (allowed is None or int(self._codes[at]) in allowed):
-                        out[i] = self._vectors[at].copy()
-            return out
-
     def similarities(self, query: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Cosine similarity of ``query`` to each of ``rows`` (row numbers), in that order."""
         with self.lock:

@@ -3,14 +3,12 @@ so in metadata["route"], and an explicit query_type runs one search."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from recall_engine import SearchType
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.pipeline.route import HANDOVER, handover
 from retrievers.graph_completion import HOP_MODE, GraphCompletionRetriever
-from retrievers.graph_rounds import hop_vector
 from router import route
 from tests.retrievers.graph_fixtures import make_ctx, remember_docs
 
@@ -87,30 +85,3 @@ async def test_follow_up_hops_out_of_range_are_refused(engine):
         await engine.recall(
             QUERY, SearchType.GRAPH_COMPLETION, retriever_specific_config={"follow_up_hops": 9}
         )
-
-
-async def test_the_follow_up_hop_embeds_nothing_new(engine, hash_embedder, monkeypatch):
-    """The hop's query (the question + its best passage) is searched with the stored
-    passage vector blended into the question's (``hop_vector``), not embedded again."""
-    await remember_docs(engine)
-    embedded: list[str] = []
-    embed = hash_embedder.embed
-
-    def counted(texts, **kw):
-        embedded.extend(texts)
-        return embed(texts, **kw)
-
-    monkeypatch.setattr(hash_embedder, "embed", counted)
-    results = await engine.recall(QUERY + " (hop)", only_context=True, verbose=True)
-    rounds = results[0].metadata["retrieval"]["rounds"]
-    assert len(rounds) == 2 and rounds[1]["query"].startswith(QUERY)
-    assert embedded == [QUERY + " (hop)"]
-
-
-def test_hop_vector_weighs_each_text_by_its_words():
-    query, evidence = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])
-    joined = hop_vector("one two", query, "a b c d e f", evidence)
-    assert np.linalg.norm(joined) == pytest.approx(1.0)
-    assert joined[1] / joined[0] == pytest.approx(3.0) and joined[2] == 0.0
-    same = hop_vector("q", query, "e", -query)  # nothing left: the question's own vector
-    assert np.allclose(same, query)

@@ -31,20 +31,6 @@ def test_search_is_exact_scoped_and_follows_removals() -> None:
     assert abs(hits[0][1] - float(unit(0, 1, 0) @ query)) < 1e-6
 
 
-def test_vectors_of_gives_alive_rows_in_scope_as_copies() -> None:
-    mirror = VectorIndex(3, dict_keys)
-    rows = [{"id": "a", "dataset_id": "d1"}, {"id": "b", "dataset_id": "d2"}]
-    mirror.add(rows, np.vstack([unit(1, 0, 0), unit(0, 1, 0)]))
-    found = mirror.vectors_of(["a", "b", "nope"])
-    assert sorted(found) == ["a", "b"] and np.allclose(found["b"], unit(0, 1, 0))
-    assert list(mirror.vectors_of(["a", "b"], ["d2"])) == ["b"]
-    found["a"][0] = 5.0  # a copy: the index keeps its own
-    assert np.allclose(mirror.vectors_of(["a"])["a"], unit(1, 0, 0))
-    mirror.remove(ids=["a"])
-    mirror.add([{"id": "a", "dataset_id": "d1"}], unit(0, 0, 1)[None, :])
-    assert np.allclose(mirror.vectors_of(["a"])["a"], unit(0, 0, 1))  # the alive row's
-
-
 def test_growth_keeps_rows() -> None:
     mirror = VectorIndex(2, dict_keys)
     for i in range(600):
