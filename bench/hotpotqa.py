@@ -10,8 +10,8 @@ Every question is embedded once before any mode runs (the engine caches query
 vectors per process) and that embedding's p50/p95 is reported on its own line;
 each mode's latency is then recall() wall time without the query embedding (the
 issue-39 targets read "p50 <= query embedding + N ms": the mode's p50 against N).
-A routed recall's follow-up hop embeds nothing new either (it reuses stored
-passage vectors), so its figure is retrieval alone too. The corpus's entity and
+A routed recall's follow-up hop still embeds its own query (the question and
+its best evidence), which the routed figure includes. The corpus's entity and
 relation counts are reported, as graph-search latency grows with them.
 
     .venv/bin/python -m bench.hotpotqa [--modes CHUNKS,HYBRID_COMPLETION] [--limit N]

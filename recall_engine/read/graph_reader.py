@@ -194,10 +194,12 @@ class GraphReader(ScopedReader):
         if snapshot is None:
             return await asyncio.to_thread(graph.edges_by_id, ids, scope)
         known = snapshot.records
-        missing = [] if snapshot.complete else [i for i in ids if i not in known]
+        missing = [i for i in ids if i not in known]
         if missing and wants_all_records(snapshot):
             await asyncio.to_thread(fill_records, self._store, snapshot)
-        elif missing:
+        if snapshot.complete:  # only what the snapshot does not know is left to read
+            missing = [i for i in missing if i not in known and i not in snapshot.edges]
+        if missing:
             for edge in await asyncio.to_thread(graph.edges_by_id, missing, scope):
                 known[edge.id] = edge
         allowed = set(scope)
