@@ -6,9 +6,13 @@ names (titles) of the results' ``metadata["sources"]``, in rank order; gold is a
 question's two supporting titles. Metrics: R@2, R@5, full@5 (both gold in the
 top 5), MRR@10, and recall within a 2,000-token context budget (each paragraph
 costs its own whitespace tokens).
-Latency is recall() wall time; the engine caches query vectors per process, so
-the first mode pays each question's embedding and later modes do not (their
-figures are retrieval alone; bench.throughput times against the embedding floor).
+Every question is embedded once before any mode runs (the engine caches query
+vectors per process) and that embedding's p50/p95 is reported on its own line;
+each mode's latency is then recall() wall time without the query embedding (the
+issue-39 targets read "p50 <= query embedding + N ms": the mode's p50 against N).
+A routed recall's follow-up hop still embeds its own query (the question and
+its best evidence), which the routed figure includes. The corpus's entity and
+relation counts are reported, as graph-search latency grows with them.
 
     .venv/bin/python -m bench.hotpotqa [--modes CHUNKS,HYBRID_COMPLETION] [--limit N]
         [--store DIR] [--json FILE] [--top-k K]
@@ -26,6 +30,7 @@ from pathlib import Path
 from bench._cli import quality_main
 from bench._data import cut_to_budget, load_hotpotqa, percentile, ranked_units
 from recall_engine import RecallEngine, SearchType
+from recall_engine.embedding import embed_query
 
 METRICS = ("R@2", "R@5", "R@10", "full@5", "MRR@10", "R@budget")
 DATASET = "hotpotqa-100"
@@ -78,6 +83,20 @@ async def evaluate(
     }
 
 
+def warm_query_cache(engine: RecallEngine, questions: list) -> dict:
+    """Embed every question once (the per-process query cache keeps it), so no
+    mode's latency includes it; return the embedding's own latency."""
+    latencies = []
+    for q in questions:
+        t0 = time.perf_counter()
+        embed_query(engine.embedder, q.text)
+        latencies.append(time.perf_counter() - t0)
+    return {
+        "latency_ms_p50": 1000 * percentile(latencies, 0.5),
+        "latency_ms_p95": 1000 * percentile(latencies, 0.95),
+    }
+
+
 async def run(
     modes: list[SearchType],
     limit: int | None,
@@ -102,6 +121,9 @@ async def run(
         stored = await engine.remember(docs, dataset_name=DATASET)
         report["ingest_s"] = time.perf_counter() - t0
         report["chunks"] = stored.chunk_count
+    store = engine.store()
+    report["entities"], report["relations"] = len(store.entity_index), len(store.relation_index)
+    report["embedding"] = warm_query_cache(engine, questions)
     cost = {d.title: len(d.text.split()) for d in docs}
     for mode in modes:
         try:
@@ -120,6 +142,13 @@ def print_report(report: dict) -> None:
     if "ingest_s" in report:
         line += f", {report['chunks']} chunks ingested in {report['ingest_s']:.0f} s"
     print(line)
+    if "embedding" in report:
+        embedding = report["embedding"]
+        print(
+            f"graph: {report['entities']} entities, {report['relations']} relations; "
+            f"query embedding (once per question, cached for every mode): p50 "
+            f"{embedding['latency_ms_p50']:.1f} ms, p95 {embedding['latency_ms_p95']:.1f} ms"
+        )
     print(f"{'mode':<34}" + "".join(f"{k:>10}" for k in METRICS) + f"{'p50 ms':>10}{'p95 ms':>10}")
     for mode, body in report["modes"].items():
         if "skipped" in body:

@@ -25,6 +25,7 @@ name-link bonus). The passages' visit probabilities are the walk's scores.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
@@ -55,18 +56,28 @@ def synonym_pairs(names: Mapping[str, str], *, longest: int = 4) -> list[tuple[s
             by_name.setdefault(key, []).append(entity_id)
     pairs: list[tuple[str, str]] = []
     for key, ids in by_name.items():
-        pairs += [(a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]]
-        words = key.split()
-        if len(words) < 2:
-            continue
-        runs = {
+        if len(ids) > 1:
+            pairs += [(a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]]
+        for run in _word_runs(key, longest):
+            others = by_name.get(run)
+            if others:
+                pairs += [(a, b) for a in ids for b in others]
+    return pairs
+
+
+@lru_cache(maxsize=65536)
+def _word_runs(key: str, longest: int) -> tuple[str, ...]:
+    """The runs of whole words of ``key`` shorter than it, of at most ``longest``
+    words, each once. Kept per key: a graph search pairs about a thousand names,
+    mostly the same ones from one query to the next."""
+    words = key.split()
+    return tuple(
+        dict.fromkeys(
             " ".join(words[i : i + n])
             for n in range(1, min(len(words), longest + 1))
             for i in range(len(words) - n + 1)
-        }
-        for run in runs:
-            pairs += [(a, b) for a in ids for b in by_name.get(run, ())]
-    return pairs
+        )
+    )
 
 
 def walk_scores(

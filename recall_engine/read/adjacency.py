@@ -21,6 +21,7 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from recall_engine.core.hits import EntityRef
 from recall_engine.read.api import GraphEdge
 from recall_engine.storage.graph_reads import EdgeRecord
 from recall_engine.storage.tenant import TenantStore
@@ -38,12 +39,20 @@ class Adjacency:
     chunks_of_entity: dict[str, list[str]] = field(default_factory=dict)
     entities_of_chunk: dict[str, list[str]] = field(default_factory=dict)
     entity_dataset: dict[str, str] = field(default_factory=dict)
+    refs: dict[str, EntityRef] = field(default_factory=dict)
+    """Entity refs (id, name, type: fixed for an id) by id, filled as readers ask
+    for them (``StructureReader.entity_refs``): a graph search over documents asks
+    for a thousand or more, mostly the same from one query to the next."""
     records: dict[str, EdgeRecord] = field(default_factory=dict)
     """Relations read from the graph with their text and ends' names, by id (all
-    datasets), filled as readers ask for them (``GraphReader.triplets_by_id``).
-    A write that could change one changes the version, so it dies with this
-    snapshot; a reader that still holds the old snapshot may add a newer record
-    to it, never an older one to the new."""
+    datasets), filled as readers ask for them (``GraphReader.triplets_by_id``),
+    and all at once by ``fill_records``. A write that could change one changes
+    the version, so it dies with this snapshot; a reader that still holds the old
+    snapshot may add a newer record to it, never an older one to the new."""
+    complete: bool = False
+    """Whether ``records`` holds every relation (``fill_records`` ran)."""
+    partial_reads: int = 0
+    """Reads of a few relations made for this snapshot (``wants_all_records``)."""
 
 
 _LOCK = threading.Lock()
@@ -111,6 +120,51 @@ def adjacency(store: TenantStore) -> Adjacency:
     with _LOCK:
         _CACHE[store] = (version, built)
     return built
+
+
+PARTIAL_READS = 2
+"""Reads of a few relations a snapshot serves before the next one reads them all.
+
+Kuzu has no index on relation properties, so reading a few relations by id or
+by chunk scans the relation table, at nearly the cost of reading it whole (a
+thousandth of the rows, a fifth to a tenth of the time, on documents). A store
+that keeps being read at one version pays one full read and then none; one
+written between every pair of reads (a conversation ingested as it goes) never
+reaches the count and reads only what it asks for."""
+
+
+def wants_all_records(snapshot: Adjacency) -> bool:
+    """Count one more read of a few relations for ``snapshot``; whether it should
+    now read every relation instead (``fill_records``)."""
+    if snapshot.complete:
+        return False
+    snapshot.partial_reads += 1
+    return snapshot.partial_reads > PARTIAL_READS
+
+
+def fill_records(store: TenantStore, snapshot: Adjacency) -> None:
+    """Read every relation of the snapshot's datasets into ``snapshot.records``.
+
+    Blocking (it reads the graph): call it from a worker thread."""
+    datasets = sorted({edge.dataset_id for edge in snapshot.edges.values()})
+    for record in store.graph.edges_of_datasets(datasets):
+        snapshot.records.setdefault(record.id, record)
+    snapshot.complete = True
+
+
+def records_in_chunks(
+    snapshot: Adjacency, chunk_ids: Sequence[str], scope: Sequence[str]
+) -> list[EdgeRecord]:
+    """``GraphStore.edges_in_chunks`` from a complete snapshot: the relations of
+    ``scope`` stated in these chunks, ordered by id."""
+    allowed, records = set(scope), snapshot.records
+    found = {
+        edge_id: records[edge_id]
+        for chunk_id in chunk_ids
+        for edge_id in snapshot.edges_of_chunk.get(chunk_id, ())
+        if edge_id in records and records[edge_id].dataset_id in allowed
+    }
+    return [found[i] for i in sorted(found)]
 
 
 def in_scope(ids: Sequence[str], datasets: dict[str, str], scope: frozenset[str]) -> list[str]:

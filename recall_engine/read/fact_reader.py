@@ -20,7 +20,13 @@ from typing import Any
 from recall_engine.core.facts import Fact, FactRef, is_ending, parse_utc, valid_at
 from recall_engine.core.graph import normalize_name
 from recall_engine.graph.rules_relations import RELATED_TO
-from recall_engine.read.adjacency import current_adjacency, store_version
+from recall_engine.read.adjacency import (
+    current_adjacency,
+    fill_records,
+    records_in_chunks,
+    store_version,
+    wants_all_records,
+)
 from recall_engine.read.scoped import ScopedReader
 from recall_engine.storage.graph_reads import EdgeRecord
 from recall_engine.storage.tenant import TenantStore
@@ -93,18 +99,29 @@ class FactReader(ScopedReader):
         return {c: list(found) for c, found in out.items() if found}
 
     async def _chunk_validity(self, wanted: list[str]) -> dict[str, list[Fact]]:
-        graph = self._store.graph
-        edges = await asyncio.to_thread(graph.edges_in_chunks, wanted, self._scope)
+        edges = await self._edges_in_chunks(wanted)
         kept = [e for e in edges if e.family]
         # what replaced them: the facts of the replacing chunks, to name them
         later = sorted({e.superseded_by_chunk for e in kept if e.superseded_by_chunk} - set(wanted))
-        extra = await asyncio.to_thread(graph.edges_in_chunks, later, self._scope) if later else []
+        extra = await self._edges_in_chunks(later) if later else []
         facts = self._facts(kept + [e for e in extra if e.family], with_text=False)
         out: dict[str, list[Fact]] = {c: [] for c in wanted}
         for fact in sorted(facts, key=_order):
             if fact.chunk_id in out:
                 out[fact.chunk_id].append(fact)
         return {c: found for c, found in out.items() if found}
+
+    async def _edges_in_chunks(self, chunk_ids: list[str]) -> list[EdgeRecord]:
+        """``GraphStore.edges_in_chunks`` (a scan of the relation table in Kuzu), from
+        the structure snapshot's records once they are complete or due
+        (``read.adjacency.wants_all_records``)."""
+        snapshot = current_adjacency(self._store)
+        if snapshot is not None and not snapshot.complete and wants_all_records(snapshot):
+            await asyncio.to_thread(fill_records, self._store, snapshot)
+        if snapshot is not None and snapshot.complete:
+            return records_in_chunks(snapshot, chunk_ids, self._scope)
+        graph = self._store.graph
+        return await asyncio.to_thread(graph.edges_in_chunks, chunk_ids, self._scope)
 
     def _facts(self, edges: list[EdgeRecord], *, with_text: bool) -> list[Fact]:
         by_statement: dict[tuple[str, str | None, str | None], list[EdgeRecord]] = {}

@@ -13,7 +13,7 @@ import numpy as np
 
 from recall_engine.core.graph import normalize_name
 from recall_engine.core.hits import EntityHit, EventHit, SummaryHit, TripletHit
-from recall_engine.read.adjacency import current_adjacency
+from recall_engine.read.adjacency import current_adjacency, fill_records, wants_all_records
 from recall_engine.read.api import GraphPath
 from recall_engine.read.scoped import MAX_ENTITY_SOURCES, ScopedReader, in_time
 from recall_engine.storage.graph_reads import EdgeRecord
@@ -186,14 +186,20 @@ class GraphReader(ScopedReader):
 
     async def _edge_records(self, ids: list[str]) -> list[EdgeRecord]:
         """These relations in scope, read from the graph once per structure snapshot
-        (``Adjacency.records``; a Kuzu read of a few relations cost ~4 ms) when one
-        is current, else from the graph."""
+        (``Adjacency.records``; a Kuzu read of a few relations scans the relation
+        table) when one is current, all at once after a few reads
+        (``read.adjacency.PARTIAL_READS``), else from the graph."""
         graph, scope = self._store.graph, self._scope
         snapshot = current_adjacency(self._store)
         if snapshot is None:
             return await asyncio.to_thread(graph.edges_by_id, ids, scope)
         known = snapshot.records
-        if missing := [i for i in ids if i not in known]:
+        missing = [i for i in ids if i not in known]
+        if missing and wants_all_records(snapshot):
+            await asyncio.to_thread(fill_records, self._store, snapshot)
+        if snapshot.complete:  # only what the snapshot does not know is left to read
+            missing = [i for i in missing if i not in known and i not in snapshot.edges]
+        if missing:
             for edge in await asyncio.to_thread(graph.edges_by_id, missing, scope):
                 known[edge.id] = edge
         allowed = set(scope)

@@ -60,8 +60,14 @@ class StructureReader(ScopedReader):
         ]
 
     async def entity_refs(self, entity_ids: Sequence[str]) -> dict[str, EntityRef]:
-        rows = self._store.entity_index.get(dict.fromkeys(entity_ids), self._scope)
-        return {r["id"]: EntityRef(id=r["id"], name=r["name"], type=r["type"]) for r in rows}
+        wanted = list(dict.fromkeys(entity_ids))
+        adj = await self._adjacency()
+        known = adj.refs  # kept per snapshot: built once, not once per query
+        if missing := [e for e in wanted if e not in known]:
+            for r in self._store.entity_index.get(missing):
+                known.setdefault(r["id"], EntityRef(id=r["id"], name=r["name"], type=r["type"]))
+        scope, dataset = set(self._scope), adj.entity_dataset
+        return {e: known[e] for e in wanted if e in known and dataset.get(e) in scope}
 
     async def edges_of(self, entity_ids: Sequence[str]) -> list[GraphEdge]:
         adj = await self._adjacency()

@@ -81,6 +81,17 @@ class FalkorReads:
             "MATCH (:Entity)-[r:RELATES {chunk_id: i}]->(:Entity)", chunk_ids, dataset_ids
         )
 
+    def edges_of_datasets(self, dataset_ids: Sequence[str]) -> list[EdgeRecord]:
+        """Every relation of ``dataset_ids``, ordered by id."""
+        scope = _unique(dataset_ids)
+        if not scope:
+            return []
+        rows = self.read(
+            f"MATCH (a:Entity)-[r:RELATES]->(b:Entity) WHERE r.dataset_id IN $ds {_EDGE_RETURN}",
+            {"ds": scope},
+        )
+        return [edge_from_row(row) for row in rows]
+
     def entities_by_keys(
         self, keys: Sequence[str], dataset_ids: Sequence[str]
     ) -> list[EntityRecord]:

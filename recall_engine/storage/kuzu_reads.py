@@ -7,9 +7,11 @@ become records here, so no positional row leaves the storage package.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
+from recall_engine.storage.entity_key_map import KEY_MAP_COLUMNS, KeyMap, KeyMapCache
 from recall_engine.storage.graph_reads import (
     EDGE_COLUMNS,
     ENTITY_RECORD_COLUMNS,
@@ -24,6 +26,7 @@ from recall_engine.storage.kuzu_entity_lists import KEY_SEP
 
 _EDGE_MATCH = "MATCH (a:Entity)-[r:RELATES]->(b:Entity) "
 _EDGE_RETURN = f"RETURN {EDGE_COLUMNS} ORDER BY r.id"
+_KEY_MAPS_LOCK = threading.Lock()
 
 
 class KuzuReads:
@@ -31,6 +34,10 @@ class KuzuReads:
 
     def read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         raise NotImplementedError  # pragma: no cover - KuzuGraphStore.read
+
+    @property
+    def generation(self) -> int:
+        raise NotImplementedError  # pragma: no cover - KuzuGraphStore.generation
 
     def _edges(
         self, where: str, ids: Sequence[str], dataset_ids: Sequence[str]
@@ -62,11 +69,34 @@ class KuzuReads:
         """Relations of ``dataset_ids`` extracted from these chunks, ordered by id."""
         return self._edges("r.chunk_id IN $ids", chunk_ids, dataset_ids)
 
+    def edges_of_datasets(self, dataset_ids: Sequence[str]) -> list[EdgeRecord]:
+        """Every relation of ``dataset_ids``, ordered by id."""
+        scope = list(dict.fromkeys(dataset_ids))
+        if not scope:
+            return []
+        rows = self.read(f"{_EDGE_MATCH}WHERE r.dataset_id IN $ds {_EDGE_RETURN}", {"ds": scope})
+        return [edge_from_row(row) for row in rows]
+
     def entities_by_keys(
         self, keys: Sequence[str], dataset_ids: Sequence[str]
     ) -> list[EntityRecord]:
         """Entities of ``dataset_ids`` with one of these lookup keys (normalised name,
-        alias or surname), each once, ordered by id."""
+        alias or surname), each once, ordered by id.
+
+        Served from the key map of the current commit generation
+        (``entity_key_map``): the first lookup after a write reads every entity
+        once, later ones cost a dict lookup per key, not a scan of the table.
+        """
+        keys, scope = sorted(set(keys)), list(dict.fromkeys(dataset_ids))
+        if not keys or not scope:
+            return []
+        return self._key_maps().get(self.generation, self._build_key_map).lookup(keys, scope)
+
+    def entities_by_keys_scan(
+        self, keys: Sequence[str], dataset_ids: Sequence[str]
+    ) -> list[EntityRecord]:
+        """``entities_by_keys`` as one Cypher scan of the entity table, without the
+        key map (what the map must agree with)."""
         keys, scope = sorted(set(keys)), list(dict.fromkeys(dataset_ids))
         if not keys or not scope:
             return []
@@ -78,6 +108,16 @@ class KuzuReads:
             {"ds": scope, "keys": keys, "sep": KEY_SEP},
         )
         return [entity_record_from_row(r) for r in rows]
+
+    def _key_maps(self) -> KeyMapCache:
+        cache = self.__dict__.get("_key_map_cache")
+        if cache is None:
+            with _KEY_MAPS_LOCK:
+                cache = self.__dict__.setdefault("_key_map_cache", KeyMapCache())
+        return cache
+
+    def _build_key_map(self) -> KeyMap:
+        return KeyMap(self.read(f"MATCH (e:Entity) RETURN {KEY_MAP_COLUMNS}"), KEY_SEP)
 
     def mention_links(self) -> list[MentionLink]:
         """Every (chunk, entity) mention of the tenant, each once, by chunk then entity."""

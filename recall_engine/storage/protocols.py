@@ -66,6 +66,10 @@ class GraphStore(Protocol):
         """Relations extracted from these chunks, ordered by id."""
         ...
 
+    def edges_of_datasets(self, dataset_ids: Sequence[str]) -> list[EdgeRecord]:
+        """Every relation of ``dataset_ids``, ordered by id (one read of them all)."""
+        ...
+
     def entities_by_keys(
         self, keys: Sequence[str], dataset_ids: Sequence[str]
     ) -> list[EntityRecord]:

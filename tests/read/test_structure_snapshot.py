@@ -9,7 +9,13 @@ from collections.abc import Sequence
 import pytest
 
 from recall_engine import Document
-from recall_engine.read.adjacency import adjacency, current_adjacency
+from recall_engine.core.hits import EntityRef
+from recall_engine.read.adjacency import (
+    PARTIAL_READS,
+    adjacency,
+    current_adjacency,
+    records_in_chunks,
+)
 from recall_engine.read.api import GraphEdge
 from recall_engine.read.store_reader import StoreReader
 from recall_engine.storage.graph_reads import EdgeRecord
@@ -95,3 +101,65 @@ async def test_a_write_drops_the_kept_triplets(engine, monkeypatch, write) -> No
     assert [t.id for t in after] == ([] if write == "forget" else ids)
     rebuilt = adjacency(store)
     assert rebuilt is not kept and not rebuilt.records
+
+
+def index_refs(store, scope: Sequence[str]) -> dict[str, EntityRef]:
+    """The entity refs of ``scope`` read from the entity index, validated."""
+    rows = store.entity_index.rows(list(scope))
+    return {r["id"]: EntityRef(id=r["id"], name=r["name"], type=r["type"]) for r in rows}
+
+
+async def test_entity_refs_are_kept_per_snapshot_and_honour_scope(engine) -> None:
+    await engine.remember(HOPPER, dataset_name="a")
+    await engine.remember(CURIE, dataset_name="b")
+    store = engine.store()
+    datasets = await engine.list_datasets()
+    every = [row["id"] for row in store.entity_index.rows(None)]
+    for scope in ([datasets["a"]], [datasets["b"]], list(store.datasets())):
+        reader = StoreReader(store, scope)
+        for asked in (every, list(reversed(every)), [*every[:2], "nope", every[0]]):
+            found = await reader.entity_refs(asked)
+            expected = index_refs(store, scope)
+            assert list(found) == [e for e in dict.fromkeys(asked) if e in expected]
+            assert found == {e: expected[e] for e in found}
+    kept = current_adjacency(store)
+    assert kept is not None and set(kept.refs) == set(every)
+    await engine.remember(
+        Document(text="Ada Lovelace wrote for Charles Babbage in London.", title="ada"),
+        dataset_name="a",
+    )
+    reader = StoreReader(store, list(store.datasets()))
+    after = await reader.entity_refs([row["id"] for row in store.entity_index.rows(None)])
+    assert after == index_refs(store, list(store.datasets())) and len(after) > len(every)
+    assert current_adjacency(store) is not kept
+
+
+async def test_a_snapshot_read_often_reads_every_relation_once(engine, monkeypatch) -> None:
+    ada = Document(text="Ada Lovelace wrote for Charles Babbage in London.", title="ada")
+    await engine.remember([HOPPER, CURIE, ada], dataset_name="people")
+    await engine.remember(
+        Document(text="Alan Turing worked at Bletchley Park.", title="t"), dataset_name="b"
+    )
+    store = engine.store()
+    everything = list(store.datasets())
+    ids = relation_ids(store)
+    assert len(ids) > PARTIAL_READS
+    plain = {i: await StoreReader(store, everything).triplets_by_id([i]) for i in ids}
+    snapshot = adjacency(store)
+    calls = count_graph_reads(store, monkeypatch)
+    full: list[Sequence[str]] = []
+    read_all = store.graph.edges_of_datasets
+    monkeypatch.setattr(
+        store.graph, "edges_of_datasets", lambda ds: full.append(list(ds)) or read_all(ds)
+    )
+    reader = StoreReader(store, everything)
+    for edge_id in [*ids, *ids]:
+        assert await reader.triplets_by_id([edge_id]) == plain[edge_id]
+    assert len(calls) == PARTIAL_READS and len(full) == 1 and snapshot.complete
+    assert set(snapshot.records) == set(ids)
+    chunks = sorted(snapshot.edges_of_chunk)
+    for scope in (everything, everything[:1], []):
+        for asked in (chunks, chunks[:1], [*chunks[1:], "nope"]):
+            assert records_in_chunks(snapshot, asked, scope) == store.graph.edges_in_chunks(
+                asked, scope
+            )

@@ -115,6 +115,8 @@ def test_typed_reads(filled: Any) -> None:
     assert filled.edges_touching([LONDON.id], ["ds1"]) == [edge]
     assert filled.edges_in_chunks(["c-d1"], ["ds1"]) == [edge]
     assert filled.edges_in_chunks(["c-d1"], []) == []
+    assert filled.edges_of_datasets(["ds1", "other"]) == [edge]
+    assert filled.edges_of_datasets(["other"]) == [] and filled.edges_of_datasets([]) == []
     (ada,) = filled.entities_by_keys(["ada lovelace"], ["ds1"])
     assert ada == EntityRecord(
         id=ADA.id, name="Ada Lovelace", type="PERSON", description="", aliases=(),
