@@ -156,6 +156,10 @@ class Relation(_Frozen):
         default=None,
         description="The aspect it holds one value of (home, job, ...); None: never superseded.",
     )
+    sentence_start: int | None = Field(
+        default=None,
+        description="Where its sentence starts in the chunk: a document's statements in order.",
+    )
 
     def embedding_text(self, source_name: str, target_name: str) -> str:
         """The text to embed for relation search: ``source predicate target: context``."""

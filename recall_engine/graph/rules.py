@@ -377,6 +377,7 @@ def _build(
             time_granularity=date.resolved.granularity if date and date.resolved else None,
             chunk_id=cid,
             namespace=ns,
+            sentence_start=p.sentence.start,
         )
     events = sentence_events(chunk, text, speaker, speaker_id, sentences, span_ids)
     return ChunkExtraction(
