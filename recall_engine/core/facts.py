@@ -91,9 +91,9 @@ and it ends its own value if that still held."""
 
 MULTI_VALUED_FAMILIES = frozenset({"pet", "child", "hobby", "instrument", "language", "sport"})
 """Families whose subject holds several values at once (pets, children, hobbies):
-a new value adds to them, and only an explicit end ("Rex died", "we gave away the
-cat", an ``ended_pet`` fact) ends one. Every other family holds one value at a
-time: a new value replaces the current one."""
+a new value adds to them, and only an explicit end that names a value held ("Rex
+died", "we gave Shadow away": an ``ended_pet`` fact) ends one. Every other family
+holds one value at a time: a new value replaces the current one."""
 
 
 def is_multi_valued(family: str | None) -> bool:
@@ -126,7 +126,7 @@ def timeline(statements: Sequence[Statement], *, multi_valued: bool = False) -> 
         statements: The facts of one (subject, family) group.
         multi_valued: The family holds several values at once
             (``MULTI_VALUED_FAMILIES``): a new value ends nothing, only an end
-            statement or a past statement ends a value.
+            statement or a past statement of that value ends it.
 
     Returns:
         Relation id -> ``Validity``, for every statement given.
@@ -157,12 +157,12 @@ def timeline(statements: Sequence[Statement], *, multi_valued: bool = False) -> 
                 if (replacing and fact.target_id not in values) or fact.target_id in ending:
                     out[fact.id] = ended
             current = [f for f in current if out[f.id] == CURRENT]
+        new = min(holding, key=lambda s: (-s.confidence, s.id)) if holding else None
         for fact in group:
             if fact.ends:
                 out[fact.id] = Validity(when)
-            elif fact.past:
-                lead = min(holding, key=lambda s: (-s.confidence, s.id)) if holding else None
-                out[fact.id] = Validity(when, *((lead.id, lead.chunk_id) if lead else ()))
+            elif fact.past:  # "I used to live in Lyon, now I live in Paris": Paris replaced it
+                out[fact.id] = Validity(when, *((new.id, new.chunk_id) if new else ()))
         seen |= {s.target_id for s in group}
         current += holding
     return out
@@ -173,16 +173,15 @@ def _ended(
 ) -> set[str]:
     """The values the end statements of ``group`` end: their own objects when the
     family has held those, else every current value (of a family of several
-    values: the only one, when it holds just one)."""
+    values: none, since which one ended is not said)."""
     out: set[str] = set()
-    held = {s.target_id for s in current}
     for fact in group:
         if not fact.ends:
             continue
         if fact.target_id in seen:
             out.add(fact.target_id)
-        elif not multi_valued or len(held) == 1:
-            out |= held
+        elif not multi_valued:
+            out |= {s.target_id for s in current}
     return out
 
 

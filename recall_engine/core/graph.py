@@ -178,6 +178,11 @@ class Event(_Frozen):
     entity_ids: tuple[str, ...] = ()
     chunk_id: str
     namespace: str
+    valid_from: datetime | None = Field(
+        default=None,
+        description="Known since (naive UTC): its time when the text states one not later "
+        "than the statement, else the statement's time (message, document or ingest).",
+    )
 
 
 class Mention(_Frozen):

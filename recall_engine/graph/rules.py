@@ -132,7 +132,7 @@ def _extract(chunk: ChunkInput) -> ChunkExtraction:
 
     pending: list[_PendingRelation] = []
     for sentence in sentences:
-        pending += _sentence_relations(text, sentence, spans)
+        pending += _sentence_relations(text, sentence, spans, speaker)
     _unify_types(spans)
     extraction = _build(chunk, text, speaker, sentences, spans, pending)
     return extraction.model_copy(update={"candidates": _candidates(chunk, set_aside)})
@@ -143,7 +143,7 @@ def _index(starts: list[int], offset: int) -> int:
 
 
 def _sentence_relations(
-    text: str, sentence: Sentence, all_spans: list[Span]
+    text: str, sentence: Sentence, all_spans: list[Span], speaker: str | None = None
 ) -> list[_PendingRelation]:
     """Pattern relations between mention pairs, noun-phrase kinds, then co-mentions."""
     found: list[_PendingRelation] = []
@@ -191,27 +191,37 @@ def _sentence_relations(
             all_spans.append(target)
             raw = " ".join(text[a.end : start].split())
             found.append(_PendingRelation(a, target, predicate, raw, confidence, sentence))
-    found += _states(text, sentence, spans, all_spans)
+    found += _states(text, sentence, spans, all_spans, speaker)
     found += _comentions(spans, related, sentence)
     return found
 
 
 def _states(
-    text: str, sentence: Sentence, spans: list[Span], all_spans: list[Span]
+    text: str,
+    sentence: Sentence,
+    spans: list[Span],
+    all_spans: list[Span],
+    speaker: str | None = None,
 ) -> list[_PendingRelation]:
-    """What ``rules_states`` finds said of a pronoun or a person in the sentence."""
+    """What ``rules_states`` finds said of a pronoun or a person in the sentence (or,
+    for a pattern without a subject, of a conversation turn's speaker)."""
     out = []
     for state in find_states(text, sentence.start, sentence.end):
-        subject = next(
-            (
-                s
-                for s in spans
-                if s.start <= state.subject_start < s.end
-                and s.pronoun != "object"
-                and (s.pronoun is not None or s.type is T.PERSON)
-            ),
-            None,
-        )
+        if state.subject_start < 0:  # "Biscuit died": said of the speaker's own
+            if speaker is None:
+                continue
+            subject: Span | None = Span(state.start, state.start, speaker, speaker, T.PERSON)
+        else:
+            subject = next(
+                (
+                    s
+                    for s in spans
+                    if s.start <= state.subject_start < s.end
+                    and s.pronoun != "object"
+                    and (s.pronoun is not None or s.type is T.PERSON)
+                ),
+                None,
+            )
         if subject is None:
             continue
         # a name already spotted there ("Lyon") stays the same entity

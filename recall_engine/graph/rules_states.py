@@ -44,7 +44,9 @@ _CONDITIONS = (
 
 @dataclass(frozen=True, slots=True)
 class StatePattern:
-    """One way of saying a state; ``predicate`` may hold ``{kind}``."""
+    """One way of saying a state; ``predicate`` may hold ``{kind}``. A pattern with
+    no ``subj`` group is said of a conversation turn's speaker ("Biscuit died"): its
+    end only ends a value the speaker held."""
 
     id: str
     predicate: str
@@ -145,6 +147,14 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         r"(?:died|passed\s+away|ran\s+away|was\s+put\s+down)",
         keywords=r"died|passed|ran\s+away|put\s+down",
         examples=(("Sadly our old dog Rex died in May.", "ended_pet", "Rex"),),
+    ),
+    S(
+        "named-died",
+        "ended_pet",
+        r"(?<!\p{L}'s\s)(?<![\p{L}\-])" + _NAME + r"\s+(?:(?:has|had|sadly|just|finally)\s+)*"
+        r"(?:died|passed\s+away|ran\s+away|was\s+put\s+down)",
+        keywords=r"died|passed|ran\s+away|put\s+down",
+        examples=(("Sadly Biscuit died in the spring.", "ended_pet", "Biscuit"),),
     ),
     S(
         "pet-gone",
@@ -272,6 +282,7 @@ _COMPILED = tuple(
     for p in STATE_PATTERNS
 )
 _ENDS = frozenset({"anymore", "any"})
+_ARTICLES = frozenset({"a", "an", "the"})  # "switched to matcha a while ago": matcha
 _JOBS = frozenset({"job", "position", "career", "role"})
 _NOT_MOODS = frozenset({"like", "that", "as", "about", "for", "when", "if", "it", "the", "a"})
 
@@ -282,6 +293,7 @@ class StateMatch:
 
     pattern: StatePattern
     subject_start: int
+    """-1: the speaker's (a pattern without a subject)."""
     predicate: str
     value: str
     start: int
@@ -310,10 +322,14 @@ def _match(pattern: StatePattern, m: regex.Match[str]) -> StateMatch | None:
     if pattern.value is not None:  # the words themselves stand for the value
         at = m.end("subj")
         raw = " ".join(m.string[at : m.end()].split())
-        return StateMatch(pattern, m.start("subj"), predicate, pattern.value, at, m.end(), raw)
+        return StateMatch(pattern, _subject(m), predicate, pattern.value, at, m.end(), raw)
     words: list[str] = []
     for word in m.group("obj").split():
-        if word.lower() in NP_STOP or word.lower() in _ENDS:
+        if (
+            word.lower() in NP_STOP
+            or word.lower() in _ENDS
+            or (words and word.lower() in _ARTICLES)
+        ):
             break
         words.append(word)
     if not words or (pattern.predicate == "feels" and words[0].lower() in _NOT_MOODS):
@@ -323,7 +339,15 @@ def _match(pattern: StatePattern, m: regex.Match[str]) -> StateMatch | None:
     value = " ".join(words)
     if pattern.occupation_predicate and is_occupation(value):
         predicate = pattern.occupation_predicate
-    raw = " ".join(m.string[m.end("subj") : m.start("obj")].split())
-    return StateMatch(
-        pattern, m.start("subj"), predicate, value, m.start("obj"), m.start("obj") + len(value), raw
+    said = m.end("subj") if "subj" in m.groupdict() else m.end("obj")
+    raw = " ".join(m.string[said : m.start("obj")].split()) or " ".join(
+        m.string[m.end("obj") : m.end()].split()
     )
+    return StateMatch(
+        pattern, _subject(m), predicate, value, m.start("obj"), m.start("obj") + len(value), raw
+    )
+
+
+def _subject(m: regex.Match[str]) -> int:
+    """Where the subject starts; -1 for a pattern said of the speaker."""
+    return m.start("subj") if "subj" in m.groupdict() else -1

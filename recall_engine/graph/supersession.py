@@ -228,12 +228,17 @@ def stamp(
     counts as stated ``ORDER_STEP`` later, so that a change stated inside one
     document ends what it states earlier. A relation worded as past
     (``PAST_WORDING``) is a past fact (``core.facts.PAST``): no ``valid_from``,
-    ``valid_until`` its statement time.
+    ``valid_until`` its statement time. Each event gets ``valid_from``: the time its
+    text states when not later than ``stated_at``, else ``stated_at``.
     """
-    if not extraction.relations:
-        return extraction
-    names = {e.id: e.name for e in extraction.entities}
     when = as_utc(stated_at) or stated_at
+    events = tuple(
+        e.model_copy(update={"valid_from": _event_time(e.time, e.time_text, when)})
+        for e in extraction.events
+    )
+    if not extraction.relations:
+        return extraction.model_copy(update={"events": events}) if events else extraction
+    names = {e.id: e.name for e in extraction.entities}
     times = _sentence_times(extraction.relations, when, position)
     relations: list[Relation] = []
     for r in extraction.relations:
@@ -248,7 +253,14 @@ def stamp(
                 }
             )
         )
-    return extraction.model_copy(update={"relations": tuple(relations)})
+    return extraction.model_copy(update={"relations": tuple(relations), "events": events})
+
+
+def _event_time(time: datetime, time_text: str | None, when: datetime) -> datetime:
+    """An event is known since the time its text states, when not later than the
+    statement ("in 2019"), else since the statement."""
+    day = as_utc(time) or time
+    return day if time_text and day <= when else when
 
 
 def _sentence_times(

@@ -85,3 +85,20 @@ async def test_a_change_inside_one_document_supersedes_in_reading_order(engine):
     assert berlin.valid_from == datetime(2019, 1, 1)  # the year the text names
     assert not berlin.current and berlin.superseded_by[0].object == "Vienna"
     assert not by[("lives_in", "Lyon")].current
+
+
+async def test_events_carry_valid_from_in_the_graph(engine):
+    await tell(
+        engine,
+        [
+            ("e1", "2024-03-01T10:00:00", "In 2019 I ran my first marathon in Berlin."),
+            ("e2", "2024-03-02T10:00:00", "I went hiking in the Alps yesterday."),
+        ],
+    )
+    rows = await engine.recall(
+        "MATCH (v:Event) RETURN v.text AS text, v.valid_from AS since ORDER BY since",
+        query_type="CYPHER",
+    )
+    since = {r.raw["values"]["since"][:10] for r in rows}
+    assert {"2019-01-01", "2024-03-01"} <= since
+    assert all(r.raw["values"]["since"] for r in rows)
