@@ -16,159 +16,19 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from bench._changes_pools import (
+    CAFES,
+    CITIES,
+    DRINKS,
+    FOODS,
+    JOBS,
+    MOODS,
+    NEIGHBOURS,
+    PEOPLE,
+    PETS,
+    SMALL_TALK,
+)
 from recall_engine import Conversation, Document, Message
-
-PEOPLE = [
-    "Priya",
-    "Oskar",
-    "Lena",
-    "Mateo",
-    "Ingrid",
-    "Tariq",
-    "Sofia",
-    "Ravi",
-    "Helga",
-    "Jonas",
-    "Amara",
-    "Felix",
-    "Noor",
-    "Emil",
-    "Keiko",
-    "Dmitri",
-    "Aisha",
-    "Lukas",
-    "Marta",
-    "Yusuf",
-    "Elena",
-    "Bruno",
-    "Freya",
-    "Kofi",
-    "Ines",
-    "Pavel",
-    "Zara",
-    "Hugo",
-    "Selma",
-    "Viktor",
-    "Leila",
-    "Anton",
-    "Clara",
-    "Mikko",
-    "Dalia",
-    "Rafael",
-    "Greta",
-    "Omar",
-    "Vera",
-    "Sami",
-    "Liv",
-    "Teodor",
-]
-CITIES = [
-    "Lisbon",
-    "Porto",
-    "Vienna",
-    "Prague",
-    "Krakow",
-    "Dublin",
-    "Glasgow",
-    "Oslo",
-    "Bergen",
-    "Helsinki",
-    "Tallinn",
-    "Riga",
-    "Seville",
-    "Valencia",
-    "Bologna",
-    "Turin",
-    "Ghent",
-    "Utrecht",
-    "Malmo",
-    "Gdansk",
-    "Ljubljana",
-    "Zagreb",
-    "Bordeaux",
-    "Marseille",
-    "Nantes",
-    "Zurich",
-    "Basel",
-    "Munich",
-    "Leipzig",
-    "Hamburg",
-]
-JOBS = [
-    "nurse",
-    "teacher",
-    "architect",
-    "carpenter",
-    "pharmacist",
-    "journalist",
-    "librarian",
-    "baker",
-    "electrician",
-    "translator",
-    "photographer",
-    "accountant",
-    "chef",
-    "dentist",
-    "mechanic",
-    "gardener",
-    "pilot",
-]
-PETS = """a beagle named Biscuit|a tabby cat named Pepper|a parrot named Kiwi|a hamster named
-    Nugget|a greyhound named Comet|a rabbit named Clover|a tortoise named Sheldon|a black cat
-    named Shadow|a corgi named Waffles""".replace("\n    ", " ").split("|")
-FOODS = """ramen|paella|dumplings|lasagna|falafel|pho|risotto|tacos|curry|pierogi|moussaka|
-    sushi""".replace("\n    ", "").split("|")
-MOODS = [
-    "exhausted",
-    "anxious",
-    "calm",
-    "energetic",
-    "restless",
-    "hopeful",
-    "burned out",
-    "relaxed",
-]
-NEIGHBOURS = [
-    "Agnes",
-    "Bartek",
-    "Cosima",
-    "Dario",
-    "Edith",
-    "Fintan",
-    "Gisela",
-    "Hamid",
-    "Ilse",
-    "Joaquin",
-    "Kasia",
-    "Lorenzo",
-    "Magda",
-    "Niall",
-    "Olga",
-    "Piet",
-    "Quentin",
-    "Rosa",
-    "Stellan",
-    "Tilde",
-    "Ulrich",
-    "Wanda",
-]
-CAFES = """Blue Kettle|Copper Spoon|Little Anchor|Green Lantern|Old Mill|Red Door|Sunny Corner|
-    Quiet Owl|Paper Moon|Golden Fig|Iron Bridge|Salt and Crumb""".replace("\n    ", "").split("|")
-
-SMALL_TALK = [
-    ("Did you watch the match last night?", "Only the second half, it was wild."),
-    ("It has been raining all week here.", "Same here, I forgot what the sun looks like."),
-    ("I tried a new bread recipe yesterday.", "Nice, did it rise this time?"),
-    ("Any good series to recommend?", "I just finished a slow detective show, very cosy."),
-    ("My phone screen cracked again.", "You really need a better case."),
-    ("I finally fixed the squeaky door.", "Ha, only took you a year."),
-    ("Are you going to the concert next month?", "If I can get tickets, yes."),
-    ("I started reading a thick history book.", "How far did you get?"),
-    ("The traffic this morning was terrible.", "Roadworks everywhere lately."),
-    ("I signed up for a pottery class.", "That sounds relaxing, send pictures."),
-    ("My sister is visiting next weekend.", "Say hi from me!"),
-    ("I can't decide what to cook tonight.", "Soup, it is always soup weather."),
-]
 
 
 @dataclass(frozen=True)
@@ -282,8 +142,6 @@ ASPECTS = {
     ),
 }
 POOLS = {"home": CITIES, "job": JOBS, "partner": NEIGHBOURS, "pet": PETS, "food": FOODS}
-DRINKS = """green tea|oat milk lattes|espresso|matcha|kombucha|hot chocolate|rooibos|cold brew|
-    chai|mint tea""".replace("\n    ", "").split("|")
 ASPECTS["pets"] = Aspect(
     "pets",
     first=("I have {v}.", "My pet is {v}."),
