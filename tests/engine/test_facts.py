@@ -97,6 +97,8 @@ async def test_bad_input_is_refused_clearly(engine):
     await tell(engine, ANN[0:1])
     with pytest.raises(InvalidInputError, match="subject"):
         await engine.facts("  ")
+    with pytest.raises(InvalidInputError, match="NUL"):
+        await engine.facts("Ann\x00")
     with pytest.raises(InvalidInputError, match="as_of"):
         await engine.facts("Ann", as_of="yesterday-ish")
     with pytest.raises(InvalidInputError, match="not both"):
