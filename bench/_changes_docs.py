@@ -24,11 +24,11 @@ _HOME = {
     "before": "Where did {s} live before {next}?",
 }
 _JOB = {
-    "first": "{s} worked as a {v} after school.",
-    "dated": "In {y} {s} became a {v}.",
-    "undated": "After that {s} became a {v}.",
+    "first": "{s} worked as {a} {v} after school.",
+    "dated": "In {y} {s} became {a} {v}.",
+    "undated": "After that {s} became {a} {v}.",
     "present": "What is {s}'s job now?",
-    "before": "What was {s}'s job before becoming a {next}?",
+    "before": "What was {s}'s job before becoming {an} {next}?",
 }
 
 
@@ -40,10 +40,11 @@ def make_document_case(index: int, rng: random.Random, changes: int) -> Case:
     first_year = 2008 + rng.randrange(0, 4)
     years = sorted(rng.sample(range(first_year + 1, 2023), changes))
     dated = [rng.random() < 0.6 for _ in years]
-    sentences = [f"Profile of {subject}.", wording["first"].format(s=subject, v=values[0])]
+    first = wording["first"].format(s=subject, v=values[0], a=_article(values[0]))
+    sentences = [f"Profile of {subject}.", first]
     for value, year, has_year in zip(values[1:], years, dated, strict=True):
         key = "dated" if has_year else "undated"
-        sentences.append(wording[key].format(s=subject, v=value, y=year))
+        sentences.append(wording[key].format(s=subject, v=value, y=year, a=_article(value)))
     document = Document(text=" ".join(sentences), created_at=datetime(2024, 6, 1))
     starts = [datetime(first_year, 1, 1)] + [datetime(y, 1, 1) for y in years]
     case = Case(
@@ -59,9 +60,14 @@ def make_document_case(index: int, rng: random.Random, changes: int) -> Case:
     ask = case.questions.append
     ask(Question(wording["present"].format(s=subject), "present", last, values[last]))
     for period in range(last):
-        text = wording["before"].format(s=subject, next=values[period + 1])
+        nxt = values[period + 1]
+        text = wording["before"].format(s=subject, next=nxt, an=_article(nxt))
         ask(Question(text, "past", period, values[period]))
     return case
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 def generate_documents(count: int = 10, seed: int = 37) -> list[Case]:

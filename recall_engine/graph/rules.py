@@ -47,6 +47,7 @@ from recall_engine.graph.rules_entities import (
 )
 from recall_engine.graph.rules_events import DatePhrase, Sentence, context_text, sentence_events
 from recall_engine.graph.rules_states import find_states
+from recall_engine.graph.supersession import is_occupation
 
 log = logging.getLogger(__name__)
 T = EntityType
@@ -218,7 +219,7 @@ def _states(
                     for s in spans
                     if s.start <= state.subject_start < s.end
                     and s.pronoun != "object"
-                    and (s.pronoun is not None or s.type is T.PERSON)
+                    and (s.pronoun is not None or _can_hold(s, state.value))
                 ),
                 None,
             )
@@ -237,6 +238,12 @@ def _states(
             )
         )
     return out
+
+
+def _can_hold(span: Span, value: str) -> bool:
+    """Whether a named span can be the subject of a state: a person, or a name the
+    rules could not type that takes an occupation ("Dmitri Moreau became a chef")."""
+    return span.type is T.PERSON or (span.type is T.CONCEPT and is_occupation(value))
 
 
 def _comentions(

@@ -51,8 +51,11 @@ async def test_used_to_ends_its_own_value_when_that_still_held(engine):
             ("u2", "2024-03-01T10:00:00", "I used to work as a nurse, it was hard."),
         ],
     )
-    facts = await engine.facts("Ann")
-    assert [f.current for f in facts if f.predicate == "works_as"] == [False, False]
+    facts = [f for f in await engine.facts("Ann") if f.predicate == "works_as"]
+    # one fact: the dated one, ended when she said it was over (the past one restates it)
+    assert [(f.valid_from, f.valid_until) for f in facts] == [
+        (datetime(2023, 1, 5, 10), datetime(2024, 3, 1, 10))
+    ]
 
 
 async def test_a_switch_replaces_the_earlier_switch(engine):
