@@ -16,159 +16,19 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from recall_engine import Conversation, Message
-
-PEOPLE = [
-    "Priya",
-    "Oskar",
-    "Lena",
-    "Mateo",
-    "Ingrid",
-    "Tariq",
-    "Sofia",
-    "Ravi",
-    "Helga",
-    "Jonas",
-    "Amara",
-    "Felix",
-    "Noor",
-    "Emil",
-    "Keiko",
-    "Dmitri",
-    "Aisha",
-    "Lukas",
-    "Marta",
-    "Yusuf",
-    "Elena",
-    "Bruno",
-    "Freya",
-    "Kofi",
-    "Ines",
-    "Pavel",
-    "Zara",
-    "Hugo",
-    "Selma",
-    "Viktor",
-    "Leila",
-    "Anton",
-    "Clara",
-    "Mikko",
-    "Dalia",
-    "Rafael",
-    "Greta",
-    "Omar",
-    "Vera",
-    "Sami",
-    "Liv",
-    "Teodor",
-]
-CITIES = [
-    "Lisbon",
-    "Porto",
-    "Vienna",
-    "Prague",
-    "Krakow",
-    "Dublin",
-    "Glasgow",
-    "Oslo",
-    "Bergen",
-    "Helsinki",
-    "Tallinn",
-    "Riga",
-    "Seville",
-    "Valencia",
-    "Bologna",
-    "Turin",
-    "Ghent",
-    "Utrecht",
-    "Malmo",
-    "Gdansk",
-    "Ljubljana",
-    "Zagreb",
-    "Bordeaux",
-    "Marseille",
-    "Nantes",
-    "Zurich",
-    "Basel",
-    "Munich",
-    "Leipzig",
-    "Hamburg",
-]
-JOBS = [
-    "nurse",
-    "teacher",
-    "architect",
-    "carpenter",
-    "pharmacist",
-    "journalist",
-    "librarian",
-    "baker",
-    "electrician",
-    "translator",
-    "photographer",
-    "accountant",
-    "chef",
-    "dentist",
-    "mechanic",
-    "gardener",
-    "pilot",
-]
-PETS = """a beagle named Biscuit|a tabby cat named Pepper|a parrot named Kiwi|a hamster named
-    Nugget|a greyhound named Comet|a rabbit named Clover|a tortoise named Sheldon|a black cat
-    named Shadow|a corgi named Waffles""".replace("\n    ", " ").split("|")
-FOODS = """ramen|paella|dumplings|lasagna|falafel|pho|risotto|tacos|curry|pierogi|moussaka|
-    sushi""".replace("\n    ", "").split("|")
-MOODS = [
-    "exhausted",
-    "anxious",
-    "calm",
-    "energetic",
-    "restless",
-    "hopeful",
-    "burned out",
-    "relaxed",
-]
-NEIGHBOURS = [
-    "Agnes",
-    "Bartek",
-    "Cosima",
-    "Dario",
-    "Edith",
-    "Fintan",
-    "Gisela",
-    "Hamid",
-    "Ilse",
-    "Joaquin",
-    "Kasia",
-    "Lorenzo",
-    "Magda",
-    "Niall",
-    "Olga",
-    "Piet",
-    "Quentin",
-    "Rosa",
-    "Stellan",
-    "Tilde",
-    "Ulrich",
-    "Wanda",
-]
-CAFES = """Blue Kettle|Copper Spoon|Little Anchor|Green Lantern|Old Mill|Red Door|Sunny Corner|
-    Quiet Owl|Paper Moon|Golden Fig|Iron Bridge|Salt and Crumb""".replace("\n    ", "").split("|")
-
-SMALL_TALK = [
-    ("Did you watch the match last night?", "Only the second half, it was wild."),
-    ("It has been raining all week here.", "Same here, I forgot what the sun looks like."),
-    ("I tried a new bread recipe yesterday.", "Nice, did it rise this time?"),
-    ("Any good series to recommend?", "I just finished a slow detective show, very cosy."),
-    ("My phone screen cracked again.", "You really need a better case."),
-    ("I finally fixed the squeaky door.", "Ha, only took you a year."),
-    ("Are you going to the concert next month?", "If I can get tickets, yes."),
-    ("I started reading a thick history book.", "How far did you get?"),
-    ("The traffic this morning was terrible.", "Roadworks everywhere lately."),
-    ("I signed up for a pottery class.", "That sounds relaxing, send pictures."),
-    ("My sister is visiting next weekend.", "Say hi from me!"),
-    ("I can't decide what to cook tonight.", "Soup, it is always soup weather."),
-]
+from bench._changes_pools import (
+    CAFES,
+    CITIES,
+    DRINKS,
+    FOODS,
+    JOBS,
+    MOODS,
+    NEIGHBOURS,
+    PEOPLE,
+    PETS,
+    SMALL_TALK,
+)
+from recall_engine import Conversation, Document, Message
 
 
 @dataclass(frozen=True)
@@ -194,6 +54,7 @@ ASPECTS = {
         first=("I live in {v}, not far from the station.", "I have lived in {v} for years now."),
         change=(
             "Big news: I moved to {v} last week, I live there now.",
+            "I used to live in {prev}, but now I live in {v}, we moved last month.",
             "We finally moved to {v}, the boxes are still everywhere.",
             "I relocated to {v} a few days ago, new flat and all.",
         ),
@@ -248,7 +109,10 @@ ASPECTS = {
     "pet": Aspect(
         "pet",
         first=("I have {v}.", "My pet is {v}.", "I have {v} as a pet."),
-        change=("We adopted a new pet, I have {v} now.", "Our home got a new member: I have {v}."),
+        change=(
+            "Sadly {prev} died in the spring. We adopted a new pet, I have {v} now.",
+            "We had to rehome {prev}, it broke my heart. Our home got a new member: I have {v}.",
+        ),
         present=("What pet does {s} have now?",),
         past_before=("What pet did {s} have before {next}?",),
         first_q=("What was {s}'s first pet?",),
@@ -278,7 +142,32 @@ ASPECTS = {
     ),
 }
 POOLS = {"home": CITIES, "job": JOBS, "partner": NEIGHBOURS, "pet": PETS, "food": FOODS}
+ASPECTS["pets"] = Aspect(
+    "pets",
+    first=("I have {v}.", "My pet is {v}."),
+    change=(
+        "We adopted another pet, I have {v} now as well.",
+        "One more for the family: we got {v}, and {prev} loves the company.",
+    ),
+    present=("What pets does {s} have now?",),
+    past_before=("What pets did {s} have before {next} arrived?",),
+    first_q=("What was {s}'s first pet?",),
+)
+ASPECTS["drink"] = Aspect(
+    "drink",
+    first=("I switched to {v} a while ago, I have it every morning.",),
+    change=(
+        "I switched from {prev} to {v}, it suits me better.",
+        "I have switched to {v} now, no more {prev} for me.",
+    ),
+    present=("What does {s} drink now?", "What does {s} prefer to drink these days?"),
+    past_before=("What did {s} drink before switching to {next}?",),
+    first_q=("What did {s} drink at first?",),
+)
 POOLS["mood"] = MOODS
+POOLS |= {"pets": PETS, "drink": DRINKS}
+MULTI = {"pets"}
+"""Aspects whose values add up (several pets): a later value does not end the earlier."""
 TIED = {"neighbour": NEIGHBOURS, "cafe": CAFES}
 
 
@@ -293,6 +182,8 @@ class Question:
     answer: str
     topic: str = "state"
     as_of: datetime | None = None
+    answers: tuple[str, ...] = ()
+    """Every value that must be named (an aspect of several values); empty: ``answer``."""
 
 
 @dataclass
@@ -308,6 +199,8 @@ class Case:
     message_period: dict[str, int] = field(default_factory=dict)
     """message id -> the period a relevant message (a state or tied fact) belongs to."""
     questions: list[Question] = field(default_factory=list)
+    document: Document | None = None
+    """A document that states the whole history (then ``conversation`` is empty)."""
 
     @property
     def changes(self) -> int:
@@ -316,7 +209,7 @@ class Case:
 
 def _value(aspect: str, value: str) -> str:
     """The short form an answer must contain: "Biscuit" of "a beagle named Biscuit"."""
-    return value.split(" named ")[-1] if aspect == "pet" else value
+    return value.split(" named ")[-1]
 
 
 def make_case(index: int, rng: random.Random, changes: int) -> Case:
@@ -339,7 +232,8 @@ def make_case(index: int, rng: random.Random, changes: int) -> Case:
             turns += [(friend, a[0], False), (subject, a[1], False)]
             if session == 0:
                 wording = aspect.first if period == 0 else aspect.change
-                turns.append((subject, rng.choice(wording).format(v=value), True))
+                prev = _value(aspect_name, values[period - 1]) if period else ""
+                turns.append((subject, rng.choice(wording).format(v=value, prev=prev), True))
                 turns.append(
                     (friend, "Wow, tell me more!" if period else "Nice, how is it going?", False)
                 )
@@ -370,7 +264,14 @@ def make_case(index: int, rng: random.Random, changes: int) -> Case:
 def _questions(case: Case, aspect: Aspect, tied: list[str], rng: random.Random) -> None:
     s, values, last = case.subject, case.values, len(case.values) - 1
     short = [_value(case.aspect, v) for v in values]
-    add = case.questions.append
+    multi = case.aspect in MULTI
+
+    def add(question: Question) -> None:
+        if multi and question.topic == "state" and question.text != first:
+            question.answers = tuple(short[: question.period + 1])
+        case.questions.append(question)
+
+    first = aspect.first_q[0].format(s=s)
     add(Question(rng.choice(aspect.present).format(s=s), "present", last, short[last]))
     if tied and aspect.tied_present:
         add(Question(aspect.tied_present[0].format(s=s), "present", last, tied[last], "tied"))
@@ -385,7 +286,7 @@ def _questions(case: Case, aspect: Aspect, tied: list[str], rng: random.Random) 
             text = aspect.tied_during[0].format(s=s, v=short[period])
             add(Question(text, "past", period, tied[period], "tied"))
     if last:
-        add(Question(aspect.first_q[0].format(s=s), "past", 0, short[0]))
+        add(Question(first, "past", 0, short[0]))
     for period in range(last + 1):
         end = case.starts[period + 1] if period < last else case.starts[period] + timedelta(days=90)
         middle = case.starts[period] + (end - case.starts[period]) / 2

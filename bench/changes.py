@@ -1,20 +1,24 @@
 """State tracking: does recall() know what holds now, and what held when?
 
 Runs the conversations of ``bench._changes_data`` (a subject changes home, job,
-partner, pet, favourite food or mood one to five times) through the default
-recall(), no LLM. Each conversation is its own dataset. Reported per number of
-changes:
+partner, pet, favourite food, mood or the drink they switched to one to five times,
+or adds pets one by one) and the profiles of ``bench._changes_docs`` (one document
+that states a history of homes or jobs) through the default recall(), no LLM. Each
+case is its own dataset. Reported per number of changes, and per aspect:
 
 - ``current_first``: present questions whose first relevant source (a message that
   states a value or a fact tied to a period) is from the current period;
 - ``right_period``: past and as_of questions whose first relevant source is from
   the period asked about (middle periods included);
 - ``answer_right``: offline answers that name the expected value before any other
-  value of the conversation;
+  value of the conversation (of several pets: that name every pet held then);
 - ``superseded_as_current``: present and as_of answers whose first named value is
   one that no longer held.
 
-    .venv/bin/python -m bench.changes [--count N] [--seed S] [--json FILE]
+Period figures need message ids, so a document's questions count only in the
+answer figures.
+
+    .venv/bin/python -m bench.changes [--count N] [--documents N] [--seed S] [--json FILE]
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from bench._changes_data import TIED, Case, Question, generate
+from bench._changes_docs import generate_documents
 from recall_engine import RecallEngine
 
 
@@ -59,9 +64,16 @@ def judge_answer(text: str, question: Question, case: Case) -> tuple[bool, bool]
     named = _named(text, values)
     if not named:
         return False, False
+    now = question.kind in ("present", "as_of")
+    if question.answers:  # several values hold at once: every one must be named
+        said = {v.lower() for _, v in named}
+        right = all(v.lower() in said for v in question.answers)
+        held = {v.lower() for v in question.answers}
+        stale = now and any(v.lower() not in held for _, v in named if v in values)
+        return right, stale
     first = named[0][1]
     right = first.lower() == question.answer.lower()
-    stale = question.kind in ("present", "as_of") and not right and first in values
+    stale = now and not right and first in values
     return right, stale
 
 
@@ -73,8 +85,15 @@ async def ask(engine: RecallEngine, case: Case, question: Question) -> dict:
     period = first_relevant(context, case)
     text = answer[0].text if answer else ""
     right, stale = judge_answer(text, question, case)
+    if case.document is not None:
+        period_right = None  # a document has no message ids to tell its periods by
+    elif question.answers:  # several values: any source of a value still held then
+        period_right = period is not None and period <= question.period
+    else:
+        period_right = period == question.period
     return {
         "case": case.id,
+        "aspect": case.aspect,
         "changes": case.changes,
         "question": question.text,
         "kind": question.kind,
@@ -82,7 +101,7 @@ async def ask(engine: RecallEngine, case: Case, question: Question) -> dict:
         "period": question.period,
         "periods": len(case.values),
         "first_relevant": period,
-        "period_right": period == question.period,
+        "period_right": period_right,
         "answer": text,
         "expected": question.answer,
         "answer_right": right,
@@ -90,14 +109,15 @@ async def ask(engine: RecallEngine, case: Case, question: Question) -> dict:
     }
 
 
-def summarise(rows: list[dict]) -> dict:
-    """Per number of changes (and all): the four figures, in %, with counts."""
+def summarise(rows: list[dict], by: str = "changes") -> dict:
+    """Per number of changes (or aspect, ``by``) and all: the figures, in %, with counts."""
     groups: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
-        groups[str(row["changes"])].append(row)
+        groups[str(row[by])].append(row)
         groups["all"].append(row)
 
     def pct(items: list[dict], key: str) -> dict:
+        items = [r for r in items if r[key] is not None]
         hits = sum(1 for r in items if r[key])
         return {"pct": round(100 * hits / len(items), 1) if items else None, "n": len(items)}
 
@@ -117,14 +137,15 @@ def summarise(rows: list[dict]) -> dict:
     return out
 
 
-async def run(count: int, seed: int, data_dir: Path) -> dict:
+async def run(count: int, seed: int, data_dir: Path, documents: int = 10) -> dict:
     """Ingest every case, ask every question, return the report."""
-    cases = generate(count, seed)
+    cases = generate(count, seed) + generate_documents(documents, seed + 1)
     engine = RecallEngine(data_dir)
     try:
         start = time.perf_counter()
         for case in cases:
-            await engine.remember(case.conversation, dataset_name=case.id)
+            item = case.document if case.document is not None else case.conversation
+            await engine.remember(item, dataset_name=case.id)
         ingest_s = time.perf_counter() - start
         rows = [await ask(engine, case, q) for case in cases for q in case.questions]
     finally:
@@ -134,27 +155,31 @@ async def run(count: int, seed: int, data_dir: Path) -> dict:
         "questions": len(rows),
         "ingest_s": round(ingest_s, 1),
         "by_changes": summarise(rows),
+        "by_aspect": summarise(rows, "aspect"),
         "rows": rows,
     }
 
 
 def print_report(report: dict) -> None:
-    print(f"{report['cases']} conversations, {report['questions']} questions")
+    print(f"{report['cases']} cases, {report['questions']} questions")
     keys = ("current_first", "right_period", "right_period_middle", "answer_right")
-    print(f"{'changes':>8} " + " ".join(f"{k:>22}" for k in (*keys, "superseded_as_current")))
-    for name, figures in report["by_changes"].items():
-        cells = [figures[k] for k in (*keys, "superseded_as_current")]
-        print(f"{name:>8} " + " ".join(f"{c['pct']!s:>15} (n={c['n']:>3})" for c in cells))
+    for table, label in (("by_changes", "changes"), ("by_aspect", "aspect")):
+        header = " ".join(f"{k:>22}" for k in (*keys, "superseded_as_current"))
+        print(f"{label:>14} " + header)
+        for name, figures in report[table].items():
+            cells = [figures[k] for k in (*keys, "superseded_as_current")]
+            print(f"{name:>14} " + " ".join(f"{c['pct']!s:>15} (n={c['n']:>3})" for c in cells))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--count", type=int, default=45, help="conversations (default 45)")
+    parser.add_argument("--documents", type=int, default=10, help="profiles (default 10)")
     parser.add_argument("--seed", type=int, default=36)
     parser.add_argument("--json", type=Path, default=None, help="also write the report here")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        report = asyncio.run(run(args.count, args.seed, Path(tmp)))
+        report = asyncio.run(run(args.count, args.seed, Path(tmp), args.documents))
     print_report(report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2, default=str))

@@ -16,8 +16,10 @@ explicit signatures to.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, Protocol, TypedDict, Unpack
 
+from recall_engine.core.facts import Fact
 from recall_engine.core.models import RecallResult, RememberResult, ResponseQAEntry
 from recall_engine.core.recall_options import RecallOptions
 from recall_engine.core.search_types import SearchType
@@ -67,6 +69,20 @@ class Memory(MemoryWrites, Protocol):
         **options: Unpack[RecallOptions],
     ) -> list[RecallResult]:
         """Ask memory a question and get ranked, source-tagged results, best first."""
+        ...
+
+    async def facts(
+        self,
+        subject: str,
+        *,
+        as_of: datetime | str | None = None,
+        history: bool = True,
+        dataset_name: str | None = None,
+        datasets: Sequence[str] | str | None = None,
+        user: User | str | None = None,
+        tenant_id: str | None = None,
+    ) -> list[Fact]:
+        """What memory holds about ``subject``, each fact with its validity."""
         ...
 
     async def list_datasets(self, *, tenant_id: str | None = None) -> dict[str, str]:

@@ -59,6 +59,9 @@ class Statement:
     confidence: float = 1.0
     ends: bool = False
     """An end without a new value ("I quit nursing"): see ``ENDED_PREFIX``."""
+    past: bool = False
+    """A value said to have held before its statement ("I used to live in Lyon"):
+    see ``PAST``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,12 +83,35 @@ for a job stated as "nurse", "my job"), it ends every current one. It never hold
 itself: its ``valid_until`` is its own ``valid_from``."""
 
 
+PAST = "past"
+"""A fact stated as over by the time it is stated ("I used to live in Lyon") is
+stored with no ``valid_from`` (its start is unknown) and ``valid_until`` its
+statement time: it held before then, it never ends a value other than its own,
+and it ends its own value if that still held."""
+
+MULTI_VALUED_FAMILIES = frozenset({"pet", "child", "hobby", "instrument", "language", "sport"})
+"""Families whose subject holds several values at once (pets, children, hobbies):
+a new value adds to them, and only an explicit end that names a value held ("Rex
+died", "we gave Shadow away": an ``ended_pet`` fact) ends one. Every other family
+holds one value at a time: a new value replaces the current one."""
+
+
+def is_multi_valued(family: str | None) -> bool:
+    """Whether ``family`` holds several values at once (``MULTI_VALUED_FAMILIES``)."""
+    return family in MULTI_VALUED_FAMILIES
+
+
+def is_past(valid_from: datetime | None, valid_until: datetime | None) -> bool:
+    """Whether a stored fact is a past one (``PAST``): an end and no start."""
+    return valid_from is None and valid_until is not None
+
+
 def is_ending(predicate: str) -> bool:
     """Whether ``predicate`` states an end (``ENDED_PREFIX``)."""
     return predicate.startswith(ENDED_PREFIX)
 
 
-def timeline(statements: Sequence[Statement]) -> dict[str, Validity]:
+def timeline(statements: Sequence[Statement], *, multi_valued: bool = False) -> dict[str, Validity]:
     """The validity of every fact of one subject and family.
 
     Facts are taken in statement-time order; facts stated at the same time (one
@@ -93,7 +119,14 @@ def timeline(statements: Sequence[Statement]) -> dict[str, Validity]:
     never replace each other. A statement whose values are all held already is
     a restatement and ends nothing; otherwise it ends every current fact whose
     value it does not repeat. An end statement (``ENDED_PREFIX``) ends the values
-    it names and never holds. A fact with no time neither ends nor is ended.
+    it names and never holds. A past statement (``PAST``) held until its own time
+    and ends only its own value. A fact with no time neither ends nor is ended.
+
+    Args:
+        statements: The facts of one (subject, family) group.
+        multi_valued: The family holds several values at once
+            (``MULTI_VALUED_FAMILIES``): a new value ends nothing, only an end
+            statement or a past statement of that value ends it.
 
     Returns:
         Relation id -> ``Validity``, for every statement given.
@@ -112,32 +145,43 @@ def timeline(statements: Sequence[Statement]) -> dict[str, Validity]:
         while end < len(dated) and as_utc(dated[end].valid_from) == when:
             end += 1
         group, start = dated[start:end], end
-        holding = [s for s in group if not s.ends]
+        holding = [s for s in group if not s.ends and not s.past]
         values = {s.target_id for s in holding}
-        ending = _ended(group, current, seen) - values
-        if ending or not values <= {s.target_id for s in current}:
+        ending = _ended(group, current, seen, multi_valued) - values
+        ending |= {s.target_id for s in group if s.past} - values
+        replacing = bool(holding) and not multi_valued
+        if ending or (replacing and not values <= {s.target_id for s in current}):
             lead = min(holding or group, key=lambda s: (-s.confidence, s.chunk_id, s.id))
             ended = Validity(when, lead.id, lead.chunk_id)
             for fact in current:
-                replaced = bool(holding) and fact.target_id not in values
-                if replaced or fact.target_id in ending:
+                if (replacing and fact.target_id not in values) or fact.target_id in ending:
                     out[fact.id] = ended
             current = [f for f in current if out[f.id] == CURRENT]
+        new = min(holding, key=lambda s: (-s.confidence, s.id)) if holding else None
         for fact in group:
             if fact.ends:
                 out[fact.id] = Validity(when)
+            elif fact.past:  # "I used to live in Lyon, now I live in Paris": Paris replaced it
+                out[fact.id] = Validity(when, *((new.id, new.chunk_id) if new else ()))
         seen |= {s.target_id for s in group}
         current += holding
     return out
 
 
-def _ended(group: list[Statement], current: list[Statement], seen: set[str]) -> set[str]:
+def _ended(
+    group: list[Statement], current: list[Statement], seen: set[str], multi_valued: bool
+) -> set[str]:
     """The values the end statements of ``group`` end: their own objects when the
-    family has held those, else every current value."""
+    family has held those, else every current value (of a family of several
+    values: none, since which one ended is not said)."""
     out: set[str] = set()
     for fact in group:
-        if fact.ends:
-            out |= {fact.target_id} if fact.target_id in seen else {s.target_id for s in current}
+        if not fact.ends:
+            continue
+        if fact.target_id in seen:
+            out.add(fact.target_id)
+        elif not multi_valued:
+            out |= {s.target_id for s in current}
     return out
 
 

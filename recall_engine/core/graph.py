@@ -156,6 +156,10 @@ class Relation(_Frozen):
         default=None,
         description="The aspect it holds one value of (home, job, ...); None: never superseded.",
     )
+    sentence_start: int | None = Field(
+        default=None,
+        description="Where its sentence starts in the chunk: a document's statements in order.",
+    )
 
     def embedding_text(self, source_name: str, target_name: str) -> str:
         """The text to embed for relation search: ``source predicate target: context``."""
@@ -174,6 +178,11 @@ class Event(_Frozen):
     entity_ids: tuple[str, ...] = ()
     chunk_id: str
     namespace: str
+    valid_from: datetime | None = Field(
+        default=None,
+        description="Known since (naive UTC): its time when the text states one not later "
+        "than the statement, else the statement's time (message, document or ingest).",
+    )
 
 
 class Mention(_Frozen):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from recall_engine.core.errors import DatasetNotFoundError, InvalidInputError
 from recall_engine.core.facts import Fact, as_utc
-from recall_engine.core.validation import check_name
+from recall_engine.core.validation import check_name, check_text
 from recall_engine.read.store_reader import StoreReader
 
 if TYPE_CHECKING:
@@ -60,6 +60,7 @@ class FactsMixin:
         """
         if not isinstance(subject, str) or not subject.strip():
             raise InvalidInputError("subject must be a non-empty name, e.g. facts('Ann').")
+        check_text(subject, what="subject")
         if not isinstance(history, bool):
             raise InvalidInputError(f"history must be True or False, got {history!r}.")
         when = _as_of(as_of)

@@ -47,6 +47,7 @@ from recall_engine.graph.rules_entities import (
 )
 from recall_engine.graph.rules_events import DatePhrase, Sentence, context_text, sentence_events
 from recall_engine.graph.rules_states import find_states
+from recall_engine.graph.supersession import is_occupation
 
 log = logging.getLogger(__name__)
 T = EntityType
@@ -132,7 +133,7 @@ def _extract(chunk: ChunkInput) -> ChunkExtraction:
 
     pending: list[_PendingRelation] = []
     for sentence in sentences:
-        pending += _sentence_relations(text, sentence, spans)
+        pending += _sentence_relations(text, sentence, spans, speaker)
     _unify_types(spans)
     extraction = _build(chunk, text, speaker, sentences, spans, pending)
     return extraction.model_copy(update={"candidates": _candidates(chunk, set_aside)})
@@ -143,7 +144,7 @@ def _index(starts: list[int], offset: int) -> int:
 
 
 def _sentence_relations(
-    text: str, sentence: Sentence, all_spans: list[Span]
+    text: str, sentence: Sentence, all_spans: list[Span], speaker: str | None = None
 ) -> list[_PendingRelation]:
     """Pattern relations between mention pairs, noun-phrase kinds, then co-mentions."""
     found: list[_PendingRelation] = []
@@ -191,27 +192,37 @@ def _sentence_relations(
             all_spans.append(target)
             raw = " ".join(text[a.end : start].split())
             found.append(_PendingRelation(a, target, predicate, raw, confidence, sentence))
-    found += _states(text, sentence, spans, all_spans)
+    found += _states(text, sentence, spans, all_spans, speaker)
     found += _comentions(spans, related, sentence)
     return found
 
 
 def _states(
-    text: str, sentence: Sentence, spans: list[Span], all_spans: list[Span]
+    text: str,
+    sentence: Sentence,
+    spans: list[Span],
+    all_spans: list[Span],
+    speaker: str | None = None,
 ) -> list[_PendingRelation]:
-    """What ``rules_states`` finds said of a pronoun or a person in the sentence."""
+    """What ``rules_states`` finds said of a pronoun or a person in the sentence (or,
+    for a pattern without a subject, of a conversation turn's speaker)."""
     out = []
     for state in find_states(text, sentence.start, sentence.end):
-        subject = next(
-            (
-                s
-                for s in spans
-                if s.start <= state.subject_start < s.end
-                and s.pronoun != "object"
-                and (s.pronoun is not None or s.type is T.PERSON)
-            ),
-            None,
-        )
+        if state.subject_start < 0:  # "Biscuit died": said of the speaker's own
+            if speaker is None:
+                continue
+            subject: Span | None = Span(state.start, state.start, speaker, speaker, T.PERSON)
+        else:
+            subject = next(
+                (
+                    s
+                    for s in spans
+                    if s.start <= state.subject_start < s.end
+                    and s.pronoun != "object"
+                    and (s.pronoun is not None or _can_hold(s, state.value))
+                ),
+                None,
+            )
         if subject is None:
             continue
         # a name already spotted there ("Lyon") stays the same entity
@@ -227,6 +238,12 @@ def _states(
             )
         )
     return out
+
+
+def _can_hold(span: Span, value: str) -> bool:
+    """Whether a named span can be the subject of a state: a person, or a name the
+    rules could not type that takes an occupation ("Dmitri Moreau became a chef")."""
+    return span.type is T.PERSON or (span.type is T.CONCEPT and is_occupation(value))
 
 
 def _comentions(
@@ -377,6 +394,7 @@ def _build(
             time_granularity=date.resolved.granularity if date and date.resolved else None,
             chunk_id=cid,
             namespace=ns,
+            sentence_start=p.sentence.start,
         )
     events = sentence_events(chunk, text, speaker, speaker_id, sentences, span_ids)
     return ChunkExtraction(

@@ -262,7 +262,8 @@ _BEFORE = (
     r"(?:,[^,]{1,40},\s*)?(?:,\s*)?(?:(?:who|which|that)\s+)?"
     r"(?:(?:'m|'s|'re|'ve|'d|'ll|am|is|are|was|were|be|been|being|has|have|had|will|would"
     r"|just|recently|finally|also|then|later|eventually|once|still|now|actually|really|even"
-    r"|already|never|first|officially|soon|both|to|did|do|does|gonna|going\s+to)\s+)*"
+    r"|already|never|first|officially|soon|both|to|did|do|does|gonna|going\s+to|used"
+    r"|formerly|previously)\s+)*"
 )
 _AFTER = r"(?:\s+(?:the|a|an|his|her|their|our|my|its|some|with))?"
 _COMBINED = regex.compile(
@@ -312,7 +313,7 @@ def canonical_predicate(raw: str) -> str | None:
 # "I joined a book club". A determiner must open the phrase, which keeps verbs
 # out ("I went to see" is no visit).
 NP_PATTERNS: tuple[tuple[str, str, float], ...] = (
-    ("is_a", r"(?:'m|'s|is|am|was|are|were)\s+(?:also\s+|now\s+)?(?:a|an)", 0.7),
+    ("is_a", r"(?:'m|'s|is|am|was|are|were|used\s+to\s+be)\s+(?:also\s+|now\s+)?(?:a|an)", 0.7),
     ("works_as", r"(?:work(?:s|ed|ing)?|(?:'m|is|am|was)\s+working)\s+as\s+(?:a|an)", 0.7),
     (
         "visited",

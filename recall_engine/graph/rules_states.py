@@ -28,6 +28,14 @@ _DEGREE = (
     r"|getting|way|far|now|finally|even)\s+)*"
 )
 
+# Animals kept as pets, and family words a "named X" may follow instead: general English.
+_PET_NOUNS = (
+    r"(?:dog|puppy|pup|cat|kitten|kitty|rabbit|bunny|hamster|gerbil|guinea\s+pig|mouse|rat"
+    r"|ferret|parrot|budgie|bird|canary|fish|goldfish|turtle|tortoise|lizard|snake|horse|pony"
+    r"|pet)s?"
+)
+_KIN = r"(?:son|daughter|baby|boy|girl|child|kid|twins?|brother|sister|cousin|nephew|niece|friend)"
+_NAME = r"(?P<obj>\p{Lu}[\p{L}\-]*)"
 _CONDITIONS = (
     r"(?:pain|ache|headaches?|migraines?|allerg(?:y|ies)|asthma|anxiety|insomnia|cough"
     r"|symptoms|blood\s+pressure|injury|sleep|stress)"
@@ -36,7 +44,9 @@ _CONDITIONS = (
 
 @dataclass(frozen=True, slots=True)
 class StatePattern:
-    """One way of saying a state; ``predicate`` may hold ``{kind}``."""
+    """One way of saying a state; ``predicate`` may hold ``{kind}``. A pattern with
+    no ``subj`` group is said of a conversation turn's speaker ("Biscuit died"): its
+    end only ends a value the speaker held."""
 
     id: str
     predicate: str
@@ -45,6 +55,8 @@ class StatePattern:
     confidence: float = 0.7
     occupation: bool = False
     """The object must name an occupation, its gerund, or a job itself."""
+    occupation_predicate: str | None = None
+    """The predicate instead when the object names an occupation ("switched to teaching")."""
     examples: tuple[tuple[str, str, str], ...] = ()
     keywords: str = ""
     """A cheap regex every match contains: the full pattern runs only on
@@ -57,12 +69,13 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         "favourite",
         "favourite_{kind}",
         _SUBJ + r"(?:'s)?\s+(?:(?:absolute|all-time|new|current)\s+)?(?:favou?rite|preferred)\s+"
-        r"(?P<kind>\p{L}+(?:\s+\p{L}+)?)\s+(?:is|are|has\s+become|became)\s+"
+        r"(?P<kind>\p{L}+(?:\s+\p{L}+)?)\s+(?:is|are|has\s+become|became|used\s+to\s+be)\s+"
         r"(?:(?:now|still|definitely|probably|easily)\s+)?" + _NP,
         keywords=r"favou?rite|preferred",
         examples=(
             ("My favourite food is sushi now.", "favourite_food", "sushi"),
             ("My favorite band is The Cure.", "favourite_band", "The Cure"),
+            ("My favourite drink used to be coffee.", "favourite_drink", "coffee"),
         ),
     ),
     S(
@@ -102,13 +115,59 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         "pet",
         "has_pet",
         _SUBJ + r"(?:(?:'ve|\s+have|\s+has|\s+had)(?:\s+(?:got|adopted))?|\s+got|\s+adopted"
-        r"|(?:'s)?\s+(?:new\s+)?pet\s+is)\s+(?:a|an)\s+(?:new\s+)?(?:[\p{L}\-]+\s+){1,2}"
-        r"(?:named|called)\s+(?P<obj>\p{Lu}[\p{L}\-]*)",
+        r"|\s+used\s+to\s+have|(?:'s)?\s+(?:new\s+)?pet\s+(?:is|used\s+to\s+be))\s+(?:a|an)\s+"
+        r"(?!(?:new\s+|baby\s+|little\s+)*" + _KIN + r"\b)(?:new\s+)?(?:[\p{L}\-]+\s+){1,2}"
+        r"(?:named|called)\s+" + _NAME,
         keywords=r"named|called",
         examples=(
             ("I have a beagle named Biscuit.", "has_pet", "Biscuit"),
             ("We adopted a black cat called Shadow.", "has_pet", "Shadow"),
             ("My pet is a rabbit named Clover.", "has_pet", "Clover"),
+            ("I used to have a dog named Rex.", "has_pet", "Rex"),
+        ),
+    ),
+    S(
+        "child",
+        "has_child",
+        _SUBJ + r"(?:'ve|\s+have|\s+has|\s+had)\s+(?:a|an)\s+"
+        r"(?:(?:new|baby|little|newborn|second|third|first)\s+)*(?:son|daughter|boy|girl|child|kid)"
+        r"\s+(?:named|called)\s+" + _NAME,
+        keywords=r"named|called",
+        examples=(("We had a baby girl named Mia.", "has_child", "Mia"),),
+    ),
+    S(
+        "pet-died",
+        "ended_pet",
+        _SUBJ
+        + r"\s+(?:(?:old|sweet|poor|beloved|first|other)\s+)*(?:\p{L}+\s+)?"
+        + _PET_NOUNS
+        + r",?\s+"
+        + _NAME
+        + r",?\s+(?:(?:has|had|sadly|just|finally)\s+)*"
+        r"(?:died|passed\s+away|ran\s+away|was\s+put\s+down)",
+        keywords=r"died|passed|ran\s+away|put\s+down",
+        examples=(("Sadly our old dog Rex died in May.", "ended_pet", "Rex"),),
+    ),
+    S(
+        "named-died",
+        "ended_pet",
+        r"(?<!\p{L}'s\s)(?<![\p{L}\-])" + _NAME + r"\s+(?:(?:has|had|sadly|just|finally)\s+)*"
+        r"(?:died|passed\s+away|ran\s+away|was\s+put\s+down)",
+        keywords=r"died|passed|ran\s+away|put\s+down",
+        examples=(("Sadly Biscuit died in the spring.", "ended_pet", "Biscuit"),),
+    ),
+    S(
+        "pet-gone",
+        "ended_pet",
+        _SUBJ + r"(?:'ve|\s+have|\s+had)?\s+(?:(?:just|finally|sadly|recently)\s+)?"
+        r"(?:(?:had\s+to\s+)?(?:gave\s+away|give\s+away|re-?homed?|gave\s+up)"
+        r"|(?:no\s+longer|don't|do\s+not)\s+have|lost)\s+(?:(?:my|our|his|her|their|the)\s+)?"
+        r"(?:(?:\p{L}+\s+)?" + _PET_NOUNS + r"\s+)?" + _NAME,
+        keywords=r"gave|give|re-?home|longer|have|lost",
+        examples=(
+            ("We had to rehome our cat Shadow.", "ended_pet", "Shadow"),
+            ("I gave away Nugget last week.", "ended_pet", "Nugget"),
+            ("We lost our parrot Kiwi in March.", "ended_pet", "Kiwi"),
         ),
     ),
     S(
@@ -150,6 +209,20 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
             ("I started a new job as a pilot.", "works_as", "pilot"),
         ),
     ),
+    S(
+        "switched",
+        "prefers",
+        _SUBJ + r"(?:'ve|\s+have)?\s+(?:(?:just|recently|finally|now|completely|since)\s+)?"
+        r"(?:switched|made\s+the\s+switch|changed\s+over)\s+(?:over\s+)?"
+        r"(?:from\s+(?:\p{L}+\s+){1,3}?)?to\s+(?:(?:a|an|the|being\s+an?)\s+)?" + _NP,
+        keywords=r"switch|changed\s+over",
+        occupation_predicate="works_as",
+        examples=(
+            ("I switched to green tea.", "prefers", "green tea"),
+            ("I switched from coffee to tea last month.", "prefers", "tea"),
+            ("I switched to teaching.", "works_as", "teaching"),
+        ),
+    ),
     # Ends with no new value (core.facts.ENDED_PREFIX): "quit", "no longer", "moved out".
     S(
         "quit-job",
@@ -171,6 +244,14 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         keywords=r"\bnot?\b",
         occupation=True,
         examples=(("I'm not a nurse anymore.", "ended_job", "nurse"),),
+    ),
+    S(
+        "switched-from",
+        "ended_preference",
+        _SUBJ + r"(?:'ve|\s+have)?\s+(?:(?:just|recently|finally|now|completely)\s+)?"
+        r"(?:switched|made\s+the\s+switch|changed\s+over)\s+(?:over\s+)?from\s+" + _NP,
+        keywords=r"switch|changed\s+over",
+        examples=(("I switched from coffee to tea.", "ended_preference", "coffee"),),
     ),
     S(
         "no-longer-home",
@@ -201,6 +282,7 @@ _COMPILED = tuple(
     for p in STATE_PATTERNS
 )
 _ENDS = frozenset({"anymore", "any"})
+_ARTICLES = frozenset({"a", "an", "the"})  # "switched to matcha a while ago": matcha
 _JOBS = frozenset({"job", "position", "career", "role"})
 _NOT_MOODS = frozenset({"like", "that", "as", "about", "for", "when", "if", "it", "the", "a"})
 
@@ -211,6 +293,7 @@ class StateMatch:
 
     pattern: StatePattern
     subject_start: int
+    """-1: the speaker's (a pattern without a subject)."""
     predicate: str
     value: str
     start: int
@@ -239,10 +322,14 @@ def _match(pattern: StatePattern, m: regex.Match[str]) -> StateMatch | None:
     if pattern.value is not None:  # the words themselves stand for the value
         at = m.end("subj")
         raw = " ".join(m.string[at : m.end()].split())
-        return StateMatch(pattern, m.start("subj"), predicate, pattern.value, at, m.end(), raw)
+        return StateMatch(pattern, _subject(m), predicate, pattern.value, at, m.end(), raw)
     words: list[str] = []
     for word in m.group("obj").split():
-        if word.lower() in NP_STOP or word.lower() in _ENDS:
+        if (
+            word.lower() in NP_STOP
+            or word.lower() in _ENDS
+            or (words and word.lower() in _ARTICLES)
+        ):
             break
         words.append(word)
     if not words or (pattern.predicate == "feels" and words[0].lower() in _NOT_MOODS):
@@ -250,7 +337,17 @@ def _match(pattern: StatePattern, m: regex.Match[str]) -> StateMatch | None:
     if pattern.occupation and not (words[-1].lower() in _JOBS or is_occupation(words[-1])):
         return None
     value = " ".join(words)
-    raw = " ".join(m.string[m.end("subj") : m.start("obj")].split())
-    return StateMatch(
-        pattern, m.start("subj"), predicate, value, m.start("obj"), m.start("obj") + len(value), raw
+    if pattern.occupation_predicate and is_occupation(value):
+        predicate = pattern.occupation_predicate
+    said = m.end("subj") if "subj" in m.groupdict() else m.end("obj")
+    raw = " ".join(m.string[said : m.start("obj")].split()) or " ".join(
+        m.string[m.end("obj") : m.end()].split()
     )
+    return StateMatch(
+        pattern, _subject(m), predicate, value, m.start("obj"), m.start("obj") + len(value), raw
+    )
+
+
+def _subject(m: regex.Match[str]) -> int:
+    """Where the subject starts; -1 for a pattern said of the speaker."""
+    return m.start("subj") if "subj" in m.groupdict() else -1

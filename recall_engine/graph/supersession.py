@@ -1,21 +1,22 @@
 """Which facts hold one value at a time: predicate families as data.
 
-A family is an aspect of a subject that holds one value at a time: where one
-lives, whom one works for, one's job, one's relationship, one's pet (the one
-spoken of as theirs now: a second pet stated later reads as a replacement), a
-favourite thing, a state (mood, a symptom). Each ``FamilyRule`` maps predicates (and, for the
-generic ``is_a``, the object's head noun) to a family; its ``examples`` are
-test cases. ``stamp`` gives each relation of a chunk its statement time
-(``valid_from``) and family; the stores then order a subject's facts of one
-family by statement time and let a later value end the earlier ones
-(``core.facts.timeline``). A fact with no family is never superseded.
+A family is an aspect of a subject: where one lives, whom one works for, one's
+job, one's relationship, a favourite thing, a preference one switched to, a state
+(mood, a symptom) hold one value at a time; pets and children are several at once
+(``core.facts.MULTI_VALUED_FAMILIES``: a second pet adds, only an explicit end such
+as "Rex died" ends one). Each ``FamilyRule`` maps predicates (and, for the generic
+``is_a``, the object's head noun) to a family; its ``examples`` are test cases.
+``stamp`` gives each relation of a chunk its statement time (``valid_from``) and
+family; the stores then order a subject's facts of one family by statement time
+and let a later value end the earlier ones (``core.facts.timeline``). A fact with
+no family is never superseded.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import regex
 
@@ -94,11 +95,12 @@ FAMILY_RULES: tuple[FamilyRule, ...] = (
     FamilyRule(
         "ended",
         "{kind}",
-        r"ended_(?P<kind>home|employer|job|relationship)",
+        r"ended_(?P<kind>home|employer|job|relationship|pet|preference)",
         examples=(
             ("I quit nursing last month.", "job"),
             ("I don't live in Lyon anymore.", "home"),
             ("I no longer work at Google.", "employer"),
+            ("Sadly our old dog Rex died in May.", "pet"),
         ),
     ),
     FamilyRule(
@@ -106,6 +108,18 @@ FAMILY_RULES: tuple[FamilyRule, ...] = (
         "pet",
         r"has_pet",
         examples=(("I have a beagle named Biscuit.", "pet"),),
+    ),
+    FamilyRule(
+        "child",
+        "child",
+        r"has_child",
+        examples=(("I have a son named Leo.", "child"),),
+    ),
+    FamilyRule(
+        "preference",
+        "preference",
+        r"prefers",
+        examples=(("I switched to green tea.", "preference"),),
     ),
     FamilyRule(
         "favourite",
@@ -160,6 +174,8 @@ ASPECT_SYNONYMS = {
     "profession": "job", "role": "job", "title": "job", "position": "job", "career": "job",
     "relationship": "relationship", "partner": "relationship", "spouse": "relationship",
     "relationship_status": "relationship", "dating": "relationship", "mood": "state:mood",
+    "pet": "pet", "pets": "pet", "child": "child", "children": "child", "kids": "child",
+    "hobby": "hobby", "hobbies": "hobby", "preference": "preference",
 }  # fmt: skip
 _ASPECT = regex.compile(r"^(favou?rite|preference|preferred|state|health|condition)[:_ ](.+)$")
 
@@ -181,35 +197,109 @@ def family_of_aspect(aspect: str | None) -> str | None:
     return f"{prefix}:{kind}" if kind else None
 
 
-def stamp(extraction: ChunkExtraction, stated_at: datetime) -> ChunkExtraction:
-    """``extraction`` with each relation's ``valid_from`` (``stated_at``, naive
-    UTC) and ``family`` set (the extractor's own, else ``family_of``): what the
-    stores order and supersede by."""
+# Wording that places a fact before the time it is stated: "I used to live in Lyon".
+PAST_WORDING = regex.compile(r"\bused\s+to\b|\bformerly\b|\bpreviously\b", regex.IGNORECASE)
+# A date phrase that names its year ("in 2019", "May 2021") dates a fact on its own.
+_YEAR = regex.compile(r"\b(?:1[6-9]|20)\d\d\b")
+ORDER_STEP = timedelta(microseconds=1)
+"""How much later each next statement of a document counts as stated: a
+document's sentences share its time, and a later one may change an earlier one."""
+_PER_CHUNK = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Stated:
+    """When a chunk's words were stated, and for a document's chunk its place
+    (``chunk_index``) among the document's chunks; None for a message."""
+
+    at: datetime
+    position: int | None = None
+
+
+def stamp(
+    extraction: ChunkExtraction, stated_at: datetime, *, position: int | None = None
+) -> ChunkExtraction:
+    """``extraction`` with each relation's validity and ``family`` set (the
+    extractor's own, else ``family_of``): what the stores order and supersede by.
+
+    A relation's ``valid_from`` is ``stated_at`` (naive UTC), unless its sentence
+    names a year ("in 2019 I moved to Berlin": that date, when not later). In a
+    document (``position``: the chunk's index), each next sentence and chunk
+    counts as stated ``ORDER_STEP`` later, so that a change stated inside one
+    document ends what it states earlier. A relation worded as past
+    (``PAST_WORDING``) is a past fact (``core.facts.PAST``): no ``valid_from``,
+    ``valid_until`` its statement time. Each event gets ``valid_from``: the time its
+    text states when not later than ``stated_at``, else ``stated_at``.
+    """
+    when = as_utc(stated_at) or stated_at
+    events = tuple(
+        e.model_copy(update={"valid_from": _event_time(e.time, e.time_text, when)})
+        for e in extraction.events
+    )
     if not extraction.relations:
-        return extraction
+        return extraction.model_copy(update={"events": events}) if events else extraction
     names = {e.id: e.name for e in extraction.entities}
-    when = as_utc(stated_at)
-    relations: list[Relation] = [
-        r.model_copy(
-            update={
-                "valid_from": when,
-                "family": r.family or family_of(r.predicate, names.get(r.target_id, "")),
-            }
+    times = _sentence_times(extraction.relations, when, position)
+    relations: list[Relation] = []
+    for r in extraction.relations:
+        stated = times[r.sentence_start or 0]
+        past = PAST_WORDING.search(r.raw_predicate) is not None
+        relations.append(
+            r.model_copy(
+                update={
+                    "valid_from": None if past else stated,
+                    "valid_until": stated if past else None,
+                    "family": r.family or family_of(r.predicate, names.get(r.target_id, "")),
+                }
+            )
         )
-        for r in extraction.relations
-    ]
-    return extraction.model_copy(update={"relations": tuple(relations)})
+    return extraction.model_copy(update={"relations": tuple(relations), "events": events})
+
+
+def _event_time(time: datetime, time_text: str | None, when: datetime) -> datetime:
+    """An event is known since the time its text states, when not later than the
+    statement ("in 2019"), else since the statement."""
+    day = as_utc(time) or time
+    return day if time_text and day <= when else when
+
+
+def _sentence_times(
+    relations: Iterable[Relation], when: datetime, position: int | None
+) -> dict[int, datetime]:
+    """Sentence start -> the time its relations were stated. A sentence that names
+    a year not after ``when`` is stated then. In a document, the sentences count in
+    reading order: each ``ORDER_STEP`` after the one before, and one that comes
+    before a dated sentence counts as before that date."""
+    dated: dict[int, datetime] = {}
+    for r in relations:
+        day = as_utc(r.timestamp)
+        if day is not None and r.time_text and _YEAR.search(r.time_text) and day <= when:
+            dated.setdefault(r.sentence_start or 0, day)
+    starts = sorted({r.sentence_start or 0 for r in relations})
+    if position is None:
+        return {at: dated.get(at, when) for at in starts}
+    out: dict[int, datetime] = {}
+    bound: datetime | None = None
+    for rank, at in reversed(list(enumerate(starts))):
+        time = dated.get(at, when + ORDER_STEP * (position * _PER_CHUNK + min(rank, _PER_CHUNK)))
+        if bound is not None and time >= bound:
+            time = bound - ORDER_STEP
+        out[at] = bound = time
+    return out
 
 
 def statement_times(
     chunks: Iterable[ChunkRecord], created: Mapping[str, datetime | None]
-) -> dict[str, datetime]:
+) -> dict[str, Stated]:
     """Chunk id -> when its words were stated: the message's timestamp, else its
-    item's ``created`` time (a document's ``created_at``), else the ingest time."""
-    return {
-        c.id: _time(c.timestamp) or created.get(c.data_id) or _time(c.created_at) or _now()
-        for c in chunks
-    }
+    item's ``created`` time (a document's ``created_at``), else the ingest time;
+    a document's chunk (one that is no message) also gets its ``chunk_index``."""
+    out = {}
+    for c in chunks:
+        at = _time(c.timestamp) or created.get(c.data_id) or _time(c.created_at) or _now()
+        message = bool(c.message_ids or c.speaker)
+        out[c.id] = Stated(at, None if message else c.chunk_index)
+    return out
 
 
 def _time(value: str | None) -> datetime | None:

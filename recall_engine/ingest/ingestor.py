@@ -350,7 +350,9 @@ def _embed_and_extract(
     timings["extract_wait_s"] = time.perf_counter() - t1
     failures = _chunk_failures(extractions)
     stated = statement_times((r for r, _ in records), {p.data_id: p.item.created_at for p in fresh})
-    extractions = [stamp(x, stated[x.chunk_id]) for x in extractions]
+    extractions = [
+        stamp(x, stated[x.chunk_id].at, position=stated[x.chunk_id].position) for x in extractions
+    ]
     t1 = time.perf_counter()
     draft = draft_graph(
         extractions,

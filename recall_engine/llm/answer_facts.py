@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from recall_engine.core.facts import Fact
+from recall_engine.core.facts import Fact, is_multi_valued
 from recall_engine.llm.extractive import terms
 
 _NAME = re.compile(r"\b[A-Z][\w-]+")
@@ -164,6 +164,10 @@ def _past(aspect: Sequence[Fact], interval: Interval | None) -> FactAnswer | Non
     ended; every replaced value when no period is told."""
     if interval is None:
         held = [f for f in aspect if not f.current]
+    elif interval.start is None and interval.end is not None and _several(aspect):
+        cut = interval.end  # several values at once: all those still held when it ended
+        held = [f for f in aspect if f.valid_from is not None and f.valid_from < cut]
+        held = [f for f in held if f.valid_until is None or f.valid_until >= cut]
     elif interval.start is None and interval.end is not None:
         before = [f for f in aspect if f.valid_from is not None and f.valid_from < interval.end]
         latest = max((f.valid_from for f in before if f.valid_from), default=None)
@@ -186,6 +190,10 @@ def _past(aspect: Sequence[Fact], interval: Interval | None) -> FactAnswer | Non
         span.append(f"until {_month(end)}")
     text = _values(held)
     return FactAnswer(f"{text} ({' '.join(span)})" if span else text, tuple(held))
+
+
+def _several(facts: Sequence[Fact]) -> bool:
+    return bool(facts) and all(is_multi_valued(f.family) for f in facts)
 
 
 def _current(facts: Sequence[Fact]) -> bool:

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from recall_engine.core.facts import Fact
 from recall_engine.core.models import (
     RecallResult,
     ResponseQAEntry,
@@ -159,6 +160,13 @@ class FactInfo(BaseModel):
     score: float
     dataset_name: str | None = None
     sources: list[SourceRef] = Field(default_factory=list)
+
+
+class SubjectFactsOutput(BaseModel):
+    subject: str
+    facts: list[Fact] = Field(
+        description="Each fact with valid_from, valid_until, superseded_by and current."
+    )
 
 
 class SessionEntry(BaseModel):

@@ -38,6 +38,7 @@ from recall_engine.mcp.models import (
     SessionEntry,
     SessionOutput,
     StatusOutput,
+    SubjectFactsOutput,
 )
 from recall_engine.tenants.registry import ADMIN
 
@@ -48,6 +49,7 @@ MORE_TOOLS = (
     "get_item",
     "search_entities",
     "search_facts",
+    "facts",
     "get_session_history",
     "add_feedback",
 )
@@ -291,6 +293,25 @@ class RecallTools:
             end=end,
         )
         return FactsOutput(facts=found)
+
+    async def facts(
+        self,
+        ctx: Context,
+        subject: Annotated[str, Field(description="Whose facts: a name (a speaker's 'I').")],
+        as_of: Annotated[
+            datetime | None, Field(description="ISO 8601: only the facts valid at that time.")
+        ] = None,
+        history: Annotated[
+            bool, Field(description="false: only current facts (ignored with as_of).")
+        ] = True,
+        datasets: Datasets = None,
+    ) -> SubjectFactsOutput:
+        """What memory holds about a subject now and before: each fact with when it
+        was stated, until when it held and what superseded it."""
+        found = await self.engine.facts(
+            subject, as_of=as_of, history=history, datasets=datasets, tenant_id=self.tenant(ctx)
+        )
+        return SubjectFactsOutput(subject=subject, facts=found)
 
     async def get_session_history(self, ctx: Context, session_id: str) -> SessionOutput:
         """The questions and answers of a session, oldest first."""

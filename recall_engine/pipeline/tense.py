@@ -34,8 +34,8 @@ from recall_engine.read.periods import (
 from retrievers import RetrieverOutput
 from router.tense import TenseReading, read_tense
 
-_NAME = re.compile(r"\b[A-Z][\w-]+")
-MAX_SUBJECTS = 3
+_NAME = re.compile(r"\b[A-Z][\w-]+(?:[ \t]+[A-Z][\w-]+)*")
+MAX_SUBJECTS = 5
 """Names of the question whose facts are read (the rest are ignored)."""
 
 
@@ -117,9 +117,13 @@ def _chunk_of(hit: Hit) -> str | None:
 
 async def subject_facts(question: str, read: FactSource) -> list[Fact]:
     """The facts (history included) of the names the question mentions."""
-    names = list(dict.fromkeys(m.group(0) for m in _NAME.finditer(question)))
+    names: list[str] = []
+    for m in _NAME.finditer(question):  # "Dmitri Moreau", then "Dmitri" and "Moreau"
+        words = m.group(0).split()
+        names += [" ".join(words)] if len(words) > 1 else []
+        names += words
     found: dict[str, Fact] = {}
-    for name in names[:MAX_SUBJECTS]:
+    for name in list(dict.fromkeys(names))[:MAX_SUBJECTS]:
         for fact in await read.facts(name):
             found.setdefault(fact.id, fact)
     return list(found.values())

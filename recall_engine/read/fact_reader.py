@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from recall_engine.core.facts import Fact, FactRef, is_ending, parse_utc, valid_at
+from recall_engine.core.facts import Fact, FactRef, is_ending, is_past, parse_utc, valid_at
 from recall_engine.core.graph import normalize_name
 from recall_engine.graph.rules_relations import RELATED_TO
 from recall_engine.read.adjacency import (
@@ -78,7 +78,7 @@ class FactReader(ScopedReader):
             return []
         edges = await asyncio.to_thread(graph.edges_touching, sorted(ids), self._scope)
         stated = [e for e in edges if e.source_id in ids and e.predicate != RELATED_TO]
-        return self._facts(stated, with_text=True)
+        return _without_restated_past(self._facts(stated, with_text=True))
 
     async def chunk_validity(self, chunk_ids: Sequence[str]) -> dict[str, list[Fact]]:
         wanted = list(dict.fromkeys(chunk_ids))
@@ -168,6 +168,25 @@ class FactReader(ScopedReader):
                 )
             )
         return out
+
+
+def _without_restated_past(facts: list[Fact]) -> list[Fact]:
+    """``facts`` less the past facts ("I used to live in Lyon", ``core.facts.PAST``)
+    whose value a dated fact already holds from before: that fact says when it held,
+    and the past one, with no start, would seem to hold before it began."""
+    dated = {
+        (f.subject_id, f.family, f.object_id): f.valid_from
+        for f in sorted(facts, key=lambda f: f.valid_from or datetime.max, reverse=True)
+        if f.valid_from is not None
+    }
+
+    def restated(fact: Fact) -> bool:
+        if not is_past(fact.valid_from, fact.valid_until) or fact.valid_until is None:
+            return False
+        since = dated.get((fact.subject_id, fact.family, fact.object_id))
+        return since is not None and since < fact.valid_until
+
+    return [f for f in facts if not restated(f)]
 
 
 def _order(fact: Fact) -> tuple[str, datetime, str]:

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, TypeVar
 
+from recall_engine.core.facts import is_multi_valued
+
 T = TypeVar("T")
 
 
@@ -113,6 +115,10 @@ def asked_interval(
         starts = [f.valid_from for f in ended if f.valid_from is not None]
         return Interval(min(starts) if starts else None, began)
     aspect = [f for f in family_facts if families is None or f.family in families] or family_facts
+    if period == "first" and aspect and all(is_multi_valued(f.family) for f in aspect):
+        # several values at once (pets): the first is what held before the second came
+        starts = sorted({f.valid_from for f in aspect if f.valid_from is not None})
+        return Interval(None, starts[1]) if len(starts) > 1 else None
     replaced = [f for f in aspect if f.valid_until is not None]
     if not replaced:
         return None

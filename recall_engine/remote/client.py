@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any, Unpack
@@ -20,6 +20,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from recall_engine.core import hydra as tm
 from recall_engine.core.errors import InvalidInputError
+from recall_engine.core.facts import Fact
 from recall_engine.core.models import (
     Conversation,
     Document,
@@ -38,6 +39,7 @@ DEFAULT_TIMEOUT_S = 60.0
 _RESULTS = TypeAdapter(list[RecallResult])
 _USERS = TypeAdapter(list[User])
 _DATASETS = TypeAdapter(list[DatasetAccess])
+_FACTS = TypeAdapter(list[Fact])
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
@@ -260,6 +262,28 @@ class RemoteRecallEngine:
         options = {"score": score, "text": text, "user": user, "tenant_id": tenant_id}
         result = await self._call("add_feedback", session_id, qa_id, **options)
         return ResponseQAEntry.model_validate(result)
+
+    async def facts(
+        self,
+        subject: str,
+        *,
+        as_of: datetime | str | None = None,
+        history: bool = True,
+        dataset_name: str | None = None,
+        datasets: Sequence[str] | str | None = None,
+        user: User | str | None = None,
+        tenant_id: str | None = None,
+    ) -> list[Fact]:
+        """``RecallEngine.facts``, through ``GET /api/v1/facts``."""
+        if not isinstance(history, bool):
+            raise InvalidInputError(f"history must be True or False, got {history!r}.")
+        params: dict[str, Any] = {"subject": subject, "history": "true" if history else "false"}
+        listed = [datasets] if isinstance(datasets, str) else datasets
+        optional: dict[str, Any] = {"as_of": as_of, "dataset_name": dataset_name}
+        optional["datasets"] = listed
+        optional |= {"user": user, "tenant_id": tenant_id}
+        params |= {k: _wire(v) for k, v in optional.items() if v is not None}
+        return _FACTS.validate_python(await self._send("GET", "/api/v1/facts", params=params))
 
     async def list_datasets(self, *, tenant_id: str | None = None) -> dict[str, str]:
         return dict(await self._call("list_datasets", tenant_id=tenant_id))

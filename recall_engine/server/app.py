@@ -196,6 +196,7 @@ def authenticator(engine: EnginePort, settings: ServerSettings) -> Authenticator
 
 def create_app(engine: EnginePort, settings: ServerSettings | None = None) -> FastAPI:
     """The app over ``engine`` (a ``RecallEngine``)."""
+    from recall_engine.server.fact_routes import facts_router
     from recall_engine.server.routes import hydra_router
     from recall_engine.server.v2_errors import V2Errors
     from recall_engine.server.v2_routes import v2_router
@@ -243,5 +244,6 @@ def create_app(engine: EnginePort, settings: ServerSettings | None = None) -> Fa
 
     app.include_router(hydra_router(engine, auth))
     app.include_router(v2_router(engine, auth))
+    app.include_router(facts_router(engine, auth, _store_of))
     engine_calls.install(app, engine, auth, _store_of, _item)  # for RecallEngine.connect
     return app

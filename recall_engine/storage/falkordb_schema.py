@@ -74,7 +74,7 @@ ENTITY_TYPE = Label("EntityType", (("id", S),))
 EVENT = Label(
     "Event",
     (("id", S), ("text", S), ("time", S), ("time_text", S), ("granularity", S),
-     ("chunk_id", S), ("data_id", S), ("dataset_id", S), ("namespace", S)),
+     ("chunk_id", S), ("data_id", S), ("dataset_id", S), ("namespace", S), ("valid_from", S)),
     indexed=("data_id",),
 )  # fmt: skip
 SUMMARY = Label(

@@ -232,7 +232,7 @@ def _event(e: Event, graph: GraphWrite) -> dict[str, Any]:
         "id": e.id, "text": e.text, "time": _iso(e.time), "time_text": e.time_text,
         "granularity": e.time_granularity, "chunk_id": e.chunk_id,
         "data_id": graph.chunk_data.get(e.chunk_id), "dataset_id": graph.dataset_id,
-        "namespace": e.namespace,
+        "namespace": e.namespace, "valid_from": _iso(e.valid_from),
     }  # fmt: skip
 
 

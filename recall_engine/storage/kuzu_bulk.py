@@ -111,6 +111,7 @@ EVENT = schema(
         ("data_id", "STRING"),
         ("dataset_id", "STRING"),
         ("namespace", "STRING"),
+        ("valid_from", "STRING"),
     ]
 )
 SUMMARY = schema(

@@ -34,7 +34,9 @@ GRAPH_SCHEMA = [
     "CREATE NODE TABLE IF NOT EXISTS EntityType(id STRING PRIMARY KEY)",
     "CREATE NODE TABLE IF NOT EXISTS Event("
     "id STRING PRIMARY KEY, text STRING, time STRING, time_text STRING, granularity STRING, "
-    "chunk_id STRING, data_id STRING, dataset_id STRING, namespace STRING)",
+    "chunk_id STRING, data_id STRING, dataset_id STRING, namespace STRING, valid_from STRING)",
+    # stores made before events had validity gain the column (null: unknown)
+    "ALTER TABLE Event ADD IF NOT EXISTS valid_from STRING",
     "CREATE NODE TABLE IF NOT EXISTS Summary("
     "id STRING PRIMARY KEY, data_id STRING, dataset_id STRING, namespace STRING, "
     "text STRING, method STRING)",
@@ -276,6 +278,7 @@ def _create_events(conn: Connection, graph: GraphWrite) -> None:
             "data_id": graph.chunk_data.get(e.chunk_id),
             "dataset_id": graph.dataset_id,
             "namespace": e.namespace,
+            "valid_from": _iso(e.valid_from),
         }
         for e in graph.events
     ]

@@ -14,7 +14,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from recall_engine.core.facts import Statement, Validity, is_ending, parse_utc, timeline
+from recall_engine.core.facts import (
+    Statement,
+    Validity,
+    is_ending,
+    is_multi_valued,
+    is_past,
+    parse_utc,
+    timeline,
+)
 from recall_engine.core.graph import Relation
 
 VALIDITY_COLUMNS = (
@@ -94,18 +102,8 @@ def changed_rows(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
         by_group.setdefault((row[0], row[1], row[2]), []).append(row)
     out = []
     for members in by_group.values():
-        statements = [
-            Statement(
-                row[3],
-                row[4],
-                row[5] or "",
-                parse_utc(row[6]),
-                float(row[7] or 0.0),
-                ends=is_ending(row[11] or ""),
-            )
-            for row in members
-        ]
-        computed = timeline(statements)
+        statements = [_statement(row) for row in members]
+        computed = timeline(statements, multi_valued=is_multi_valued(members[0][2]))
         for row in members:
             new: Validity = computed[row[3]]
             until = new.valid_until.isoformat() if new.valid_until else None
@@ -121,3 +119,19 @@ def changed_rows(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
                     }
                 )
     return out
+
+
+def _statement(row: Sequence[Any]) -> Statement:
+    """A stored fact as ``timeline`` reads it; a past one (``core.facts.PAST``) is
+    ordered by its statement time, which it keeps as its ``valid_until``."""
+    valid_from, valid_until = parse_utc(row[6]), parse_utc(row[8])
+    past = is_past(valid_from, valid_until)
+    return Statement(
+        row[3],
+        row[4],
+        row[5] or "",
+        valid_until if past else valid_from,
+        float(row[7] or 0.0),
+        ends=is_ending(row[11] or ""),
+        past=past,
+    )

@@ -43,6 +43,7 @@ def test_memory_is_public_and_lists_the_engine_api() -> None:
         "remember",
         "recall",
         "forget",
+        "facts",
         "list_datasets",
         "list_items",
         "datasets",

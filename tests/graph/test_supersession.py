@@ -147,3 +147,71 @@ def test_an_end_with_a_new_value_is_superseded_by_the_new_value():
     )
     assert out["nurse"].superseded_by == "dev"
     assert out["dev"] == Validity()
+
+
+def past(rid: str, target: str, when: str) -> Statement:
+    return Statement(rid, target, f"c-{rid}", datetime.fromisoformat(when), past=True)
+
+
+def test_a_past_statement_held_until_it_was_said_and_ends_only_its_own_value():
+    # "I live in Paris" (2023), then "I used to live in Lyon" (2024): Paris still holds
+    out = timeline([s("paris", "P", "2023-01-05"), past("lyon", "L", "2024-03-01")])
+    assert out["paris"] == Validity()
+    assert out["lyon"] == Validity(datetime(2024, 3, 1))
+
+
+def test_a_past_statement_ends_its_value_when_that_still_held():
+    out = timeline([s("lyon", "L", "2023-01-05"), past("used-to", "L", "2024-03-01")])
+    assert out["lyon"].valid_until == datetime(2024, 3, 1)
+    assert out["used-to"].valid_until == datetime(2024, 3, 1)
+
+
+def test_a_past_statement_with_a_new_value_is_superseded_by_it():
+    # "I used to live in Lyon, now I live in Paris": one message
+    out = timeline(
+        [past("lyon", "L", "2024-03-01"), Statement("paris", "P", "c-lyon", datetime(2024, 3, 1))]
+    )
+    assert out["lyon"] == Validity(datetime(2024, 3, 1), "paris", "c-lyon")
+    assert out["paris"] == Validity()
+
+
+def test_a_family_of_several_values_adds_and_ends_only_what_is_named():
+    pets = [s("rex", "R", "2023-01-05"), s("tom", "T", "2023-06-01")]
+    out = timeline(pets, multi_valued=True)
+    assert set(out.values()) == {Validity()}  # a second pet is no replacement
+    out = timeline([*pets, end("died", "R", "2024-01-01")], multi_valued=True)
+    assert out["rex"] == Validity(datetime(2024, 1, 1), "died", "c-died")
+    assert out["tom"] == Validity()
+
+
+def test_an_end_of_a_value_never_held_ends_nothing_of_several():
+    # "My friend's dog Rex died": no pet of the subject's is named
+    pets = [s("biscuit", "B", "2023-01-05"), s("tom", "T", "2023-06-01")]
+    out = timeline([*pets, end("gone", "R", "2024-01-01")], multi_valued=True)
+    assert out["biscuit"] == out["tom"] == Validity()
+    out = timeline([pets[0], end("gone", "R", "2024-01-01")], multi_valued=True)
+    assert out["biscuit"] == Validity()
+
+
+def test_used_to_makes_a_past_fact():
+    (fact,) = [r for _, p, o, r in extract("I used to live in Lyon.") if p == "lives_in"]
+    assert fact.valid_from is None and fact.valid_until == WHEN
+    assert fact.family == "home"
+
+
+def test_a_stated_year_dates_the_fact_and_a_later_date_does_not():
+    (fact,) = [r for _, p, _, r in extract("In 2019 I moved to Berlin.") if p == "moved_to"]
+    assert fact.valid_from == datetime(2019, 1, 1)
+    (later,) = [r for _, p, _, r in extract("In 2030 I moved to Berlin.") if p == "moved_to"]
+    assert later.valid_from == WHEN
+
+
+def test_a_document_orders_its_sentences_a_message_does_not():
+    text = "Ann lived in Lyon for years. Ann moved to Paris."
+    chunk = ChunkInput(chunk_id="c1", namespace="ns", text=text)
+    extraction = RuleBasedExtractor().extract_chunk(chunk)
+    ordered = {r.predicate: r.valid_from for r in stamp(extraction, WHEN, position=2).relations}
+    assert WHEN < ordered["lives_in"] < ordered["moved_to"]
+    assert ordered["lives_in"] - WHEN >= 2 * (ordered["moved_to"] - ordered["lives_in"])
+    same = {r.predicate: r.valid_from for r in stamp(extraction, WHEN).relations}
+    assert same["lives_in"] == same["moved_to"] == WHEN

@@ -70,3 +70,31 @@ def test_no_answer_when_the_facts_only_repeat_the_question():
     during = Interval(JAN23, MAR24)
     assert fact_answer("Where did Ann live in Lyon", FACTS, reading="past", interval=during) is None
     assert fact_answer("What does Ann think of the food?", FACTS, reading="present") is None
+
+
+PETS = [
+    _fact("has_pet", "Biscuit", "pet", JAN23, None, "p1"),
+    _fact("has_pet", "Shadow", "pet", MAR24, None, "p2"),
+    _fact("has_pet", "Kiwi", "pet", JUN24, None, "p3"),
+]
+
+
+def test_several_pets_are_all_held_now_and_before_a_later_one():
+    now = fact_answer("What pets does Ann have?", PETS, reading="present")
+    assert now is not None and {"Biscuit", "Shadow", "Kiwi"} <= set(
+        now.text.split(", ")[0].split(" and ")
+    )
+    before = fact_answer(
+        "What pets did Ann have?", PETS, reading="past", interval=Interval(None, JUN24)
+    )
+    assert before is not None and [f.object for f in before.facts] == ["Biscuit", "Shadow"]
+
+
+def test_the_first_of_several_values_is_what_held_before_the_second():
+    from recall_engine.read.periods import asked_interval
+
+    assert asked_interval("first", None, PETS) == Interval(None, MAR24)
+    first = fact_answer(
+        "What pet did Ann have?", PETS, reading="past", interval=Interval(None, MAR24)
+    )
+    assert first is not None and [f.object for f in first.facts] == ["Biscuit"]

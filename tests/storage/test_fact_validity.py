@@ -27,8 +27,18 @@ def _dataset(ds: str) -> tuple[str, str, str]:
     return (ds, f"name-{ds}", "2024-01-01T00:00:00")
 
 
-def write(store: Any, data_id: str, place: str, when: str, *, ds: str = "ds1") -> None:
-    """One item whose one chunk says Ann lives in ``place``, stated at ``when``."""
+def write(
+    store: Any,
+    data_id: str,
+    place: str,
+    when: str,
+    *,
+    ds: str = "ds1",
+    family: str = "home",
+    past: bool = False,
+) -> None:
+    """One item whose one chunk says Ann lives in ``place``, stated at ``when`` (or,
+    ``past``, that she used to: no start, held until ``when``)."""
     cid = f"c-{data_id}"
     item = DataItemRecord(
         id=data_id, dataset_id=ds, dataset_name=f"name-{ds}", name=data_id, kind="text",
@@ -42,7 +52,9 @@ def write(store: Any, data_id: str, place: str, when: str, *, ds: str = "ds1") -
     relation = Relation(
         id=f"r-{data_id}", source_id=ANN.id, target_id=target.id, predicate="lives_in",
         raw_predicate="live in", context=f"Ann: I live in {place}.", confidence=0.8,
-        chunk_id=cid, namespace="ns", valid_from=datetime.fromisoformat(when), family="home",
+        chunk_id=cid, namespace="ns", family=family,
+        valid_from=None if past else datetime.fromisoformat(when),
+        valid_until=datetime.fromisoformat(when) if past else None,
     )  # fmt: skip
     known = {e.id for e in store.entities()}
     entities = (ANN, target)
@@ -108,6 +120,26 @@ def test_supersession_stays_inside_a_dataset(graph_store):
     assert validity(graph_store, "ds2") == {"r-d2": (None, None)}
 
 
+def test_a_past_fact_keeps_its_end_and_ends_only_its_own_value(graph_store):
+    write(graph_store, "d1", "Paris", "2023-01-05T10:00:00")
+    write(graph_store, "d2", "Lyon", "2024-03-01T09:00:00", past=True)  # "I used to live in Lyon"
+    assert validity(graph_store) == {
+        "r-d1": (None, None),
+        "r-d2": ("2024-03-01T09:00:00", None),
+    }
+    write(graph_store, "d3", "Paris", "2024-06-01T09:00:00", past=True)
+    assert validity(graph_store)["r-d1"] == ("2024-06-01T09:00:00", "r-d3")
+    graph_store.delete_data_items(["d3"])
+    assert validity(graph_store)["r-d1"] == (None, None)
+    assert validity(graph_store)["r-d2"] == ("2024-03-01T09:00:00", None)
+
+
+def test_a_family_of_several_values_keeps_them_all(graph_store):
+    write(graph_store, "d1", "Lyon", "2023-01-05T10:00:00", family="pet")
+    write(graph_store, "d2", "Paris", "2024-03-01T09:00:00", family="pet")
+    assert validity(graph_store) == {"r-d1": (None, None), "r-d2": (None, None)}
+
+
 def test_an_old_kuzu_store_gains_the_validity_columns(tmp_path):
     import kuzu
 
@@ -136,6 +168,11 @@ def test_an_old_kuzu_store_gains_the_validity_columns(tmp_path):
         "normalized_name: 'lyon', "
         "type: 'PLACE', namespace: 'ns', dataset_id: 'ds1'})"
     )
+    conn.execute(  # the Event table as stores made before events had validity hold it
+        "CREATE NODE TABLE Event(id STRING PRIMARY KEY, text STRING, time STRING, "
+        "time_text STRING, granularity STRING, chunk_id STRING, data_id STRING, "
+        "dataset_id STRING, namespace STRING)"
+    )
     conn.close()
     db.close()
 
@@ -151,5 +188,9 @@ def test_an_old_kuzu_store_gains_the_validity_columns(tmp_path):
         write(store, "d2", "Paris", "2024-03-01T09:00:00")
         # the old fact has no time and no family: it is never superseded
         assert validity(store)["r-old"] == (None, None)
+        (columns,) = store._conn.execute(
+            "CALL TABLE_INFO('Event') WITH * WHERE name = 'valid_from' RETURN count(*)"
+        ).get_all()
+        assert columns == [1]
     finally:
         store.close()
