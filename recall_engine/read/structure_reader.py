@@ -111,11 +111,27 @@ class StructureReader(ScopedReader):
     async def scope_graph(self) -> ScopeGraph:
         adj = await self._adjacency()
         scope = set(self._scope)
-        edges = [e for e in adj.edges.values() if e.dataset_id in scope]
-        mentions = {
-            e: chunks
-            for e, chunks in adj.chunks_of_entity.items()
-            if adj.entity_dataset.get(e) in scope
-        }
+        kept = None if self._where is None else await asyncio.to_thread(self._passing_chunks)
+        edges = [
+            e
+            for e in adj.edges.values()
+            if e.dataset_id in scope and (kept is None or e.chunk_id in kept)
+        ]
+        mentions: dict[str, list[str]] = {}
+        for entity, chunks in adj.chunks_of_entity.items():
+            if adj.entity_dataset.get(entity) not in scope:
+                continue
+            passing = chunks if kept is None else [c for c in chunks if c in kept]
+            if passing:
+                mentions[entity] = passing
         version = (_token(self._store), *store_version(self._store), *self._scope)
+        if kept is not None:  # a filtered view is its own graph
+            version = (*version, hash(frozenset(kept)))
         return ScopeGraph(version=version, edges=edges, mentions=mentions)
+
+    def _passing_chunks(self) -> set[str]:
+        """The ids of the chunks in scope that pass the reader's filter."""
+        index = self._store.index
+        with index.vectors.lock:
+            mask = self._mask()
+            return {index.vectors.row(int(at)).id for at in np.flatnonzero(mask)}
