@@ -17,12 +17,7 @@ never queued behind a whole bulk batch. A second, one-thread session for
 queries measured no better on 2 cores next to in-process bulk batches (query
 p50 8-14 ms either way under load) and cost ~100 MB, so there is one.
 
-Sentence vectors (``embed_fast``) run on a second session over an int8 copy of
-the graph (``ensure_quantized``, cached next to the export): about half the CPU,
-vectors within a cosine of about 0.99 of the fp32 ones. Chunks, entities and
-queries always use the fp32 graph.
-
-Run ``python -m recall_engine.embedding_onnx`` to export (and quantise) ahead of time.
+Run ``python -m recall_engine.embedding_onnx`` to export ahead of time.
 """
 
 from __future__ import annotations
@@ -176,58 +171,6 @@ def ensure_exported(model_dir: Path, cache_dir: Path | None = None) -> Path:
     return target
 
 
-class _QuietQuantizer(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        return "pre-processing before quantization" not in record.getMessage()
-
-
-def ensure_quantized(model_dir: Path, cache_dir: Path | None = None) -> Path:
-    """The int8 graph next to ``ensure_exported``'s: the weight matrices of every
-    MatMul quantised per output channel (dynamic quantisation; the attention's
-    MatMuls of two activations, the embeddings and the norms stay float32).
-
-    Written through a temporary file and a rename, as the export is.
-
-    Raises:
-        EmbeddingError: the export or the quantisation failed.
-    """
-    source = ensure_exported(model_dir, cache_dir)
-    target = source.with_name("model_int8.onnx")
-    if target.is_file():
-        return target
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
-    try:
-        import onnx
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-
-        graph = onnx.load(str(source), load_external_data=False).graph
-        weights = {w.name for w in graph.initializer}
-        between_activations = [
-            n.name
-            for n in graph.node
-            if n.op_type == "MatMul" and not any(i in weights for i in n.input)
-        ]
-        quiet = _QuietQuantizer()
-        logging.getLogger().addFilter(quiet)  # its advice to pre-process, on the root logger
-        try:
-            quantize_dynamic(
-                str(source),
-                str(tmp),
-                weight_type=QuantType.QInt8,
-                per_channel=True,
-                op_types_to_quantize=["MatMul"],
-                nodes_to_exclude=between_activations,
-            )
-        finally:
-            logging.getLogger().removeFilter(quiet)
-        os.replace(tmp, target)
-    except Exception as exc:
-        raise EmbeddingError(f"Could not quantise {source} to int8: {exc}") from exc
-    finally:
-        tmp.unlink(missing_ok=True)
-    return target
-
-
 @dataclass(frozen=True)
 class ModelSpec:
     """What the sentence-transformers config says about tokenising and pooling."""
@@ -276,7 +219,6 @@ class OnnxEmbedder:
         self._spec: ModelSpec | None = None
         self._session: Any = None
         self._tokenizer: Any = None
-        self._int8: Any = None
         self._lock = threading.Lock()
 
     @property
@@ -297,7 +239,7 @@ class OnnxEmbedder:
         return self._spec
 
     def warm_up(self) -> None:
-        """Export (when not cached) and load the fp32 session now rather than on first use.
+        """Export (when not cached) and load the sessions now rather than on first use.
 
         Raises:
             EmbeddingError: the export or the session load failed.
@@ -310,17 +252,9 @@ class OnnxEmbedder:
                 self._session, self._tokenizer = self._load(self.threads)
             return self._session, self._tokenizer
 
-    def _loaded_int8(self) -> tuple[Any, Any]:
-        _, tokenizer = self._loaded()
-        with self._lock:
-            if self._int8 is None:
-                path = ensure_quantized(self.model_dir, self._cache_dir)
-                self._int8, _ = self._load(self.threads, path)
-            return self._int8, tokenizer
-
-    def _load(self, threads: int, path: Path | None = None) -> tuple[Any, Any]:
+    def _load(self, threads: int) -> tuple[Any, Any]:
         spec = self._read_spec()
-        path = path or ensure_exported(self.model_dir, self._cache_dir)
+        path = ensure_exported(self.model_dir, self._cache_dir)
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
@@ -349,25 +283,11 @@ class OnnxEmbedder:
         Raises:
             EmbeddingError: the model failed to load or run.
         """
-        return self._embed(texts, batch_size, int8=False)
-
-    def embed_fast(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
-        """Vectors of ``texts`` from the int8 graph (``ensure_quantized``): about
-        half the CPU of ``embed``, each within a cosine of about 0.99 of its vector.
-        For texts whose vectors only add to a score (sentence vectors), never for
-        chunks or queries.
-
-        Raises:
-            EmbeddingError: the model failed to load, quantise or run.
-        """
-        return self._embed(texts, batch_size, int8=True)
-
-    def _embed(self, texts: Sequence[str], batch_size: int, *, int8: bool) -> np.ndarray:
         spec = self._read_spec()
         out = np.zeros((len(texts), spec.dimension), dtype=np.float32)
         if len(texts) == 0:
             return out
-        session, tokenizer = self._loaded_int8() if int8 else self._loaded()
+        session, tokenizer = self._loaded()
         try:
             encodings = tokenizer.encode_batch(list(texts))
             order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
@@ -415,8 +335,8 @@ class OnnxEmbedder:
 def main() -> None:
     """Export the packaged model now (``make install`` runs this)."""
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    print(ensure_exported(packaged_model_dir()))
-    print(ensure_quantized(packaged_model_dir()))
+    path = ensure_exported(packaged_model_dir())
+    print(path)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ import numpy as np
 
 from recall_engine.embedding import Embedder
 from recall_engine.embedding_common import check_vectors
-from recall_engine.ingest.vector_plan import VectorPlan
 from recall_engine.telemetry.spans import stage
 
 PROGRESS_MIN_CHUNKS = 512
@@ -34,31 +33,6 @@ class CheckedEmbedder:
         vectors = self.inner.embed(texts, batch_size=batch_size)
         return check_vectors(
             vectors, rows=len(texts), dimension=self.dimension, model_id=self.inner.model_id
-        )
-
-    def fast(self) -> Embedder:
-        """This embedder through the inner one's ``embed_fast`` (a cheaper model, for
-        vectors that only add to a score), or itself when the inner one has none."""
-        method = getattr(self.inner, "embed_fast", None)
-        return _Fast(self) if callable(method) else self
-
-
-@dataclass(frozen=True)
-class _Fast:
-    checked: CheckedEmbedder
-
-    @property
-    def model_id(self) -> str:
-        return self.checked.model_id
-
-    @property
-    def dimension(self) -> int:
-        return self.checked.dimension
-
-    def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
-        vectors = self.checked.inner.embed_fast(texts, batch_size=batch_size)  # type: ignore[attr-defined]
-        return check_vectors(
-            vectors, rows=len(texts), dimension=self.dimension, model_id=self.model_id
         )
 
 
@@ -89,28 +63,6 @@ def embed_all(
             row = {text: i for i, text in enumerate(unique)}
             return vectors[[row[text] for text in texts]]
         return _embed_windows(embedder, texts, batch_size, show_progress)
-
-
-def embed_plan(
-    embedder: Embedder,
-    plan: VectorPlan,
-    *,
-    batch_size: int,
-    show_progress: bool | None,
-    fast: bool = False,
-) -> np.ndarray:
-    """The vectors of ``plan.texts``: whole chunks by ``embedder``, sentences by its
-    ``fast()`` form when ``fast`` (and it has one), else by ``embedder`` too."""
-    whole = len(plan.texts) - plan.sentence_total
-    if not fast or not isinstance(embedder, CheckedEmbedder):
-        return embed_all(embedder, plan.texts, batch_size=batch_size, show_progress=show_progress)
-    head = embed_all(
-        embedder, plan.texts[:whole], batch_size=batch_size, show_progress=show_progress
-    )
-    tail = embed_all(
-        embedder.fast(), plan.texts[whole:], batch_size=batch_size, show_progress=show_progress
-    )
-    return np.concatenate([head.reshape(-1, tail.shape[1]), tail])
 
 
 def _embed_windows(

@@ -9,7 +9,6 @@ serve entity resolution, and one more call embeds the relations.
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -34,7 +33,7 @@ from recall_engine.graph.stage import (
 )
 from recall_engine.graph.supersession import stamp, statement_times
 from recall_engine.ingest.chunking import ChunkDraft
-from recall_engine.ingest.embed_batches import CheckedEmbedder, embed_all, embed_plan
+from recall_engine.ingest.embed_batches import CheckedEmbedder, embed_all
 from recall_engine.ingest.gc_pause import gc_paused
 from recall_engine.ingest.observe import remembering
 from recall_engine.ingest.prepare import (
@@ -54,7 +53,6 @@ from recall_engine.storage.tenant import TenantStore
 from recall_engine.telemetry.spans import stage
 
 logger = logging.getLogger(__name__)
-_FAST = os.environ.get("RECALL_ENGINE_INT8_SENTENCES", "0") == "1"  # experiment
 
 
 def _stored_again(store: TenantStore, config: RecallConfig, known: set[str]) -> set[str]:
@@ -273,25 +271,22 @@ def _embed_and_extract(
     An extractor that raises fails the extraction of every item, not the ingest:
     the chunks are stored without a graph and the failure is recorded for a retry.
     """
-    vector_plan = VectorPlan.of([d for _, d in records])
+    vector_plan = VectorPlan.of([d for _, d in records])  # chunks first, then sentences
+    texts = vector_plan.texts
     batch = config.embedding_batch_size
     t0 = time.perf_counter()
     if not records:  # nothing new: do not load the model just to embed nothing
         timings["embed_s"] = 0.0
         return np.zeros((0, store.index.dimension), dtype=np.float32), [], None, None, {}
 
-    def chunk_vectors_of(show: bool | None) -> tuple[np.ndarray, list[np.ndarray]]:
-        return vector_plan.assemble(
-            embed_plan(embedder, vector_plan, batch_size=batch, show_progress=show, fast=_FAST)
-        )
-
     if extractor is None:
-        vectors, per_chunk = chunk_vectors_of(show_progress)
+        vectors = embed_all(embedder, texts, batch_size=batch, show_progress=show_progress)
         timings["embed_s"] = time.perf_counter() - t0
-        return vectors, per_chunk, None, None, {}
+        return (*vector_plan.assemble(vectors), None, None, {})
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graph-extract") as pool:
         future = start_extraction(pool, extractor, chunk_inputs(fresh, records, namespace))
-        vectors, per_chunk = chunk_vectors_of(show_progress)
+        full = len(texts) - len(texts) % batch
+        head = embed_all(embedder, texts[:full], batch_size=batch, show_progress=show_progress)
         embed_s = time.perf_counter() - t0
         t1 = time.perf_counter()
         try:
@@ -299,8 +294,11 @@ def _embed_and_extract(
         except Exception as exc:  # the extractor's boundary: the chunks are still worth storing
             logger.warning("graph extraction failed, items stored without a graph: %s", exc)
             reason = f"{type(exc).__name__}: {exc}"[:500]
-            timings["embed_s"] = embed_s
-            return vectors, per_chunk, None, None, {p.data_id: reason for p in fresh}
+            tail = embed_all(embedder, texts[full:], batch_size=batch, show_progress=False)
+            timings["embed_s"] = embed_s + time.perf_counter() - t1
+            vectors = np.concatenate([head.reshape(-1, tail.shape[1]), tail])
+            failed = {p.data_id: reason for p in fresh}
+            return (*vector_plan.assemble(vectors), None, None, failed)
     timings["extract_wait_s"] = time.perf_counter() - t1
     failures = _chunk_failures(extractions)
     stated = statement_times((r for r, _ in records), {p.data_id: p.item.created_at for p in fresh})
@@ -313,11 +311,12 @@ def _embed_and_extract(
     )
     timings["resolve_s"] = time.perf_counter() - t1
     t1 = time.perf_counter()
-    entity_vectors = embed_all(embedder, draft.texts, batch_size=batch, show_progress=False)
+    tail = embed_all(embedder, texts[full:] + draft.texts, batch_size=batch, show_progress=False)
     embed_s += time.perf_counter() - t1
+    n_tail = len(texts) - full
     t1 = time.perf_counter()
     plan = draft.plan(
-        entity_vectors,
+        tail[n_tail:],
         nearest=lambda queries, types: store.entity_index.nearest(
             queries,
             types,
@@ -329,8 +328,15 @@ def _embed_and_extract(
     timings["resolve_s"] += time.perf_counter() - t1
     timings["extract_s"] = extract_s + timings["resolve_s"]
     t1 = time.perf_counter()
-    rest = embed_all(embedder, plan.texts, batch_size=batch, show_progress=False)
+    rest = (
+        embed_all(embedder, plan.texts, batch_size=batch, show_progress=False)
+        if plan.texts
+        else np.zeros((0, tail.shape[1]), dtype=np.float32)
+    )
     timings["embed_s"] = embed_s + time.perf_counter() - t1
+    vectors, per_chunk = vector_plan.assemble(
+        np.concatenate([head.reshape(-1, tail.shape[1]), tail[:n_tail]])
+    )
     chunk_vectors = {r.id: vectors[i] for i, (r, _) in enumerate(records)}
     summaries = [
         SummaryRecord(

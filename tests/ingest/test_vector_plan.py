@@ -2,7 +2,6 @@ import numpy as np
 import pytest
 
 from recall_engine.ingest.chunking import ChunkDraft
-from recall_engine.ingest.embed_batches import CheckedEmbedder, embed_plan
 from recall_engine.ingest.vector_plan import VectorPlan
 from recall_engine.testing import DeterministicEmbedder
 
@@ -37,40 +36,3 @@ def test_vectors_of_another_length_are_refused():
     plan = VectorPlan.of([TWO])
     with pytest.raises(ValueError, match="1 vectors for 3 texts"):
         plan.assemble(np.ones((1, 4), dtype=np.float32))
-
-
-class FastRecording(DeterministicEmbedder):
-    """Records which texts went through ``embed`` and which through ``embed_fast``."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.whole: list[str] = []
-        self.fast: list[str] = []
-
-    def embed(self, texts, *, batch_size=64):
-        self.whole += list(texts)
-        return super().embed(texts, batch_size=batch_size)
-
-    def embed_fast(self, texts, *, batch_size=64):
-        self.fast += list(texts)
-        return super().embed(texts, batch_size=batch_size)
-
-
-def test_sentences_go_through_the_fast_model_and_chunks_do_not():
-    inner = FastRecording()
-    plan = VectorPlan.of([TWO, ONE])
-    vectors = embed_plan(
-        CheckedEmbedder(inner, inner.dimension), plan, batch_size=8, show_progress=False
-    )
-    assert inner.whole == [TWO.embed_text, ONE.embed_text]
-    assert inner.fast == list(TWO.embed_sentences)
-    assert np.allclose(vectors, DeterministicEmbedder().embed(plan.texts))
-
-
-def test_an_embedder_without_a_fast_model_embeds_everything_itself():
-    inner = DeterministicEmbedder()
-    plan = VectorPlan.of([TWO, ONE])
-    vectors = embed_plan(
-        CheckedEmbedder(inner, inner.dimension), plan, batch_size=8, show_progress=False
-    )
-    assert np.allclose(vectors, inner.embed(plan.texts))
