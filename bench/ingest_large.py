@@ -7,7 +7,9 @@ the shared bench data at run time and repeated when the size asks for more
 (about 0.85 MB of distinct text). The worker remembers it with the rules graph
 on in a fresh data dir, then embeds the same chunk texts raw (the same
 embedder, batch size and process) and reports: seconds, chunks, chunks/s, raw
-chunks/s and the ratio of the two, entities/relations/events found, the
+chunks/s and the ratio of the two, the CPU-seconds of each (all threads; their
+ratio, raw over ingest, moves less with a busy machine than the wall-clock
+one), entities/relations/events found, the
 ingest's own timings, and the worker's peak RSS (``ru_maxrss``) before and
 after the ingest. Target: ratio >= 0.5, peak RSS bounded (not growing with the
 document beyond its chunks and graph).
@@ -77,6 +79,12 @@ def document(chars: int) -> str:
     return "\n\n".join(parts)[:chars]
 
 
+def _cpu_s() -> float:
+    """CPU-seconds this process has used (all its threads, user and system)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -98,18 +106,18 @@ async def _worker(size_mb: float, embedder_name: str, extractor: str) -> dict[st
         )
         engine.embedder.embed(["warm up the model"], batch_size=1)
         rss_before = _rss_mb()
-        started = time.perf_counter()
+        started, cpu0 = time.perf_counter(), _cpu_s()
         result = await engine.remember(Document(text=text, title="large"), dataset_name="large")
-        seconds = time.perf_counter() - started
+        seconds, cpu_s = time.perf_counter() - started, _cpu_s() - cpu0
         rss_ingest = _rss_mb()
         (item,) = collect_items(Document(text=text, title="large"))
         config = engine.config
         chunks = chunk_item(item, chunk_size=config.chunk_size, chunk_overlap=config.chunk_overlap)
         texts = [c.embed_text for c in chunks]
         del chunks, item
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), _cpu_s()
         engine.embedder.embed(texts, batch_size=config.embedding_batch_size)
-        raw_seconds = time.perf_counter() - t0
+        raw_seconds, raw_cpu_s = time.perf_counter() - t0, _cpu_s() - cpu0
         engine.close()
     rate = result.chunk_count / seconds
     raw_rate = len(texts) / raw_seconds
@@ -122,6 +130,9 @@ async def _worker(size_mb: float, embedder_name: str, extractor: str) -> dict[st
         "raw_seconds": round(raw_seconds, 1),
         "raw_chunks_per_s": round(raw_rate, 2),
         "ratio": round(rate / raw_rate, 3),
+        "cpu_s": round(cpu_s, 1),
+        "raw_cpu_s": round(raw_cpu_s, 1),
+        "cpu_ratio": round(raw_cpu_s / cpu_s, 3),
         "entities": result.entity_count,
         "relations": result.relation_count,
         "events": result.event_count,
@@ -184,12 +195,14 @@ def run_worker(size_mb: float, args: argparse.Namespace) -> dict[str, Any]:
 def print_report(report: dict[str, Any]) -> None:
     print(
         f"{'MB':>5} {'seconds':>8} {'chunks':>7} {'chunks/s':>9} {'raw/s':>7} {'ratio':>6} "
+        f"{'CPU-s':>6} {'raw CPU-s':>9} {'CPU ratio':>9} "
         f"{'entities':>9} {'relations':>10} {'peak RSS MB':>12}"
     )
     for row in report["sizes"]:
         print(
             f"{row['size_mb']:>5} {row['seconds']:>8} {row['chunks']:>7} "
             f"{row['chunks_per_s']:>9} {row['raw_chunks_per_s']:>7} {row['ratio']:>6} "
+            f"{row['cpu_s']:>6} {row['raw_cpu_s']:>9} {row['cpu_ratio']:>9} "
             f"{row['entities']:>9} {row['relations']:>10} {row['peak_rss_mb']:>12}"
         )
         print(f"      timings: {row['timings']}  (model loaded: {row['rss_model_mb']} MB)")

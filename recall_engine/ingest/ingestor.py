@@ -8,13 +8,11 @@ serve entity resolution, and one more call embeds the relations.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import numpy as np
@@ -24,23 +22,29 @@ from recall_engine.core.graph import ChunkExtraction
 from recall_engine.core.models import RememberResult
 from recall_engine.core.validation import stable_id
 from recall_engine.embedding import Embedder
-from recall_engine.graph.extractor import ChunkInput, Extractor, make_namespace
+from recall_engine.graph.extractor import Extractor, make_namespace
 from recall_engine.graph.resolution import DEFAULT_SIMILARITY_THRESHOLD
 from recall_engine.graph.stage import (
     NEAREST_K,
     GraphPlan,
     build_extractor,
     draft_graph,
-    parse_time,
     start_extraction,
 )
-from recall_engine.graph.summaries import extractive_summary
 from recall_engine.graph.supersession import stamp, statement_times
-from recall_engine.ingest.chunking import ChunkDraft, chunk_item
+from recall_engine.ingest.chunking import ChunkDraft
 from recall_engine.ingest.embed_batches import CheckedEmbedder, embed_all
 from recall_engine.ingest.gc_pause import gc_paused
 from recall_engine.ingest.observe import remembering
+from recall_engine.ingest.prepare import (
+    PreparedItem,
+    chunk_inputs,
+    chunk_records,
+    prepare,
+    summary_text,
+)
 from recall_engine.ingest.sources import SourceItem
+from recall_engine.ingest.vector_plan import VectorPlan
 from recall_engine.ingest.writer import TenantWriters, WriteTicket, writing
 from recall_engine.storage.graph_records import GraphWrite, SummaryRecord
 from recall_engine.storage.lexical import tokenize
@@ -49,44 +53,6 @@ from recall_engine.storage.tenant import TenantStore
 from recall_engine.telemetry.spans import stage
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class PreparedItem:
-    item: SourceItem
-    data_id: str
-    content_hash: str
-    drafts: list[ChunkDraft]
-
-
-def content_hash(item: SourceItem) -> str:
-    """A hash of what an item says (not of where it came from)."""
-    if item.messages is not None:
-        body = [
-            [m.id, m.speaker, m.text, m.timestamp.isoformat() if m.timestamp else None]
-            for m in item.messages
-        ]
-        payload = json.dumps(["conversation", body], ensure_ascii=False)
-    else:
-        payload = json.dumps(["text", item.text], ensure_ascii=False)
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
-
-
-def prepare(
-    items: Sequence[SourceItem], *, dataset_id: str, config: RecallConfig
-) -> list[PreparedItem]:
-    """Chunk and identify items; duplicates within the input are kept once."""
-    prepared: dict[str, PreparedItem] = {}
-    for item in items:
-        digest = content_hash(item)
-        data_id = stable_id("data", dataset_id, digest)
-        if data_id in prepared:
-            continue
-        drafts = chunk_item(item, chunk_size=config.chunk_size, chunk_overlap=config.chunk_overlap)
-        if not config.sentence_vectors:
-            drafts = [replace(d, embed_sentences=()) for d in drafts]
-        prepared[data_id] = PreparedItem(item, data_id, digest, drafts)
-    return list(prepared.values())
 
 
 def _stored_again(store: TenantStore, config: RecallConfig, known: set[str]) -> set[str]:
@@ -178,7 +144,7 @@ def _ingest(
             }
         )
         now = datetime.now(UTC).isoformat()
-        records, items_out = _records(
+        records, items_out = chunk_records(
             fresh, dataset_id=dataset_id, dataset_name=dataset_name, now=now
         )
         new_ids = [p.data_id for p in fresh]
@@ -250,7 +216,7 @@ def _write(
     dataset_id, dataset_name, now = dataset
     extractor = build_extractor(config) if records else None
     namespace = make_namespace(store.tenant_id, dataset_id)
-    vectors, graph, plan, failures = _embed_and_extract(
+    vectors, per_chunk, graph, plan, failures = _embed_and_extract(
         store,
         embedder,
         config,
@@ -262,7 +228,6 @@ def _write(
         show_progress=show_progress if show_progress is not None else config.show_progress,
         timings=timings,
     )
-    vectors, per_chunk = _by_sentence(vectors, records)
     # Not computed is stored as such (null), so a later remember() with them on fills them.
     sentences = per_chunk if config.sentence_vectors else None
     items_out = [replace(i, extraction_failure=failures.get(i.id)) for i in items_out]
@@ -287,20 +252,6 @@ def _write(
     return extractor, plan, failures
 
 
-def _by_sentence(
-    vectors: np.ndarray, records: Sequence[tuple[ChunkRecord, ChunkDraft]]
-) -> tuple[np.ndarray, list[np.ndarray]]:
-    """The chunk vectors, and each chunk's sentence vectors, of the vectors of
-    ``_embed_and_extract``'s texts (chunks first, then their sentences in order)."""
-    n = len(records)
-    out, at = [], n
-    for _, draft in records:
-        count = len(draft.embed_sentences)
-        out.append(vectors[at : at + count])
-        at += count
-    return vectors[:n], out
-
-
 def _embed_and_extract(
     store: TenantStore,
     embedder: Embedder,
@@ -313,27 +264,27 @@ def _embed_and_extract(
     namespace: str,
     show_progress: bool | None,
     timings: dict[str, float],
-) -> tuple[np.ndarray, GraphWrite | None, GraphPlan | None, dict[str, str]]:
-    """Chunk vectors, the graph write when an extractor runs, and the items whose
-    extraction failed (data id -> reason).
+) -> tuple[np.ndarray, list[np.ndarray], GraphWrite | None, GraphPlan | None, dict[str, str]]:
+    """Chunk vectors, each chunk's sentence vectors, the graph write when an
+    extractor runs, and the items whose extraction failed (data id -> reason).
 
     An extractor that raises fails the extraction of every item, not the ingest:
     the chunks are stored without a graph and the failure is recorded for a retry.
     """
-    # chunk texts first, then every chunk's sentences (split off by ``_by_sentence``)
-    texts = [draft.embed_text for _, draft in records]
-    texts += [s for _, draft in records for s in draft.embed_sentences]
+    vector_plan = VectorPlan.of([d for _, d in records])  # chunks first, then sentences
+    texts = vector_plan.texts
     batch = config.embedding_batch_size
     t0 = time.perf_counter()
     if not records:  # nothing new: do not load the model just to embed nothing
         timings["embed_s"] = 0.0
-        return np.zeros((0, store.index.dimension), dtype=np.float32), None, None, {}
+        return np.zeros((0, store.index.dimension), dtype=np.float32), [], None, None, {}
+
     if extractor is None:
         vectors = embed_all(embedder, texts, batch_size=batch, show_progress=show_progress)
         timings["embed_s"] = time.perf_counter() - t0
-        return vectors, None, None, {}
+        return (*vector_plan.assemble(vectors), None, None, {})
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graph-extract") as pool:
-        future = start_extraction(pool, extractor, _chunk_inputs(fresh, records, namespace))
+        future = start_extraction(pool, extractor, chunk_inputs(fresh, records, namespace))
         full = len(texts) - len(texts) % batch
         head = embed_all(embedder, texts[:full], batch_size=batch, show_progress=show_progress)
         embed_s = time.perf_counter() - t0
@@ -346,7 +297,8 @@ def _embed_and_extract(
             tail = embed_all(embedder, texts[full:], batch_size=batch, show_progress=False)
             timings["embed_s"] = embed_s + time.perf_counter() - t1
             vectors = np.concatenate([head.reshape(-1, tail.shape[1]), tail])
-            return vectors, None, None, {p.data_id: reason for p in fresh}
+            failed = {p.data_id: reason for p in fresh}
+            return (*vector_plan.assemble(vectors), None, None, failed)
     timings["extract_wait_s"] = time.perf_counter() - t1
     failures = _chunk_failures(extractions)
     stated = statement_times((r for r, _ in records), {p.data_id: p.item.created_at for p in fresh})
@@ -384,7 +336,9 @@ def _embed_and_extract(
         else np.zeros((0, tail.shape[1]), dtype=np.float32)
     )
     timings["embed_s"] = embed_s + time.perf_counter() - t1
-    vectors = np.concatenate([head.reshape(-1, tail.shape[1]), tail[:n_tail]])
+    vectors, per_chunk = vector_plan.assemble(
+        np.concatenate([head.reshape(-1, tail.shape[1]), tail[:n_tail]])
+    )
     chunk_vectors = {r.id: vectors[i] for i, (r, _) in enumerate(records)}
     summaries = [
         SummaryRecord(
@@ -392,7 +346,7 @@ def _embed_and_extract(
             data_id=p.data_id,
             dataset_id=dataset_id,
             namespace=namespace,
-            text=_summary(p),
+            text=summary_text(p),
         )
         for p in fresh
     ]
@@ -402,7 +356,7 @@ def _embed_and_extract(
         chunk_data={r.id: r.data_id for r, _ in records},
         summaries=summaries,
     )
-    return vectors, graph, plan, failures
+    return vectors, per_chunk, graph, plan, failures
 
 
 def _chunk_failures(extractions: Sequence[ChunkExtraction]) -> dict[str, str]:
@@ -418,70 +372,3 @@ def _chunk_failures(extractions: Sequence[ChunkExtraction]) -> dict[str, str]:
         data_id: f"{len(reasons)} of {total[data_id]} chunk(s): {reasons[0]}"[:500]
         for data_id, reasons in failed.items()
     }
-
-
-def _summary(p: PreparedItem) -> str:
-    if p.item.messages is not None:
-        return extractive_summary(turns=[(m.speaker, m.text) for m in p.item.messages])
-    return extractive_summary(p.item.text or "")
-
-
-def _chunk_inputs(
-    fresh: Sequence[PreparedItem],
-    records: Sequence[tuple[ChunkRecord, ChunkDraft]],
-    namespace: str,
-) -> list[ChunkInput]:
-    """What the extractor reads: a turn's own words (speaker and time apart), or
-    a document chunk dated by its document."""
-    return [
-        ChunkInput(
-            chunk_id=record.id,
-            text=draft.extract_text if draft.extract_text is not None else record.text,
-            speaker=record.speaker,
-            timestamp=parse_time(record.timestamp, what=f"chunk {record.id} timestamp"),
-            dataset_id=record.dataset_id,
-            data_id=record.data_id,
-            namespace=namespace,
-        )
-        for record, draft in records
-    ]
-
-
-def _records(
-    prepared: Sequence[PreparedItem], *, dataset_id: str, dataset_name: str, now: str
-) -> tuple[list[tuple[ChunkRecord, ChunkDraft]], list[DataItemRecord]]:
-    records: list[tuple[ChunkRecord, ChunkDraft]] = []
-    items: list[DataItemRecord] = []
-    for p in prepared:
-        item = p.item
-        items.append(
-            DataItemRecord(
-                id=p.data_id,
-                dataset_id=dataset_id,
-                dataset_name=dataset_name,
-                name=item.name,
-                kind=item.kind,
-                content_hash=p.content_hash,
-                source_id=item.source_id,
-                metadata=item.metadata,
-                created_at=item.created_at.isoformat() if item.created_at else now,
-                chunk_count=len(p.drafts),
-            )
-        )
-        for index, draft in enumerate(p.drafts):
-            chunk = ChunkRecord(
-                id=stable_id("chunk", p.data_id, str(index)),
-                data_id=p.data_id,
-                dataset_id=dataset_id,
-                dataset_name=dataset_name,
-                chunk_index=index,
-                text=draft.text,
-                document_name=item.name,
-                metadata=item.metadata,
-                message_ids=draft.message_ids,
-                speaker=draft.speaker,
-                timestamp=draft.timestamp,
-                created_at=now,
-            )
-            records.append((chunk, draft))
-    return records, items
