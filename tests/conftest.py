@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,17 @@ def _no_network() -> Iterator[None]:
     """No test may reach a real provider: only 127.0.0.1 / ::1 / localhost connect."""
     with block_network():
         yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_session_servers() -> Iterator[None]:
+    """Servers a test started once for the session (FalkorDB, moto S3) stop when the
+    session ends: an xdist worker may be killed on its way out before atexit runs."""
+    yield
+    for name in ("tests.storage.falkordb_live", "tests.storage.moto_s3"):
+        module = sys.modules.get(name)
+        if module is not None:
+            module.shutdown()
 
 
 @pytest.fixture
