@@ -1,4 +1,12 @@
-"""Fixtures shared by every test package."""
+"""Fixtures shared by every test package.
+
+``make test`` runs the suite on several xdist workers at once (``--dist loadfile``:
+a file's tests stay on one worker). A test shares nothing it did not make: a fresh
+name for a Postgres schema, Redis prefix, graph or S3 prefix (``secrets.token_hex``;
+``tests.distributed_profile``, ``tests/state/conftest.py``), a port from
+``tests.live_uvicorn.free_port``, its own ``tmp_path``; a session fixture is built
+once per worker.
+"""
 
 from __future__ import annotations
 
