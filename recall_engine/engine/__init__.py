@@ -254,11 +254,22 @@ class RecallEngine(WritesMixin, AccessMixin, FactsMixin, ListingMixin, TenantsMi
 
         Without ``query_type`` the rule-based router picks the search type (and
         every result reports its decision in ``metadata["route"]``). The options are
-        declared, with their defaults and meaning, in ``core.recall_options.RecallOptions``;
-        an unknown keyword raises ``TypeError``.
+        declared, with their defaults and meaning, in ``core.recall_options.RecallOptions``.
+
+        Args:
+            query_text: the question.
+            query_type: the search type (a ``SearchType`` or its name); None lets the
+                router pick one (unless ``auto_route=False``).
+            **options: recall()'s keyword options (``datasets``, ``top_k``,
+                ``session_id``, ``only_context``, ...).
+
+        Returns:
+            The ranked, source-tagged results, best first: an answer (unless
+            ``only_context``) and the context it was built from.
 
         Raises:
             InvalidInputError: an empty query or an invalid option.
+            TypeError: an unknown keyword.
             InputTooLargeError: a query over ``config.max_query_chars``.
             RecallPreconditionError: nothing has been remembered in the tenant.
             DatasetNotFoundError: a dataset in ``datasets`` does not exist.

@@ -36,6 +36,36 @@ def test_lower_layers_do_not_load_the_engine(module: str) -> None:
     assert result.stdout.strip() == "False"
 
 
+# Every bench's `--help`, one after another in one fresh interpreter (argv: the benches);
+# prints what failed, one line each.
+_EVERY_HELP = """
+import contextlib, io, runpy, sys
+failed = []
+for bench in sys.argv[1:]:
+    out = io.StringIO()
+    sys.argv = [f"bench.{bench}", "--help"]
+    try:
+        with contextlib.redirect_stdout(out):
+            runpy.run_module(f"bench.{bench}", run_name="__main__", alter_sys=True)
+    except SystemExit as exc:
+        if exc.code not in (0, None):
+            failed.append(f"{bench}: exit status {exc.code}")
+    except BaseException as exc:
+        failed.append(f"{bench}: {type(exc).__name__}: {exc}")
+    if "usage" not in out.getvalue().lower():
+        failed.append(f"{bench}: no usage printed")
+print("\\n".join(failed))
+sys.exit(1 if failed else 0)
+"""
+
+
+def test_every_bench_starts() -> None:
+    assert BENCHES
+    result = fresh("-c", _EVERY_HELP, *BENCHES)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.slow  # one interpreter per bench; test_every_bench_starts runs them in one
 @pytest.mark.parametrize("bench", BENCHES)
 def test_bench_help_starts(bench: str) -> None:
     result = fresh("-m", f"bench.{bench}", "--help")

@@ -1,7 +1,7 @@
 """A real FalkorDB server for the tests: Redis 8 with the FalkorDB module, from the
 build that ``.ci/services.py`` caches (``make services`` makes it; it is built here
 when absent, which takes minutes once), in its own process on a free port of
-127.0.0.1, started once per test session.
+127.0.0.1, started once per test session (per xdist worker) and stopped when it ends.
 
 Tests keep apart by graph-name prefix (``url(prefix=...)``, ``fresh_store``); the
 server keeps everything in memory until the session ends. It runs with a
@@ -40,6 +40,7 @@ class LiveFalkor:
 
 
 _SERVER: LiveFalkor | None = None
+_PROC: subprocess.Popen[bytes] | None = None
 _SKIP: str | None = None
 
 
@@ -52,9 +53,10 @@ def _services() -> ModuleType:
 
 
 def server() -> LiveFalkor:
-    """The session's FalkorDB server (started on first use, stopped at exit); skips
-    the test with a one-line reason when FalkorDB cannot be built here."""
-    global _SERVER, _SKIP
+    """The session's FalkorDB server (started on first use, stopped by ``shutdown``
+    at the session's end); skips the test with a one-line reason when FalkorDB cannot
+    be built here."""
+    global _SERVER, _PROC, _SKIP
     if _SKIP is not None:
         pytest.skip(_SKIP)
     if _SERVER is None:
@@ -63,9 +65,20 @@ def server() -> LiveFalkor:
         except (SystemExit, subprocess.CalledProcessError, OSError) as exc:
             _SKIP = f"FalkorDB cannot be built here ({exc}); run `make services` to see why"
             pytest.skip(_SKIP)
-        proc, _SERVER = start(bin_dir)
-        atexit.register(stop, proc)
+        _PROC, _SERVER = start(bin_dir)
+        atexit.register(shutdown)  # where the session's end did not run
     return _SERVER
+
+
+def shutdown() -> None:
+    """Stop the session's server and its client, if started (tests/conftest.py calls it
+    at the session's end: an xdist worker may be killed before atexit runs)."""
+    global _SERVER, _PROC, _CLIENT
+    client, proc, _CLIENT, _PROC, _SERVER = _CLIENT, _PROC, None, None, None
+    if client is not None:
+        client.close()
+    if proc is not None:
+        stop(proc)
 
 
 def start(bin_dir: Path) -> tuple[subprocess.Popen[bytes], LiveFalkor]:
@@ -117,5 +130,4 @@ def fresh_store():  # -> FalkorGraphStore
 
     if _CLIENT is None:
         _CLIENT = FalkorServer(server().url(prefix="contract"))
-        atexit.register(_CLIENT.close)
     return FalkorGraphStore(_CLIENT, uuid.uuid4().hex[:12])

@@ -1,5 +1,6 @@
 """A real S3-compatible server for the tests: ``moto.server`` in its own process on
-127.0.0.1, started once per test session on a free port, with one bucket.
+127.0.0.1, started once per test session (per xdist worker) on a free port, with
+one bucket, and stopped when the session ends.
 
 Tests keep apart by prefix (``fresh_uri``): moto keeps everything in memory until
 the session ends. The secret key is a marker the leak tests look for.
@@ -35,15 +36,26 @@ class MotoS3:
 
 
 _SERVER: MotoS3 | None = None
+_PROC: subprocess.Popen[bytes] | None = None
 
 
 def server() -> MotoS3:
-    """The session's moto server (started on first use, stopped at exit)."""
-    global _SERVER
+    """The session's moto server (started on first use, stopped by ``shutdown`` at the
+    session's end)."""
+    global _SERVER, _PROC
     if _SERVER is None:
-        proc, _SERVER = start()
-        atexit.register(stop, proc)
+        _PROC, _SERVER = start()
+        atexit.register(shutdown)  # where the session's end did not run
     return _SERVER
+
+
+def shutdown() -> None:
+    """Stop the session's server, if started (tests/conftest.py calls it at the
+    session's end: an xdist worker may be killed before atexit runs)."""
+    global _SERVER, _PROC
+    proc, _PROC, _SERVER = _PROC, None, None
+    if proc is not None:
+        stop(proc)
 
 
 def start() -> tuple[subprocess.Popen[bytes], MotoS3]:
