@@ -113,15 +113,18 @@ class _Handler(BaseHTTPRequestHandler):
         if path.endswith("/embeddings"):
             texts = body.get("input", [])
             texts = [texts] if isinstance(texts, str) else [str(t) for t in texts]
-            self._json(200, self._embeddings(body, texts))
+            reply = self._embeddings(body, texts)
+            # Counted before the reply goes out: a client that reads the stats right
+            # after its call must see it.
             self.owner.record("embeddings", time.perf_counter() - started, len(texts))
+            self._json(200, reply)
         elif path.endswith("/chat/completions"):
             content = reply_for(body)
+            self.owner.record(f"chat:{schema_title(body)}", time.perf_counter() - started)
             if body.get("stream"):
                 self._stream(body, content)
             else:
                 self._json(200, _completion(body, content))
-            self.owner.record(f"chat:{schema_title(body)}", time.perf_counter() - started)
         else:
             self._json(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
 
