@@ -73,3 +73,31 @@ async def test_an_mcp_tool_call_is_a_span_around_the_recall(engine, otel):
     assert failed.status.status_code is StatusCode.ERROR
     assert failed.attributes["error.type"].endswith("Error")
     assert QUESTION not in str(ok.attributes)
+
+
+TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
+PARENT_ID = "00f067aa0ba902b7"
+
+
+async def test_an_mcp_call_over_http_continues_the_callers_trace(engine, otel):
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    from recall_engine.mcp.transports import http_app
+    from tests.mcp.test_transports import start
+
+    await engine.remember(FACT, dataset_name="notes")
+    url, server, thread = start(http_app(engine, McpSettings(), auth=False))
+    headers = {"traceparent": f"00-{TRACE_ID}-{PARENT_ID}-01"}
+    try:
+        transport = streamable_http_client(url, http_client=create_mcp_http_client(headers=headers))
+        async with Client(transport) as client:  # type: ignore[arg-type]
+            result = await client.call_tool("recall", {"query": QUESTION})
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+    assert not result.is_error
+    (tool,) = otel.named("tools/call recall")
+    assert format(tool.context.trace_id, "032x") == TRACE_ID  # the caller's trace
+    requests = {s.context.span_id: s for s in otel.finished() if s.kind is SpanKind.SERVER}
+    assert tool.parent.span_id in requests  # under the HTTP request's span
