@@ -70,6 +70,24 @@ def live(make_server) -> LiveServer:
     return make_server()
 
 
+@pytest.fixture(params=["embedded", "distributed"])
+def live_in_both_profiles(request, make_server, tmp_path, hash_embedder) -> Iterator[LiveServer]:
+    """The server on an embedded engine, or on the distributed profile (its rate
+    limits in Redis too): what the official SDKs' suites run against."""
+    if request.param == "embedded":
+        yield make_server()
+        return
+    from tests.distributed_profile import distributed_profile
+
+    with distributed_profile() as profile:
+        engine = RecallEngine(tmp_path / "dist", embedder=hash_embedder, **profile.options())
+        server = start_server(engine, ServerSettings(redis_url=profile.redis_url))
+        try:
+            yield server
+        finally:
+            server.stop()
+
+
 def error_of(response: httpx.Response) -> dict[str, Any]:
     """The envelope's detail, checked for shape."""
     body = response.json()

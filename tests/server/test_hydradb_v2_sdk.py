@@ -12,11 +12,8 @@ import httpx
 import pytest
 from pydantic import BaseModel
 
-from recall_engine import RecallEngine
-from recall_engine.server import ServerSettings
-from tests.distributed_profile import distributed_profile
 from tests.server import hydradb_v2_sdk
-from tests.server.conftest import ADMIN_KEY, KEYS, LiveServer, start_server
+from tests.server.conftest import ADMIN_KEY, KEYS, LiveServer
 
 sdk_v2 = hydradb_v2_sdk.load()
 if sdk_v2 is None:
@@ -56,20 +53,10 @@ def code_of(error: Any) -> str:
     return str(body["error"]["code"] if isinstance(body, dict) else body.error.code)
 
 
-@pytest.fixture(params=["embedded", "distributed"])
-def served(request, make_server, tmp_path, hash_embedder):
-    """The server on an embedded engine, or on the distributed profile (its rate
-    limits in Redis too)."""
-    if request.param == "embedded":
-        yield make_server()
-        return
-    with distributed_profile() as profile:
-        engine = RecallEngine(tmp_path / "dist", embedder=hash_embedder, **profile.options())
-        server = start_server(engine, ServerSettings(redis_url=profile.redis_url))
-        try:
-            yield server
-        finally:
-            server.stop()
+@pytest.fixture
+def served(live_in_both_profiles):
+    """The server on an embedded engine, or on the distributed profile."""
+    return live_in_both_profiles
 
 
 def _client(live: LiveServer) -> Any:

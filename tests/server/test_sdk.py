@@ -20,28 +20,16 @@ from hydra_db.errors import (  # noqa: E402
 )
 from hydra_db.types import RetrievalResult  # noqa: E402
 
-from recall_engine import RecallEngine, build_context_string  # noqa: E402
-from recall_engine.server import ServerSettings  # noqa: E402
-from tests.distributed_profile import distributed_profile  # noqa: E402
-from tests.server.conftest import ADMIN_KEY, KEYS, start_server  # noqa: E402
+from recall_engine import build_context_string  # noqa: E402
+from tests.server.conftest import ADMIN_KEY, KEYS  # noqa: E402
 
 pytestmark = pytest.mark.sdk
 
 
-@pytest.fixture(params=["embedded", "distributed"])
-def live(request, make_server, tmp_path, hash_embedder):
-    """The server on an embedded engine, or on the distributed profile (its rate
-    limits in Redis too)."""
-    if request.param == "embedded":
-        yield make_server()
-        return
-    with distributed_profile() as profile:
-        engine = RecallEngine(tmp_path / "dist", embedder=hash_embedder, **profile.options())
-        server = start_server(engine, ServerSettings(redis_url=profile.redis_url))
-        try:
-            yield server
-        finally:
-            server.stop()
+@pytest.fixture
+def live(live_in_both_profiles):
+    """The server on an embedded engine, or on the distributed profile."""
+    return live_in_both_profiles
 
 
 @pytest.fixture
