@@ -28,6 +28,9 @@ from retrievers.graph_search import GraphSearchConfig, graph_search
 from retrievers.hop_gate import gated
 
 HOP_MODE = "follow-up hops: question + best new evidence"
+ROUTED_HOP: dict[str, object] = {"follow_up_hops": 1, "hop_coverage": 0.7}
+"""What the routed default runs GRAPH_COMPLETION with (``pipeline.route.HANDOVER``,
+BROAD's fallback): one follow-up hop, when the first round needs it."""
 
 
 class GraphCompletionConfig(GraphSearchConfig):

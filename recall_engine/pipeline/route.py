@@ -6,11 +6,12 @@ import router
 from recall_engine.config import RecallConfig
 from recall_engine.core.errors import UnsupportedSearchTypeError
 from recall_engine.core.search_types import CYPHER_SEARCH_TYPES, SearchType, SearchTypeName
+from retrievers.graph_completion import ROUTED_HOP
 from router import RouteDecision, Router
 
 HANDOVER: dict[SearchTypeName, tuple[dict[str, object], str]] = {
     SearchType.GRAPH_COMPLETION: (
-        {"follow_up_hops": 1, "hop_coverage": 0.7},
+        ROUTED_HOP,
         "routed to GRAPH_COMPLETION: one follow-up hop (the question + its best evidence) "
         "when the first round leaves part of the question uncovered",
     ),
