@@ -21,7 +21,7 @@ import re
 from collections.abc import Hashable
 
 from recall_engine.core.hits import ChunkHit
-from recall_engine.llm.extractive import terms
+from recall_engine.core.terms import terms
 from retrievers.graph_rounds import NextQuery, Stop
 from retrievers.graph_search import GraphResult
 
