@@ -10,6 +10,8 @@ Every question is embedded once before any mode runs (the engine caches query
 vectors per process), and that embedding's p50/p95 is reported on its own line;
 each mode's latency is then recall() wall time without the embedding, the same
 for every mode.
+Each mode also reports its mean CPU time per recall (the process's, every thread):
+unlike wall time, it stays comparable when the machine is loaded.
 
     .venv/bin/python -m bench.locomo [--modes CHUNKS,HYBRID_COMPLETION] [--limit N]
         [--store DIR] [--json FILE] [--top-k K]
@@ -25,6 +27,7 @@ ingested conversations there and reuses them on the next run.
 
 from __future__ import annotations
 
+import statistics
 import time
 from pathlib import Path
 
@@ -76,15 +79,17 @@ async def evaluate(
 ) -> dict:
     """One retriever over every question: scores per category and latency."""
     per_cat: dict[int, list[dict[str, float]]] = {}
-    latencies = []
+    latencies: list[float] = []
+    cpu: list[float] = []
     with_sources = 0
     for sample in samples:
         for q in sample.questions:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             results = await engine.recall(
                 q.text, mode, datasets=[sample.sample_id], top_k=top_k, only_context=True
             )
             latencies.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
             ranked = ranked_units(results, lambda s: s["message_ids"])
             with_sources += bool(ranked)
             budget = cut_to_budget(ranked, lambda u: cost.get(u, 0))
@@ -98,6 +103,7 @@ async def evaluate(
         **{f"cat{c} {CATEGORY_NAMES[c]}": mean_scores(per_cat[c]) for c in sorted(per_cat)},
         "latency_ms_p50": 1000 * percentile(latencies, 0.5),
         "latency_ms_p95": 1000 * percentile(latencies, 0.95),
+        "cpu_ms_mean": 1000 * statistics.fmean(cpu),
     }
 
 
@@ -184,7 +190,8 @@ def print_report(report: dict) -> None:
             print(f"{mode:<20} {slice_name:<20}" + "".join(f"{values[k]:>14.1f}" for k in HEADLINE))
         print(
             f"{mode:<20} latency p50 {body['latency_ms_p50']:.1f} ms, "
-            f"p95 {body['latency_ms_p95']:.1f} ms ({body['questions_cat1-4']} questions cat 1-4)"
+            f"p95 {body['latency_ms_p95']:.1f} ms, CPU {body.get('cpu_ms_mean', 0.0):.1f} ms/query "
+            f"({body['questions_cat1-4']} questions cat 1-4)"
         )
 
 

@@ -17,7 +17,7 @@ record list (read-only: the records are all it may count from);
 ``top_k``, the routed default's hits for the question are taken in turn with them
 (passages the records' wording missed; the records keep their time order). A
 question that asks no aggregation, or whose records are none, runs the routed
-default (GRAPH_COMPLETION, one follow-up hop) instead, and
+default (GRAPH_COMPLETION, one follow-up hop when needed) instead, and
 ``metadata["broad"]["fallback"]`` says why.
 """
 
@@ -34,7 +34,11 @@ from recall_engine.core.search_types import SearchType
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
 from retrievers.broad_query import BroadQuery, read_question
 from retrievers.broad_records import Gathered, gather
-from retrievers.graph_completion import GraphCompletionConfig, GraphCompletionRetriever
+from retrievers.graph_completion import (
+    ROUTED_HOP,
+    GraphCompletionConfig,
+    GraphCompletionRetriever,
+)
 from retrievers.hybrid_completion import timed
 
 
@@ -178,9 +182,10 @@ def _alternate(records: list[TripletHit], support: list[Hit]) -> list[Hit]:
 
 
 def _default(ctx: RetrievalContext[BroadConfig]) -> RetrievalContext[Any]:
-    """The routed default's context: GRAPH_COMPLETION with one follow-up hop."""
+    """The routed default's context: GRAPH_COMPLETION with one follow-up hop when the
+    first round needs it (``ROUTED_HOP``)."""
     inner: RetrievalContext[Any] = ctx
-    return dataclasses.replace(inner, config=GraphCompletionConfig(follow_up_hops=1))
+    return dataclasses.replace(inner, config=GraphCompletionConfig.model_validate(ROUTED_HOP))
 
 
 async def _support(

@@ -9,8 +9,9 @@ With ``follow_up_hops`` > 0 it searches again for the question plus the best
 evidence not used yet, as offline chain-of-thought does (``graph_rounds``), and
 merges the rounds: the bridge to a second hop that shares no word with the
 question. The routed default (no rule fires) asks for one hop
-(``recall_engine.pipeline.route``); an explicit GRAPH_COMPLETION runs one search,
-within its latency budget.
+(``recall_engine.pipeline.route``), only when the first round says it is needed
+(``hop_coverage``, ``retrievers.hop_gate``); an explicit GRAPH_COMPLETION runs one
+search, within its latency budget.
 """
 
 from __future__ import annotations
@@ -24,8 +25,12 @@ from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, 
 from retrievers.graph_output import graph_output as graph_output  # re-exported
 from retrievers.graph_rounds import RoundsConfig, offline_follow_up, run_rounds
 from retrievers.graph_search import GraphSearchConfig, graph_search
+from retrievers.hop_gate import gated
 
 HOP_MODE = "follow-up hops: question + best new evidence"
+ROUTED_HOP: dict[str, object] = {"follow_up_hops": 1, "hop_coverage": 0.7}
+"""What the routed default runs GRAPH_COMPLETION with (``pipeline.route.HANDOVER``,
+BROAD's fallback): one follow-up hop, when the first round needs it."""
 
 
 class GraphCompletionConfig(GraphSearchConfig):
@@ -37,6 +42,14 @@ class GraphCompletionConfig(GraphSearchConfig):
         le=3,
         description="Searches after the first, each for the question plus the best "
         "evidence not used yet; the rounds are merged by rank (graph_rounds).",
+    )
+    hop_coverage: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="With follow_up_hops: hop only when the first round's best passage holds "
+        "less than this share of the question's content words and the question does not "
+        "ask for a list (retrievers.hop_gate); None: always hop.",
     )
 
 
@@ -57,10 +70,13 @@ class GraphCompletionRetriever:
         options = config_of(ctx, GraphCompletionConfig)
         if options.follow_up_hops > 0:
             rounds = RoundsConfig(
-                **options.model_dump(exclude={"follow_up_hops"}),
+                **options.model_dump(exclude={"follow_up_hops", "hop_coverage"}),
                 max_rounds=1 + options.follow_up_hops,
             )
-            return await run_rounds(query, ctx, rounds, offline_follow_up(query), mode=HOP_MODE)
+            follow_up = offline_follow_up(query)
+            if options.hop_coverage is not None:
+                follow_up = gated(query, follow_up, options.hop_coverage)
+            return await run_rounds(query, ctx, rounds, follow_up, mode=HOP_MODE)
         result = await graph_search(
             query, ctx.query_vector, ctx.read, options, top_k=ctx.top_k, timings=ctx.timings
         )

@@ -19,15 +19,16 @@ look-alike. Every chosen sentence keeps its provenance.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from recall_engine.core.hits import AnyHit, ChunkHit, EntityHit, RowHit, TripletHit
 from recall_engine.core.names import normalize_name
+from recall_engine.core.terms import STOPWORDS as STOPWORDS  # re-exported
+from recall_engine.core.terms import terms as terms  # re-exported
 from recall_engine.graph.rules_entities import Claims, identifier_spans, name_spans
 from recall_engine.graph.rules_entities import split_sentences as sentence_offsets
 from recall_engine.llm.answer_spans import typed_span
@@ -36,21 +37,10 @@ from recall_engine.llm.answer_types import AnswerType
 NO_CONTEXT_TEXT = "No context was retrieved for this question, so there is no answer to give."
 NOT_IN_CONTEXT_TEXT = "The retrieved context does not contain an answer to this question."
 
-_WORD = re.compile(r"\w+", re.UNICODE)
 _PARAGRAPH = re.compile(r"\n\s*\n|\n(?=\s*[-*•]\s)")
 _HEADING = re.compile(r"(?m)^([ \t]*#.*)$")
 _HEADER = re.compile(r"^\[[^\]\n]{4,40}\]\s*")
 
-_STOPWORDS_TEXT = """
-    a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers herself him himself his how i if in into is it
-    its itself just me more most my myself no nor not now of off on once only or other our ours
-    ourselves out over own same she should so some such than that the their theirs them
-    themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom why will with would you your yours yourself
-    yourselves tell know please give find"""
-STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 
 TYPE_BONUS = {
     AnswerType.TIME: 0.3,
@@ -93,22 +83,6 @@ class Candidate:
     words: set[str] = field(default_factory=set)
     score: float = 0.0
     span: str | None = None
-
-
-@functools.cache
-def _stemmer() -> Callable[[str], str]:
-    try:
-        import Stemmer  # PyStemmer, a declared dependency; fast C extension
-    except ImportError:  # degrade to a crude plural strip rather than fail an answer
-        return lambda w: w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-    stem = Stemmer.Stemmer("english").stemWord
-    return functools.lru_cache(maxsize=65536)(stem)
-
-
-def terms(text: str) -> list[str]:
-    """Lowercased, stopword-free, stemmed word tokens of ``text``."""
-    stem = _stemmer()
-    return [stem(w) for w in (m.lower() for m in _WORD.findall(text)) if w not in STOPWORDS]
 
 
 def split_sentences(text: str) -> list[str]:

@@ -6,21 +6,25 @@ import router
 from recall_engine.config import RecallConfig
 from recall_engine.core.errors import UnsupportedSearchTypeError
 from recall_engine.core.search_types import CYPHER_SEARCH_TYPES, SearchType, SearchTypeName
+from retrievers.graph_completion import ROUTED_HOP
 from router import RouteDecision, Router
 
 HANDOVER: dict[SearchTypeName, tuple[dict[str, object], str]] = {
     SearchType.GRAPH_COMPLETION: (
-        {"follow_up_hops": 1},
-        "routed to GRAPH_COMPLETION: one follow-up hop (the question + its best evidence)",
+        ROUTED_HOP,
+        "routed to GRAPH_COMPLETION: one follow-up hop (the question + its best evidence) "
+        "when the first round leaves part of the question uncovered",
     ),
 }
 """What a routed search runs with (the router chose; no ``query_type``):
 GRAPH_COMPLETION, the default, plus one follow-up search for the question and its
-best evidence, merged by rank (the second hop of offline chain-of-thought). An
+best evidence, merged by rank (the second hop of offline chain-of-thought), run
+only when the first round's best passage holds under 70% of the question's content
+words and the question does not ask for a list (``retrievers.hop_gate``). An
 explicit ``query_type`` runs one search.
 
-The hop costs a second query embedding and graph search; what it adds, and the
-variants tried, are recorded in ``docs/decisions.md``."""
+The hop costs a second query embedding and graph search; what it adds, the gate,
+and the variants tried, are recorded in ``docs/decisions.md``."""
 
 
 def check_search_type_allowed(search_type: SearchTypeName, config: RecallConfig | None) -> None:

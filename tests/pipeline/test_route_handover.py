@@ -1,5 +1,6 @@
-"""The routed default hands over to GRAPH_COMPLETION with one follow-up hop, says
-so in metadata["route"], and an explicit query_type runs one search."""
+"""The routed default hands over to GRAPH_COMPLETION with one follow-up hop when
+the first round says it is needed, says so in metadata["route"], and an explicit
+query_type runs one search."""
 
 from __future__ import annotations
 
@@ -12,7 +13,11 @@ from retrievers.graph_completion import HOP_MODE, GraphCompletionRetriever
 from router import route
 from tests.retrievers.graph_fixtures import make_ctx, remember_docs
 
-QUERY = "Who worked with Charles Babbage?"  # no rule fires: the router's default
+QUERY = "Where was the collaborator of Ada Lovelace born?"  # the router's default
+# The best passage ("Ada Lovelace worked with Charles Babbage ...") leaves
+# "collaborator" and "born" uncovered: a bridge, so the hop runs.
+COVERED = "Who worked with Charles Babbage?"  # the best passage holds every word
+HANDED_OVER = {"follow_up_hops": 1, "hop_coverage": 0.7}
 
 
 async def test_the_routed_default_takes_one_follow_up_hop_and_says_so(engine):
@@ -21,12 +26,29 @@ async def test_the_routed_default_takes_one_follow_up_hop_and_says_so(engine):
     assert results[0].search_type == SearchType.GRAPH_COMPLETION
     routed = results[0].metadata["route"]
     assert routed["default"] is True
-    assert routed["handover"]["config"] == {"follow_up_hops": 1}
+    assert routed["handover"]["config"] == HANDED_OVER
     assert "follow-up hop" in routed["handover"]["reason"]
     rounds = results[0].metadata["retrieval"]["rounds"]
     assert len(rounds) == 2 and rounds[0]["query"] == QUERY
     assert rounds[1]["query"].startswith(QUERY + " ")  # the question + its best evidence
     assert results[0].metadata["retrieval"]["mode"] == HOP_MODE
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [(COVERED, "covered"), ("What cities has Ada Lovelace visited?", "list")],
+)
+async def test_the_routed_default_skips_the_hop_the_first_round_does_not_need(
+    engine, question, reason
+):
+    await remember_docs(engine)
+    results = await engine.recall(question, only_context=True, verbose=True)
+    assert results[0].metadata["route"]["handover"]["config"] == HANDED_OVER
+    retrieval = results[0].metadata["retrieval"]
+    assert len(retrieval["rounds"]) == 1
+    assert retrieval["stopped"] == f"hop_not_needed: {reason}"
+    one = await engine.recall(question, SearchType.GRAPH_COMPLETION, only_context=True)
+    assert [r.text for r in results] == [r.text for r in one]  # the cost of one search
 
 
 async def test_an_explicit_graph_completion_runs_one_search(engine):
@@ -56,7 +78,7 @@ async def test_offline_feeling_lucky_runs_the_routed_default_as_routing_does(eng
 
 def test_only_the_routers_own_choice_is_handed_over():
     decision = route(QUERY)
-    assert handover(SearchType.GRAPH_COMPLETION, None, decision) == {"follow_up_hops": 1}
+    assert handover(SearchType.GRAPH_COMPLETION, None, decision) == HANDED_OVER
     assert handover(SearchType.GRAPH_COMPLETION, SearchType.GRAPH_COMPLETION, decision) is None
     assert handover(SearchType.GRAPH_COMPLETION, None, None) is None  # auto_route=False
     assert handover(SearchType.TEMPORAL, None, route("When did Ann move?")) is None

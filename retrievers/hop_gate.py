@@ -1,0 +1,114 @@
+"""When the routed default's follow-up hop is worth a second embedding and search.
+
+The hop searches again for the question plus its best evidence (``graph_rounds``):
+a bridge to the part of the question that the best passage does not answer. It
+is skipped after the first round when:
+
+- the first round's best passage already holds at least ``coverage`` of the
+  question's content words (stemmed, stopwords dropped): nothing is left for a
+  bridge to reach; or
+- the question asks for a list ("What activities does Ann do?", "Which cities has
+  Ann visited?", "What are Ann's hobbies?"): its items are siblings, not a chain,
+  and a query built from one item's passage pulls the next round towards that item.
+
+Both are read from the question and the first round only (no model, no word list
+of a domain); ``Stop("hop_not_needed: ...")`` reports which one held.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable
+
+from recall_engine.core.hits import ChunkHit
+from recall_engine.core.terms import terms
+from retrievers.graph_rounds import NextQuery, Stop
+from retrievers.graph_search import GraphResult
+
+_AUX = r"(?:has|have|does|do)"
+LIST_SHAPE = re.compile(
+    # what/which + a plural noun (or "kinds of X") + has/have/does/do: "What books has Ann read?"
+    r"^\s*(?:what|which)\s+(?:(?:kinds|types|sorts)\s+of\s+[a-z\-]+"
+    r"|(?:(?:kind|type|sort)\s+of\s+)?(?:[a-z\-]+\s+){0,2}[a-z\-]*[^s\s']s)\s+" + _AUX + r"\b"
+    # a perfect that gathers over time: "What has Ann painted?", "Where has Ann camped?"
+    r"|^\s*(?:what|which|where|who)\s+(?:has|have)\s+(?!(?:[A-Z][\w'\-]*\s+)?been\b)"
+    # "What are Ann's hobbies?", "What are some changes ...?"
+    r"|^\s*what\s+are\s+(?:some\s+)?(?:[A-Z][a-z]+'s?\s+)?(?:the\s+)?(?:[a-z]+\s+)?[a-z]+s\b",
+    re.I,
+)
+"""A question that asks for every item of a kind (see the module docstring)."""
+
+
+def list_shaped(question: str) -> bool:
+    """Whether ``question`` asks for a list of items (``LIST_SHAPE``).
+
+    Args:
+        question: the question text.
+
+    Returns:
+        True for "What activities does Ann do?", False for "What did Ann paint?".
+    """
+    return LIST_SHAPE.search(question) is not None
+
+
+def covered_share(question: str, text: str) -> float:
+    """The share of the question's content words (stemmed) that ``text`` holds.
+
+    Args:
+        question: the question text.
+        text: a passage.
+
+    Returns:
+        A share in [0, 1]; 1.0 for a question with no content word.
+    """
+    asked = set(terms(question))
+    if not asked:
+        return 1.0
+    return len(asked & set(terms(text))) / len(asked)
+
+
+def skip_reason(question: str, first: GraphResult, coverage: float) -> str | None:
+    """Why the hop is not needed after ``first`` (module docstring), or None when it is.
+
+    Args:
+        question: the question text.
+        first: the first round's result (its best passage is read).
+        coverage: the share of the question's content words the best passage must
+            hold for the hop to be skipped.
+
+    Returns:
+        ``"list"``, ``"covered"`` or None.
+    """
+    if list_shaped(question):
+        return "list"
+    best = next((h for h in first.hits if isinstance(h, ChunkHit)), None)
+    if best is not None and covered_share(question, best.text) >= coverage:
+        return "covered"
+    return None
+
+
+def gated(question: str, follow_up: NextQuery, coverage: float) -> NextQuery:
+    """``follow_up`` run only when the first round says a hop is needed.
+
+    Args:
+        question: the question text.
+        follow_up: the next query of the rounds loop (``graph_rounds.offline_follow_up``).
+        coverage: see ``skip_reason``.
+
+    Returns:
+        A next-query function that, on the loop's first call, answers
+        ``Stop("hop_not_needed: <reason>")`` when ``skip_reason`` gives one, and
+        otherwise (and on every later call) defers to ``follow_up``.
+    """
+    asked = False
+
+    async def next_query(merged: GraphResult, used: set[Hashable]) -> str | Stop:
+        nonlocal asked
+        if not asked:
+            asked = True
+            reason = skip_reason(question, merged, coverage)
+            if reason is not None:
+                return Stop(f"hop_not_needed: {reason}")
+        return await follow_up(merged, used)
+
+    return next_query
