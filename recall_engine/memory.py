@@ -38,6 +38,17 @@ class RememberOptions(TypedDict, total=False):
     node_set: Sequence[str] | None
 
 
+class ItemInfo(TypedDict):
+    """One data item as ``list_items`` lists it."""
+
+    data_id: str
+    name: str
+    dataset_name: str
+    kind: str
+    chunk_count: int
+    created_at: str
+
+
 class ForgetOptions(TypedDict, total=False):
     """forget()'s keyword options: exactly one of ``data_id`` and ``dataset_name``."""
 
@@ -50,7 +61,7 @@ class ForgetOptions(TypedDict, total=False):
 class MemoryWrites(Protocol):
     """The writes of ``Memory``: what the tenant API may do besides reading."""
 
-    async def remember(self, data: Any, **options: Unpack[RememberOptions]) -> RememberResult:
+    async def remember(self, data: object, **options: Unpack[RememberOptions]) -> RememberResult:
         """Store documents, files, folders or conversations in a dataset."""
         ...
 
@@ -91,7 +102,7 @@ class Memory(MemoryWrites, Protocol):
 
     async def list_items(
         self, *, dataset_name: str | None = None, tenant_id: str | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[ItemInfo]:
         """The data items of a tenant (or of one dataset), oldest first."""
         ...
 
