@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Protocol, TypedDict, Unpack
+from typing import Protocol, TypedDict, Unpack
 
 from recall_engine.core.facts import Fact
 from recall_engine.core.models import RecallResult, RememberResult, ResponseQAEntry
@@ -30,7 +30,7 @@ class RememberOptions(TypedDict, total=False):
     """remember()'s keyword options (``RecallEngine.remember`` documents them)."""
 
     dataset_name: str
-    metadata: dict[str, Any] | None
+    metadata: dict[str, object] | None
     tenant_id: str | None
     show_progress: bool | None
     user: User | str | None

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from pydantic import Field
@@ -147,7 +147,7 @@ class GraphResult:
     entities: dict[str, EntityRef] = field(default_factory=dict)
     distances: dict[str, float] = field(default_factory=dict)
     """Relation id -> its own triplet distance (per edge)."""
-    details: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, object] = field(default_factory=dict)
 
 
 async def graph_search(

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from recall_engine.core.hits import AnyHit, ChunkHit, EntityRef, TripletHit
 from recall_engine.core.names import normalize_name
@@ -92,7 +93,7 @@ class NodeFilter:
         Returns:
             True when the filter keeps it.
         """
-        sets = chunk.metadata.get(NODE_SET_KEY) or ()
+        sets = cast("Collection[str]", chunk.metadata.get(NODE_SET_KEY) or ())
         belongs = [
             name in sets or chunk.chunk_id in mentioning
             for name, mentioning in zip(self.names, self._mentioning, strict=True)

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -103,7 +103,7 @@ def start_extraction(
     return pool.submit(contextvars.copy_context().run, work)
 
 
-NearestFn = Callable[[np.ndarray, Sequence[str]], list[tuple[dict[str, Any], np.ndarray]]]
+NearestFn = Callable[[np.ndarray, Sequence[str]], list[tuple[dict[str, object], np.ndarray]]]
 """(vectors of new entities, their types) -> stored entities of the dataset, of
 the same type, at least as similar as the threshold: rows with ``id`` and
 ``name``, each with its vector (``VectorIndex.nearest``)."""
@@ -163,7 +163,7 @@ class GraphDraft:
             resolution = again.model_copy(update={"id_map": {**again.id_map, **id_map}})
         return make_plan(self.dataset_id, resolution, stored, known)
 
-    def _fetch(self, rows: list[tuple[dict[str, Any], np.ndarray]]) -> dict[str, Entity]:
+    def _fetch(self, rows: list[tuple[dict[str, object], np.ndarray]]) -> dict[str, Entity]:
         wanted = {row["id"] for row, _ in rows} - self.stored.keys()
         if not wanted:
             return {}

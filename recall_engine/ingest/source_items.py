@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -30,7 +30,7 @@ class SourceItem:
     name: str
     text: str | None = None
     messages: list[Message] | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, object] = field(default_factory=dict)
     created_at: datetime | None = None
     source_id: str | None = None
 

@@ -12,7 +12,6 @@ import os
 import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 import regex
 
@@ -42,7 +41,7 @@ _READ_BLOCK = 1 << 20
 
 def collect_items(
     data: object,
-    metadata: dict[str, Any] | None = None,
+    metadata: dict[str, object] | None = None,
     *,
     skip: Sequence[Path] = (),
     max_chars: int | None = None,
