@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -120,10 +120,10 @@ class CypherResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     columns: list[str]
-    rows: list[list[Any]]
+    rows: list[list[object]]
     truncated: bool = Field(default=False, description="More rows matched than were returned.")
 
-    def records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[dict[str, object]]:
         return [dict(zip(self.columns, row, strict=False)) for row in self.rows]
 
 
@@ -292,7 +292,7 @@ class CypherReads(ScopedReads, Protocol):
     async def cypher(
         self,
         query: str,
-        params: dict[str, Any] | None = None,
+        params: dict[str, object] | None = None,
         *,
         timeout_s: float = 5.0,
         max_rows: int = 1000,
