@@ -228,13 +228,6 @@ class GraphReads(ScopedReads, Protocol):
         when given, else in time order."""
         ...
 
-    async def neighbourhood(
-        self, entity_ids: Sequence[str], *, depth: int = 1, limit: int = 500
-    ) -> list[TripletHit]:
-        """Edges within ``depth`` hops of these entities (either direction), each
-        once, nearest hops first; at most ``limit``. Score = 1 / hop."""
-        ...
-
     async def paths(
         self, sources: Sequence[str], targets: Sequence[str], *, max_length: int = 3
     ) -> list[GraphPath]:
