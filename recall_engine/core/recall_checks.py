@@ -23,7 +23,7 @@ SOURCES = ("graph", "session", "trace")
 its recorded tool calls (``RecallEngine.trace``)."""
 
 
-def int_in(what: str, low: int, high: int) -> Callable[[Any], Any]:
+def int_in(what: str, low: int, high: int) -> Callable[[object], object]:
     def check(value: object) -> object:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise InvalidInputError(
@@ -34,7 +34,7 @@ def int_in(what: str, low: int, high: int) -> Callable[[Any], Any]:
     return check
 
 
-def number_in(what: str, meaning: str, *, high: float | None = 1.0) -> Callable[[Any], Any]:
+def number_in(what: str, meaning: str, *, high: float | None = 1.0) -> Callable[[object], object]:
     def check(value: Any) -> object:
         ok = not isinstance(value, bool) and isinstance(value, int | float) and value >= 0
         if not ok or (high is not None and value > high):
@@ -44,7 +44,7 @@ def number_in(what: str, meaning: str, *, high: float | None = 1.0) -> Callable[
     return check
 
 
-def flag(what: str) -> Callable[[Any], Any]:
+def flag(what: str) -> Callable[[object], object]:
     def check(value: object) -> object:
         if not isinstance(value, bool):
             raise InvalidInputError(f"{what} must be True or False, got {value!r}.")
@@ -53,7 +53,7 @@ def flag(what: str) -> Callable[[Any], Any]:
     return check
 
 
-def moment(what: str) -> Callable[[Any], Any]:
+def moment(what: str) -> Callable[[object], object]:
     """A time: a ``datetime`` (an aware one converted to naive UTC, as memory stores
     times), a ``date`` (its midnight) or an ISO 8601 string of either."""
 
@@ -78,7 +78,7 @@ def moment(what: str) -> Callable[[Any], Any]:
     return check
 
 
-def optional(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
+def optional(check: Callable[[object], object]) -> Callable[[object], object]:
     return lambda value: None if value is None else check(value)
 
 
@@ -135,7 +135,7 @@ def filter_operator(value: object) -> str:
     return value.upper()
 
 
-def mapping(what: str, hint: str) -> Callable[[Any], Any]:
+def mapping(what: str, hint: str) -> Callable[[object], object]:
     def check(value: object) -> object:
         if not isinstance(value, Mapping):
             raise InvalidInputError(f"{what} must be a dict of {hint}, got {type(value).__name__}.")
