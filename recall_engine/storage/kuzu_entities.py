@@ -25,11 +25,11 @@ class KuzuEntityReads:
     _conn: kuzu.Connection
     _lock: threading.RLock
 
-    def execute(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+    def execute(self, query: str, params: dict[str, object] | None = None) -> list[list[Any]]:
         raise NotImplementedError  # pragma: no cover - KuzuGraphStore.execute
 
     def _execute_sliced(
-        self, query: str, values: Sequence[str], *, key: str, **params: Any
+        self, query: str, values: Sequence[str], *, key: str, **params: object
     ) -> list[list[Any]]:
         raise NotImplementedError  # pragma: no cover - KuzuGraphStore._execute_sliced
 

@@ -91,7 +91,7 @@ class KuzuGraphStore(KuzuEntityReads, KuzuReads):
             self._conn.close()
             self._db.close()
 
-    def read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+    def read(self, query: str, params: dict[str, object] | None = None) -> list[list[Any]]:
         """Run one of the store's own parameterised read queries on the read connection."""
         with self._read_lock:
             try:
@@ -102,7 +102,7 @@ class KuzuGraphStore(KuzuEntityReads, KuzuReads):
             return [list(r) for r in rows]
 
     def read_only_query(
-        self, query: str, params: dict[str, Any] | None = None, *, timeout_ms: int = 5000
+        self, query: str, params: dict[str, object] | None = None, *, timeout_ms: int = 5000
     ) -> tuple[list[str], list[list[Any]]]:
         """Run caller-written Cypher on a handle opened ``read_only``: Kuzu itself
         refuses any write there. Returns column names and rows.
@@ -113,7 +113,7 @@ class KuzuGraphStore(KuzuEntityReads, KuzuReads):
         """
         return self._guard.run(query, params or {}, timeout_ms, self._generation)
 
-    def execute(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+    def execute(self, query: str, params: dict[str, object] | None = None) -> list[list[Any]]:
         """Run one parameterised query and return all rows."""
         with self._lock:
             try:
@@ -124,7 +124,7 @@ class KuzuGraphStore(KuzuEntityReads, KuzuReads):
             return [list(r) for r in rows]
 
     def _execute_sliced(
-        self, query: str, values: Sequence[str], *, key: str, **params: Any
+        self, query: str, values: Sequence[str], *, key: str, **params: object
     ) -> list[list[Any]]:
         """``execute`` once per ``ROW_SLICE`` of ``values`` (bound as ``$<key>``)."""
         rows: list[list[Any]] = []

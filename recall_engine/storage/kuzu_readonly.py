@@ -62,7 +62,7 @@ class ReadOnlyHandle:
     def run(
         self,
         query: str,
-        params: dict[str, Any],
+        params: dict[str, object],
         timeout_ms: int,
         generation: int,
     ) -> tuple[list[str], list[list[Any]]]:
