@@ -20,7 +20,7 @@ from retrievers.graph_turns import demote_questions, pass_to_replies
 from retrievers.graph_walk import walk_lane
 
 if TYPE_CHECKING:
-    from retrievers.graph_search import GraphSearchConfig
+    from retrievers.graph_config import GraphSearchConfig
 
 NODE_SET_KEY = "node_set"  # where remember(..., node_set=[...]) puts a chunk's node sets
 
