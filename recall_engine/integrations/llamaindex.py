@@ -20,6 +20,7 @@ loop (inside one it blocks that loop for the call; use ``aretrieve`` in async co
 from __future__ import annotations
 
 from recall_engine.core.models import RecallResult
+from recall_engine.core.search_types import SearchType
 from recall_engine.integrations._common import (
     check_engine,
     check_options,
@@ -65,7 +66,7 @@ class RecallRetriever(BaseRetriever):
         self,
         engine: object,
         *,
-        query_type: object = None,
+        query_type: SearchType | str | None = None,
         top_k: int = 15,
         datasets: list[str] | None = None,
         callback_manager: CallbackManager | None = None,
