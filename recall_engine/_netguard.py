@@ -26,21 +26,20 @@ _depth = 0
 _originals: dict[str, Any] = {}
 
 
-def _is_local_host(host: Any) -> bool:
+def _is_local_host(host: object) -> bool:
     if host is None or host == "":
         return True  # bind-style lookups of the wildcard address
-    if isinstance(host, bytes):
-        host = host.decode("ascii", "replace")
-    host = str(host).strip("[]").split("%", 1)[0].lower()
-    if host in _LOCAL_NAMES or host.endswith(".localhost"):
+    raw = host.decode("ascii", "replace") if isinstance(host, bytes) else host
+    name = str(raw).strip("[]").split("%", 1)[0].lower()
+    if name in _LOCAL_NAMES or name.endswith(".localhost"):
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return ipaddress.ip_address(name).is_loopback
     except ValueError:
         return False
 
 
-def _check_address(address: Any) -> None:
+def _check_address(address: object) -> None:
     if isinstance(address, (str, bytes)):
         return  # AF_UNIX path
     if isinstance(address, tuple) and address and not _is_local_host(address[0]):
@@ -50,12 +49,12 @@ def _check_address(address: Any) -> None:
         )
 
 
-def _guarded_connect(self: socket.socket, address: Any) -> None:
+def _guarded_connect(self: socket.socket, address: object) -> None:
     _check_address(address)
     return _originals["connect"](self, address)
 
 
-def _guarded_connect_ex(self: socket.socket, address: Any) -> int:
+def _guarded_connect_ex(self: socket.socket, address: object) -> int:
     _check_address(address)
     return int(_originals["connect_ex"](self, address))
 

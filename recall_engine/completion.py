@@ -140,7 +140,7 @@ def resolve_response_model(
     return None if chosen is None else check_response_model(chosen)
 
 
-def _name(model: Any) -> str:
+def _name(model: object) -> str:
     return getattr(model, "__name__", repr(model))
 
 

@@ -17,6 +17,7 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -218,7 +219,7 @@ class RecallConfig(BaseModel):
 
     @field_validator("data_dir", "router_rules", "embedding_cache_dir", mode="before")
     @classmethod
-    def _path_like(cls, value: Any, info: Any) -> Any:
+    def _path_like(cls, value: object, info: ValidationInfo) -> Path | None:
         field = info.field_name
         if value is None and field != "data_dir":
             return None
@@ -251,7 +252,7 @@ class RecallConfig(BaseModel):
 
     @field_validator("trace_redact", mode="before")
     @classmethod
-    def _name_list(cls, value: Any) -> Any:
+    def _name_list(cls, value: object) -> tuple[str, ...]:
         if isinstance(value, str):
             value = [v.strip() for v in value.split(",")]
         if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
@@ -262,7 +263,7 @@ class RecallConfig(BaseModel):
 
     @field_validator("default_tenant", mode="before")
     @classmethod
-    def _tenant_name(cls, value: Any) -> Any:
+    def _tenant_name(cls, value: object) -> str:
         try:
             return check_name(value, what="default_tenant")
         except InvalidInputError as exc:
@@ -270,7 +271,7 @@ class RecallConfig(BaseModel):
 
     @field_validator("llm_model", "llm_api_base", mode="before")
     @classmethod
-    def _blank_is_unset(cls, value: Any) -> Any:
+    def _blank_is_unset(cls, value: object) -> object:
         if isinstance(value, str) and not value.strip():
             return None
         return value

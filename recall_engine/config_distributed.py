@@ -37,8 +37,8 @@ _SECRET_OPTION_WORDS = ("key", "secret", "token", "password", "credential")
 _BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 
 
-def _server_url(field: str, schemes: tuple[str, ...]) -> Callable[[Any], Any]:
-    def check(value: Any) -> Any:
+def _server_url(field: str, schemes: tuple[str, ...]) -> Callable[[object], str | None]:
+    def check(value: Any) -> str | None:
         if value is None or (isinstance(value, str) and not value.strip()):
             return None
         try:
@@ -87,7 +87,7 @@ GraphUrl = Annotated[
 ]
 
 
-def _s3_uri(value: Any) -> Any:
+def _s3_uri(value: object) -> str | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if not isinstance(value, str):
@@ -117,7 +117,7 @@ def _s3_uri(value: Any) -> Any:
     return f"s3://{bucket}" + (f"/{prefix}" if prefix else "")
 
 
-def _option_strings(value: Any) -> Any:
+def _option_strings(value: object) -> dict[str, str | SecretStr]:
     if value is None:
         return {}
     if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):

@@ -10,7 +10,6 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -57,10 +56,10 @@ _BLANK_IS_AN_ERROR = frozenset({"RECALL_ENGINE_DATA_DIR"})
 _FROM_ENV: ContextVar[dict[str, str] | None] = ContextVar("recall_config_from_env", default=None)
 
 
-def read_env(overrides: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+def read_env(overrides: dict[str, object]) -> tuple[dict[str, object], dict[str, str]]:
     """The field values set in the environment for the fields ``overrides`` leaves
     unset (None), and field -> the variable each came from."""
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}
     from_env: dict[str, str] = {}
     for env_name, field in ENV_VARS.items():
         raw = os.environ.get(env_name)

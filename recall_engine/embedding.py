@@ -14,7 +14,7 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -31,6 +31,8 @@ from recall_engine.embedding_common import (
 )
 
 if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
     from recall_engine.config import RecallConfig
 
 __all__ = [
@@ -121,7 +123,7 @@ def make_embedder(config: RecallConfig) -> Embedder:
     return SentenceTransformerEmbedder(config.embedding_model, threads=config.embedding_threads)
 
 
-_MODEL_CACHE: dict[str, Any] = {}
+_MODEL_CACHE: dict[str, SentenceTransformer] = {}
 _MODEL_LOCK = threading.Lock()
 _MODEL_FILES = ("modules.json", "config.json")
 _DEFAULT_ORG = "sentence-transformers"  # the org sentence-transformers puts before a bare name
@@ -177,7 +179,7 @@ def _in_hub_cache(name: str) -> bool:
     return False
 
 
-def _load_sentence_transformer(name: str) -> Any:
+def _load_sentence_transformer(name: str) -> SentenceTransformer:
     with _MODEL_LOCK:
         if name in _MODEL_CACHE:
             return _MODEL_CACHE[name]
@@ -219,7 +221,7 @@ class SentenceTransformerEmbedder:
     ) -> None:
         check_model_reachable(model_name)
         self._name = model_name
-        self._model: Any = None
+        self._model: SentenceTransformer | None = None
         self.threads = threads or default_threads()
 
     @property
@@ -228,7 +230,7 @@ class SentenceTransformerEmbedder:
             return PACKAGED_MODEL_ID
         return self._name
 
-    def _loaded(self) -> Any:
+    def _loaded(self) -> SentenceTransformer:
         if self._model is None:
             try:
                 import torch
@@ -248,7 +250,7 @@ class SentenceTransformerEmbedder:
             getattr(model, "get_embedding_dimension", None)
             or model.get_sentence_embedding_dimension
         )
-        return int(getter())
+        return int(cast("int", getter()))
 
     def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
         """Vectors of ``texts``, shape (len(texts), dimension).

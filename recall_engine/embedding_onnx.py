@@ -32,7 +32,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,6 +43,10 @@ from recall_engine.embedding_common import (
     default_threads,
     packaged_model_dir,
 )
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
+    from tokenizers import Encoding, Tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -217,8 +221,8 @@ class OnnxEmbedder:
         self._cache_dir = cache_dir
         self._model_dir = model_dir
         self._spec: ModelSpec | None = None
-        self._session: Any = None
-        self._tokenizer: Any = None
+        self._session: InferenceSession | None = None
+        self._tokenizer: Tokenizer | None = None
         self._lock = threading.Lock()
 
     @property
@@ -246,13 +250,13 @@ class OnnxEmbedder:
         """
         self._loaded()
 
-    def _loaded(self) -> tuple[Any, Any]:
+    def _loaded(self) -> tuple[InferenceSession, Tokenizer]:
         with self._lock:
-            if self._session is None:
+            if self._session is None or self._tokenizer is None:  # loaded together
                 self._session, self._tokenizer = self._load(self.threads)
             return self._session, self._tokenizer
 
-    def _load(self, threads: int) -> tuple[Any, Any]:
+    def _load(self, threads: int) -> tuple[InferenceSession, Tokenizer]:
         spec = self._read_spec()
         path = ensure_exported(self.model_dir, self._cache_dir)
         try:
@@ -311,7 +315,9 @@ class OnnxEmbedder:
         )
 
     @staticmethod
-    def _run(session: Any, encodings: Sequence[Any], spec: ModelSpec) -> np.ndarray:
+    def _run(
+        session: InferenceSession, encodings: Sequence[Encoding], spec: ModelSpec
+    ) -> np.ndarray:
         width = max(len(e.ids) for e in encodings)
         feeds = {name: np.zeros((len(encodings), width), dtype=np.int64) for name in INPUTS}
         for row, enc in enumerate(encodings):

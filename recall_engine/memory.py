@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Protocol, TypedDict, Unpack
+from typing import Protocol, TypedDict, Unpack
 
 from recall_engine.core.facts import Fact
 from recall_engine.core.models import RecallResult, RememberResult, ResponseQAEntry
@@ -30,12 +30,23 @@ class RememberOptions(TypedDict, total=False):
     """remember()'s keyword options (``RecallEngine.remember`` documents them)."""
 
     dataset_name: str
-    metadata: dict[str, Any] | None
+    metadata: dict[str, object] | None
     tenant_id: str | None
     show_progress: bool | None
     user: User | str | None
     dataset_id: str | None
     node_set: Sequence[str] | None
+
+
+class ItemInfo(TypedDict):
+    """One data item as ``list_items`` lists it."""
+
+    data_id: str
+    name: str
+    dataset_name: str
+    kind: str
+    chunk_count: int
+    created_at: str
 
 
 class ForgetOptions(TypedDict, total=False):
@@ -50,7 +61,7 @@ class ForgetOptions(TypedDict, total=False):
 class MemoryWrites(Protocol):
     """The writes of ``Memory``: what the tenant API may do besides reading."""
 
-    async def remember(self, data: Any, **options: Unpack[RememberOptions]) -> RememberResult:
+    async def remember(self, data: object, **options: Unpack[RememberOptions]) -> RememberResult:
         """Store documents, files, folders or conversations in a dataset."""
         ...
 
@@ -91,7 +102,7 @@ class Memory(MemoryWrites, Protocol):
 
     async def list_items(
         self, *, dataset_name: str | None = None, tenant_id: str | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[ItemInfo]:
         """The data items of a tenant (or of one dataset), oldest first."""
         ...
 

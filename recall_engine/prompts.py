@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from string import Template
-from typing import Any
 
 from recall_engine.core.errors import PromptNotFoundError, PromptRenderError
 
@@ -110,7 +109,7 @@ def _split(text: str) -> tuple[str | None, str]:
     return sections.get("system") or None, sections.get("user", "")
 
 
-def render_template(text: str, variables: dict[str, Any], *, label: str = "prompt") -> str:
+def render_template(text: str, variables: dict[str, object], *, label: str = "prompt") -> str:
     """Substitute ``variables`` into ``text``, strictly.
 
     Raises:
@@ -133,7 +132,7 @@ def render_template(text: str, variables: dict[str, Any], *, label: str = "promp
         raise PromptRenderError(f"Cannot render {label}: {exc} (write '$$' for '$').") from exc
 
 
-def render_prompt(name: str, *, version: int = 1, **variables: Any) -> RenderedPrompt:
+def render_prompt(name: str, *, version: int = 1, **variables: object) -> RenderedPrompt:
     """Load and render prompt ``name``; see the module docstring for the rules.
 
     Raises:

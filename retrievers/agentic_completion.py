@@ -99,8 +99,8 @@ class AgenticCompletionRetriever:
         tools = await _tools(ctx)
         gathered: dict[Hashable, AnyHit] = {}
         observations: list[str] = []
-        steps: list[dict[str, Any]] = []
-        details: dict[str, Any] = {"tools": list(tools), "steps": steps}
+        steps: list[dict[str, object]] = []
+        details: dict[str, object] = {"tools": list(tools), "steps": steps}
         stopped = "max_steps"
         started = time.perf_counter()
         for number in range(1, options.max_steps + 1):
@@ -113,7 +113,7 @@ class AgenticCompletionRetriever:
                 stopped = "finish"
                 break
             begun = time.perf_counter()
-            record: dict[str, Any] = {"step": number, "tool": step.tool, "input": step.input}
+            record: dict[str, object] = {"step": number, "tool": step.tool, "input": step.input}
             try:
                 found = await _run_tool(step, ctx, tools, options)
             except ToolFailed as exc:

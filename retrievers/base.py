@@ -39,11 +39,13 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 class LLM(Protocol):
     """What a retriever may ask of the configured LLM: one prompt file, rendered."""
 
-    async def complete(self, prompt: str, /, **variables: Any) -> str:
+    async def complete(self, prompt: str, /, **variables: object) -> str:
         """Render prompt file ``prompt`` with ``variables`` and return the reply text."""
         ...
 
-    async def complete_json(self, prompt: str, model: type[ModelT], /, **variables: Any) -> ModelT:
+    async def complete_json(
+        self, prompt: str, model: type[ModelT], /, **variables: object
+    ) -> ModelT:
         """Like ``complete``, asking for JSON that validates as ``model``."""
         ...
 

@@ -11,7 +11,7 @@ that names stored chunks by id carries them as its sources.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import Field
 
@@ -25,7 +25,7 @@ class CypherConfig(RetrieverConfig):
     """Options of CYPHER (``retriever_specific_config``)."""
 
     timeout_s: float = Field(default=5.0, gt=0, le=60, description="Limit for one query.")
-    parameters: dict[str, Any] = Field(
+    parameters: dict[str, object] = Field(
         default_factory=dict, description="Values for the query's $parameters."
     )
 

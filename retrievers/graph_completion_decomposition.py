@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import Field
 
@@ -92,7 +92,7 @@ class GraphCompletionDecompositionRetriever:
         split = "llm" if subs else "rules"
         subs = subs or split_question(query, limit)
         results: list[GraphResult] = []
-        answers: list[dict[str, Any]] = []
+        answers: list[dict[str, object]] = []
         for sub in subs:
             vector = ctx.query_vector if sub == query else await ctx.embed(sub)
             result = await graph_search(

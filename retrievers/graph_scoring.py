@@ -1,6 +1,5 @@
 """Small numeric pieces of graph retrieval, as plain functions.
 
-- ``minmax_fusion``: CombSUM of min-max normalised lane scores (dense cosine, BM25).
 - ``personalized_pagerank``: PageRank with restarts to seed nodes, on an
   undirected weighted graph given as an edge list (power iteration).
 - ``triplet_distance``: Cognee-style triplet distance, the sum of the vector
@@ -13,27 +12,12 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping
 from typing import TypeVar
 
 import numpy as np
 
 K = TypeVar("K", bound=Hashable)
-
-
-def minmax_fusion(lanes: Sequence[tuple[Mapping[K, float], float]]) -> dict[K, float]:
-    """Sum of each lane's scores rescaled to [0, 1] (min-max within the lane) times
-    its weight; an item a lane did not return gets 0 from it."""
-    out: dict[K, float] = {}
-    for scores, weight in lanes:
-        if not scores or weight == 0:
-            continue
-        low, high = min(scores.values()), max(scores.values())
-        span = high - low
-        for key, value in scores.items():
-            part = (value - low) / span if span > 0 else 1.0
-            out[key] = out.get(key, 0.0) + weight * part
-    return out
 
 
 def personalized_pagerank(

@@ -10,7 +10,7 @@ rank order), and renders itself as context text with ``text``. One normaliser
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,7 +28,7 @@ class _Hit(BaseModel):
     dataset_id: str | None = None
     dataset_name: str | None = None
 
-    def with_score(self, score: float) -> Any:
+    def with_score(self, score: float) -> Self:
         """A copy of this hit with another score (e.g. after fusion or reranking):
         what ``model_copy(update={"score": score})`` builds (a shallow copy, the
         score not validated), without its generic copying (``core.trusted``; a
@@ -46,7 +46,7 @@ class ChunkHit(_Hit):
     chunk_index: int
     text: str
     document_name: str
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, object] = Field(default_factory=dict)
     message_ids: tuple[str, ...] = ()
     speaker: str | None = None
     timestamp: str | None = None
@@ -68,7 +68,7 @@ class ChunkHit(_Hit):
         chunk_index: int,
         text: str,
         document_name: str,
-        metadata: dict[str, Any],
+        metadata: dict[str, object],
         message_ids: tuple[str, ...],
         speaker: str | None,
         timestamp: str | None,
@@ -94,9 +94,9 @@ class ChunkHit(_Hit):
         }
         return assemble(cls, values, set(_CHUNK_GIVEN))
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> dict[str, object]:
         """The chunk as results carry it in ``raw``."""
-        out: dict[str, Any] = {
+        out: dict[str, object] = {
             "id": self.chunk_id,
             "text": self.text,
             "data_id": self.data_id,
@@ -209,7 +209,7 @@ class RowHit(_Hit):
     """One row of a Cypher query."""
 
     kind: Literal["row"] = "row"
-    values: dict[str, Any]
+    values: dict[str, object]
 
     @property
     def key(self) -> str:

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 DEFAULT_SUB_TENANT = "default"
 
 
-def _json_object(value: Any) -> Any:
+def _json_object(value: object) -> object:
     """Metadata may arrive as an object or, from the SDK, as a JSON string of one."""
     if isinstance(value, str):
         if not value.strip():
@@ -30,7 +30,7 @@ def _json_object(value: Any) -> Any:
     return value
 
 
-JsonObject = Annotated[dict[str, Any] | None, BeforeValidator(_json_object)]
+JsonObject = Annotated[dict[str, object] | None, BeforeValidator(_json_object)]
 
 
 class _Request(BaseModel):
@@ -75,7 +75,7 @@ class RecallSearchRequest(_Request):
     graph_context: bool = False
     search_forceful_relations: bool = True
     additional_context: str | None = None
-    metadata_filters: dict[str, Any] | None = Field(
+    metadata_filters: dict[str, object] | None = Field(
         default=None,
         description="AND of exact equalities: top-level keys are tenant fields declared "
         "with enable_match; 'additional_metadata' holds per-source equalities. No operators.",
@@ -158,8 +158,8 @@ class VectorStoreChunk(_Response):
     source_last_updated_time: str = ""
     layout: str | None = None
     relevancy_score: float | None = None
-    document_metadata: dict[str, Any] | None = None
-    tenant_metadata: dict[str, Any] | None = None
+    document_metadata: dict[str, object] | None = None
+    tenant_metadata: dict[str, object] | None = None
     extra_context_ids: list[str] | None = None
 
 
@@ -170,8 +170,8 @@ class SourceInfo(_Response):
     description: str = ""
     url: str = ""
     timestamp: str = ""
-    tenant_metadata: dict[str, Any] = Field(default_factory=dict)
-    document_metadata: dict[str, Any] = Field(default_factory=dict)
+    tenant_metadata: dict[str, object] = Field(default_factory=dict)
+    document_metadata: dict[str, object] = Field(default_factory=dict)
 
 
 class RetrievalResult(_Response):
@@ -207,10 +207,10 @@ class UserAssistantPair(_Request):
 
 class ForcefulRelations(_Request):
     cortex_source_ids: list[str] = Field(default_factory=list)
-    properties: dict[str, Any] | None = None
+    properties: dict[str, object] | None = None
 
 
-def _relations(value: Any) -> Any:
+def _relations(value: object) -> object:
     if isinstance(value, list):
         return {"cortex_source_ids": value}
     return value

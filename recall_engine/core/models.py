@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
@@ -15,7 +16,7 @@ from recall_engine.core.trusted import assemble
 _YEAR = regex.compile(r"\b(1[0-9]{3}|2[0-9]{3})\b")
 
 
-def _parse_when(value: Any) -> Any:
+def _parse_when(value: object) -> object:
     """Accept datetimes, dates, ISO strings and written dates that name a year.
 
     "1:56 pm on 8 May, 2023" parses; relative phrases ("yesterday") are refused,
@@ -69,7 +70,7 @@ def _flat(exc: ValidationError) -> list[dict[str, Any]]:
     return out
 
 
-def _where(model: str, loc: Any) -> str:
+def _where(model: str, loc: Iterable[int | str]) -> str:
     return model + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in loc)
 
 
@@ -88,7 +89,7 @@ class _InputModel(BaseModel):
     Library errors naming the field, not pydantic's ``ValidationError``.
     """
 
-    def __init__(self, **data: Any) -> None:
+    def __init__(self, **data: object) -> None:
         try:
             super().__init__(**data)
         except ValidationError as exc:
@@ -120,7 +121,7 @@ class Document(_InputModel):
 
     text: str
     title: str | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, object] = Field(default_factory=dict)
     created_at: When = None
     source_id: str | None = Field(
         default=None, description="Stable id of the source; a new version replaces the old one."
@@ -128,7 +129,7 @@ class Document(_InputModel):
 
     @field_validator("text", mode="before")
     @classmethod
-    def _text_is_str(cls, value: Any) -> Any:
+    def _text_is_str(cls, value: object) -> object:
         if not isinstance(value, str):
             raise ValueError(f"must be a string, got {type(value).__name__}")
         return value
@@ -152,14 +153,14 @@ class Message(_InputModel):
 
     @field_validator("text", mode="before")
     @classmethod
-    def _text_is_str(cls, value: Any) -> Any:
+    def _text_is_str(cls, value: object) -> object:
         if not isinstance(value, str):
             raise ValueError(f"must be a string, got {type(value).__name__}")
         return value
 
     @field_validator("id", mode="before")
     @classmethod
-    def _id_is_not_blank(cls, value: Any) -> Any:
+    def _id_is_not_blank(cls, value: object) -> object:
         if isinstance(value, str) and not value.strip():
             raise ValueError("is empty; give the message an id or leave it out (None)")
         return value
@@ -176,7 +177,7 @@ class Conversation(_InputModel):
 
     messages: list[Message]
     title: str | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, object] = Field(default_factory=dict)
     source_id: str | None = None
 
 
@@ -233,7 +234,7 @@ class ResponseGraphEntry(BaseModel):
     dataset_id: str | None = None
     dataset_name: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
-    raw: Any = None
+    raw: object = None
     structured: dict[str, Any] | None = None
     score: float | None = None
     source: Literal["graph"] = "graph"
@@ -261,8 +262,8 @@ class ResponseTraceEntry(BaseModel):
     name: str
     status: Literal["ok", "error"]
     text: str = Field(description="The call in one line, as it is searched.")
-    arguments: Any = None
-    result: Any = None
+    arguments: object = None
+    result: object = None
     error: str | None = None
     duration_ms: float = 0.0
     summary: str | None = Field(

@@ -37,10 +37,6 @@ def strip_honorific(text: str) -> str:
     return stripped or text.strip()
 
 
-def has_honorific(text: str) -> bool:
-    return bool(_HONORIFIC_PREFIX.match(text.strip())) and strip_honorific(text) != text.strip()
-
-
 @lru_cache(maxsize=65536)
 def normalize_name(name: str) -> str:
     """The comparison key of a name: NFKC, casefolded, honorific and possessive

@@ -23,8 +23,8 @@ SOURCES = ("graph", "session", "trace")
 its recorded tool calls (``RecallEngine.trace``)."""
 
 
-def int_in(what: str, low: int, high: int) -> Callable[[Any], Any]:
-    def check(value: Any) -> Any:
+def int_in(what: str, low: int, high: int) -> Callable[[object], object]:
+    def check(value: object) -> object:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise InvalidInputError(
                 f"{what} must be an integer from {low} to {high}, got {value!r}."
@@ -34,8 +34,8 @@ def int_in(what: str, low: int, high: int) -> Callable[[Any], Any]:
     return check
 
 
-def number_in(what: str, meaning: str, *, high: float | None = 1.0) -> Callable[[Any], Any]:
-    def check(value: Any) -> Any:
+def number_in(what: str, meaning: str, *, high: float | None = 1.0) -> Callable[[object], object]:
+    def check(value: Any) -> object:
         ok = not isinstance(value, bool) and isinstance(value, int | float) and value >= 0
         if not ok or (high is not None and value > high):
             raise InvalidInputError(f"{what} must be a number {meaning}, got {value!r}.")
@@ -44,8 +44,8 @@ def number_in(what: str, meaning: str, *, high: float | None = 1.0) -> Callable[
     return check
 
 
-def flag(what: str) -> Callable[[Any], Any]:
-    def check(value: Any) -> Any:
+def flag(what: str) -> Callable[[object], object]:
+    def check(value: object) -> object:
         if not isinstance(value, bool):
             raise InvalidInputError(f"{what} must be True or False, got {value!r}.")
         return value
@@ -53,11 +53,11 @@ def flag(what: str) -> Callable[[Any], Any]:
     return check
 
 
-def moment(what: str) -> Callable[[Any], Any]:
+def moment(what: str) -> Callable[[object], object]:
     """A time: a ``datetime`` (an aware one converted to naive UTC, as memory stores
     times), a ``date`` (its midnight) or an ISO 8601 string of either."""
 
-    def check(value: Any) -> Any:
+    def check(value: object) -> object:
         when: datetime | None = None
         if isinstance(value, datetime):
             when = value
@@ -78,18 +78,18 @@ def moment(what: str) -> Callable[[Any], Any]:
     return check
 
 
-def optional(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
+def optional(check: Callable[[object], object]) -> Callable[[object], object]:
     return lambda value: None if value is None else check(value)
 
 
-def query_type(value: Any) -> Any:
+def query_type(value: Any) -> object:
     try:
         return parse_search_type(value)
     except ValueError as exc:
         raise InvalidInputError(str(exc)) from exc
 
 
-def check_session_id(value: Any) -> str | None:
+def check_session_id(value: object) -> str | None:
     """A session id, stripped (None stays None).
 
     Raises:
@@ -105,7 +105,7 @@ def check_session_id(value: Any) -> str | None:
     return check_text(value, what="session_id").strip()
 
 
-def prompt_path(value: Any) -> Any:
+def prompt_path(value: object) -> object:
     if not isinstance(value, str | os.PathLike):
         raise InvalidInputError(
             "system_prompt_path must be the path of a prompt file (str or Path), got "
@@ -115,7 +115,7 @@ def prompt_path(value: Any) -> Any:
     return value
 
 
-def node_names(value: Any) -> tuple[str, ...]:
+def node_names(value: object) -> tuple[str, ...]:
     if isinstance(value, str):
         # Cognee's node_name is a list; a bare string would be read letter by letter
         # by some callers and as one name by others: say which is meant.
@@ -129,14 +129,14 @@ def node_names(value: Any) -> tuple[str, ...]:
     return tuple(check_text(v, what=f"node_name[{i}]").strip() for i, v in enumerate(value))
 
 
-def filter_operator(value: Any) -> str:
+def filter_operator(value: object) -> str:
     if not isinstance(value, str) or value.upper() not in FILTER_OPERATORS:
         raise InvalidInputError(f"node_name_filter_operator must be 'OR' or 'AND', got {value!r}.")
     return value.upper()
 
 
-def mapping(what: str, hint: str) -> Callable[[Any], Any]:
-    def check(value: Any) -> Any:
+def mapping(what: str, hint: str) -> Callable[[object], object]:
+    def check(value: object) -> object:
         if not isinstance(value, Mapping):
             raise InvalidInputError(f"{what} must be a dict of {hint}, got {type(value).__name__}.")
         return dict(value)
@@ -144,7 +144,7 @@ def mapping(what: str, hint: str) -> Callable[[Any], Any]:
     return check
 
 
-def user(value: Any) -> Any:
+def user(value: object) -> object:
     """None, a ``User``-like object with an ``id``, or a user id (str or UUID)."""
     if value is None or isinstance(value, str | UUID) or hasattr(value, "id"):
         return value
@@ -153,7 +153,7 @@ def user(value: Any) -> Any:
     )
 
 
-def scope(value: Any) -> tuple[str, ...]:
+def scope(value: object) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list | tuple) or not value:

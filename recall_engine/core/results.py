@@ -26,14 +26,14 @@ from recall_engine.core.models import ResponseGraphEntry
 from recall_engine.core.search_types import SearchTypeName
 
 
-def hit_raw(hit: AnyHit) -> Any:
+def hit_raw(hit: AnyHit) -> dict[str, object]:
     """What a result carries in ``raw`` for one hit."""
     if isinstance(hit, ChunkHit):
         return hit.payload()
     return hit.model_dump(mode="json", exclude={"sources"})
 
 
-def _hit_metadata(hit: AnyHit) -> dict[str, Any]:
+def _hit_metadata(hit: AnyHit) -> dict[str, object]:
     if isinstance(hit, ChunkHit):
         metadata = {k: v for k, v in hit.payload().items() if k not in ("text", "metadata", "id")}
         metadata.update(hit.metadata)
@@ -91,12 +91,12 @@ def context_entry(
 # HydraDB's shapes (the tenant API)
 
 
-def source_of(metadata: Mapping[str, Any]) -> dict[str, Any]:
+def source_of(metadata: Mapping[str, object]) -> dict[str, Any]:
     found = metadata.get(SOURCE_KEY)
     return dict(found) if isinstance(found, Mapping) else {}
 
 
-def _dict(value: Any) -> dict[str, Any]:
+def _dict(value: object) -> dict[str, object]:
     return dict(value) if isinstance(value, Mapping) else {}
 
 
@@ -166,7 +166,7 @@ def to_triplet(edge: TripletHit) -> PathTriplet:
     )
 
 
-def source_time(metadata: Mapping[str, Any]) -> float | None:
+def source_time(metadata: Mapping[str, object]) -> float | None:
     """Epoch seconds of a source's own timestamp (else its upload time)."""
     source = source_of(metadata)
     for key in ("timestamp", "uploaded_at"):

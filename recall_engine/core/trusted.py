@@ -13,14 +13,15 @@ the tests compare every use with the validated model.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from collections.abc import Mapping
+from typing import TypeVar
 
 from pydantic import BaseModel
 
 M = TypeVar("M", bound=BaseModel)
 
 
-def assemble(cls: type[M], values: dict[str, Any], fields_set: set[str]) -> M:
+def assemble(cls: type[M], values: Mapping[str, object], fields_set: set[str]) -> M:
     """An instance of ``cls`` that holds ``values`` as they are.
 
     ``values`` names every field of ``cls`` in declaration order, each already of

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import regex
 
@@ -70,7 +69,7 @@ def check_name(value: object, *, what: str) -> str:
     return name
 
 
-def check_metadata(metadata: object, *, what: str = "metadata") -> dict[str, Any]:
+def check_metadata(metadata: object, *, what: str = "metadata") -> dict[str, object]:
     """Validate caller metadata: a mapping with string keys that are not reserved,
     whose values are JSON values nested at most ``MAX_METADATA_DEPTH`` levels deep
     (the metadata dict itself is level 1).

@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from recall_engine.core.errors import InvalidInputError, RecallPreconditionError
 from recall_engine.core.validation import check_int, check_name
 from recall_engine.graph.visualize import DEFAULT_MAX_NODES, render_graph_html
+from recall_engine.memory import ItemInfo
 
 if TYPE_CHECKING:
     from recall_engine.storage.graph_reads import DocumentRecord
@@ -95,7 +96,7 @@ class ListingMixin:
 
     async def list_items(
         self, *, dataset_name: str | None = None, tenant_id: str | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[ItemInfo]:
         """The data items of a tenant (or of one dataset), oldest first.
 
         Args:
@@ -122,8 +123,17 @@ class ListingMixin:
         rows: list[DocumentRecord] = []
         for dataset_id in scope:
             rows += await asyncio.to_thread(store.graph.documents, dataset_id)
-        keys = ("name", "dataset_name", "kind", "chunk_count", "created_at")
-        items = [{"data_id": r.id, **{k: getattr(r, k) for k in keys}} for r in rows]
+        items = [
+            ItemInfo(
+                data_id=r.id,
+                name=r.name,
+                dataset_name=r.dataset_name,
+                kind=r.kind,
+                chunk_count=r.chunk_count,
+                created_at=r.created_at,
+            )
+            for r in rows
+        ]
         return sorted(items, key=lambda i: (str(i["created_at"]), i["data_id"]))
 
 

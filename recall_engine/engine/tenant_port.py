@@ -6,7 +6,7 @@ the read API into the graph or the vectors."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, Unpack
+from typing import Protocol, Unpack
 
 from recall_engine.config import RecallConfig
 from recall_engine.core.models import RememberResult
@@ -64,7 +64,7 @@ class TenantPort:
         """Forget the tenant's expired items now. Blocking."""
         forget_expired(self._engine.store(tenant, create=True))
 
-    async def remember(self, data: Any, **options: Unpack[RememberOptions]) -> RememberResult:
+    async def remember(self, data: object, **options: Unpack[RememberOptions]) -> RememberResult:
         return await self._engine.remember(data, **options)
 
     async def forget(self, **options: Unpack[ForgetOptions]) -> int:

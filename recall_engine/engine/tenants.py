@@ -35,7 +35,7 @@ class TenantsMixin:
     async def create_tenant(
         self,
         tenant_id: str,
-        metadata_schema: Sequence[CustomPropertyDefinition | dict[str, Any]] | None = None,
+        metadata_schema: Sequence[CustomPropertyDefinition | dict[str, object]] | None = None,
     ) -> TenantCreateAcceptedResponse:
         """Create a tenant: a store of its own.
 
@@ -109,7 +109,7 @@ class TenantsMixin:
         )
 
     async def full_recall(
-        self, request: RecallSearchRequest | dict[str, Any] | None = None, **fields: Any
+        self, request: RecallSearchRequest | dict[str, object] | None = None, **fields: object
     ) -> RetrievalResult:
         """Search a sub-tenant's knowledge, as HydraDB's ``full_recall``.
 
@@ -127,7 +127,7 @@ class TenantsMixin:
         return await self.tenants.full_recall(request, **fields)
 
     async def recall_preferences(
-        self, request: RecallSearchRequest | dict[str, Any] | None = None, **fields: Any
+        self, request: RecallSearchRequest | dict[str, object] | None = None, **fields: object
     ) -> RetrievalResult:
         """Search a sub-tenant's memories (the same request as ``full_recall``).
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from recall_engine.core.errors import (
     DatasetNotFoundError,
@@ -43,10 +43,10 @@ class WritesMixin:
 
     async def remember(
         self,
-        data: Any,
+        data: object,
         *,
         dataset_name: str = "main_dataset",
-        metadata: dict[str, Any] | None = None,
+        metadata: dict[str, object] | None = None,
         tenant_id: str | None = None,
         show_progress: bool | None = None,
         user: User | str | None = None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -40,7 +40,7 @@ class ChunkInput(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _default_namespace(cls, values: Any) -> Any:
+    def _default_namespace(cls, values: object) -> object:
         if isinstance(values, dict) and not values.get("namespace"):
             values = {**values, "namespace": values.get("dataset_id") or ""}
         return values

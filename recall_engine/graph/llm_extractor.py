@@ -128,14 +128,14 @@ def entity_type_of(label: str) -> EntityType:
     return TYPE_SYNONYMS.get(to_snake_case(label).upper(), EntityType.CONCEPT)
 
 
-def parse_llm_graph(reply: str | dict[str, Any]) -> LLMGraph:
+def parse_llm_graph(reply: str | dict[str, object]) -> LLMGraph:
     """Validate an LLM reply (JSON text, optionally in a ``` fence, or a dict).
 
     Raises:
         LLMResponseError: the reply is not JSON or does not match ``LLMGraph``;
             the message says which, so a retry prompt can quote it.
     """
-    data: Any = reply
+    data: object = reply
     if isinstance(reply, str):
         fenced = _FENCE.match(reply)
         try:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Iterable
-from typing import Any
 
 from recall_engine.core.graph import Entity, EntityType, Relation
 from recall_engine.graph.layout import layout
@@ -91,7 +90,7 @@ def render_graph_html(
     counts: dict[EntityType, int] = {}
     for e in shown:
         counts[e.type] = counts.get(e.type, 0) + 1
-    data: dict[str, Any] = {
+    data: dict[str, object] = {
         "nodes": [
             {
                 "id": e.id,
@@ -139,7 +138,7 @@ def render_graph_html(
     )
 
 
-def script_json(value: Any) -> str:
+def script_json(value: object) -> str:
     """JSON that can sit inside a ``<script>`` element: no ``</``, ``<!--`` or
     line separators survive as raw characters."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))

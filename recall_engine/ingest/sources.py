@@ -11,55 +11,37 @@ import json
 import os
 import stat
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import regex
-from pydantic import TypeAdapter, ValidationError
 
 from recall_engine.core.errors import (
-    InvalidFieldError,
     InvalidInputError,
     UnsupportedFileTypeError,
 )
 from recall_engine.core.inputs import MAX_JSON_DEPTH, json_depth, system_folder
-from recall_engine.core.item_names import conversation_name, opening_words
+from recall_engine.core.item_names import opening_words
 from recall_engine.core.limits import check_item_size
-from recall_engine.core.models import Conversation, Document, Message, When
+from recall_engine.core.models import Conversation, Document
 from recall_engine.core.validation import check_metadata, check_text
+from recall_engine.ingest.source_items import (
+    SourceItem,
+    from_conversation,
+    from_document,
+    from_json_value,
+    is_message,
+    json_line,
+)
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".json", ".jsonl")
 MAX_FILE_BYTES = 256 * 1024 * 1024
 """The largest file remember() reads; a larger one is refused before it is read whole."""
 _READ_BLOCK = 1 << 20
-_WHEN: TypeAdapter[datetime | None] = TypeAdapter(When)
-
-
-@dataclass
-class SourceItem:
-    """One data item to store: a document (text) or a conversation (messages)."""
-
-    kind: str  # "text", "document", "file", "conversation"
-    name: str
-    text: str | None = None
-    messages: list[Message] | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
-    created_at: datetime | None = None
-    source_id: str | None = None
-
-    @property
-    def chars(self) -> int:
-        """Characters of text: a document's, or all of a conversation's messages."""
-        if self.messages is not None:
-            return sum(len(m.text) for m in self.messages)
-        return len(self.text or "")
 
 
 def collect_items(
     data: object,
-    metadata: dict[str, Any] | None = None,
+    metadata: dict[str, object] | None = None,
     *,
     skip: Sequence[Path] = (),
     max_chars: int | None = None,
@@ -105,13 +87,13 @@ def _collect(data: object, *, depth: int, skip: tuple[Path, ...]) -> Iterable[So
         if _looks_like_path(data):
             yield from _from_path(Path(data.strip()).expanduser(), skip=skip, from_string=True)
         else:
-            yield _from_document(Document.model_construct(text=data), kind="text")
+            yield from_document(Document.model_construct(text=data), kind="text")
     elif isinstance(data, Document):
-        yield _from_document(data, kind="document")
+        yield from_document(data, kind="document")
     elif isinstance(data, Conversation):
-        yield _from_conversation(data)
+        yield from_conversation(data)
     elif isinstance(data, dict):
-        yield from _from_json_value(data, origin="dict")
+        yield from from_json_value(data, origin="dict")
     elif isinstance(data, list | tuple):
         if depth > 0:
             raise InvalidInputError("remember() accepts a list of items, not nested lists.")
@@ -142,83 +124,6 @@ def _looks_like_path(text: str) -> bool:
         return False
     return bool(_FILE_LIKE.match(stripped)) or (
         stripped.startswith(("/", "./", "~/", "../")) and " " not in stripped
-    )
-
-
-def check_when(value: object, *, what: str) -> datetime | None:
-    """A time as the models accept it (a datetime, an ISO string, a written date
-    with a year), checked again here: a value assigned after the model was built
-    (``doc.created_at = "yesterday"``) or set through ``model_construct`` skips
-    the model's own validation and would otherwise reach the store.
-
-    Raises:
-        InvalidInputError: ``value`` is not a readable time; the message names ``what``.
-    """
-    if value is None or isinstance(value, datetime):
-        return value
-    try:
-        parsed = _WHEN.validate_python(value)
-    except ValidationError as exc:
-        reason = exc.errors()[0].get("msg", str(exc)) if exc.errors() else str(exc)
-        raise InvalidInputError(f"{what}: {reason}") from None
-    assert parsed is None or isinstance(parsed, datetime)
-    return parsed
-
-
-def _from_document(doc: Document, *, kind: str, name: str | None = None) -> SourceItem:
-    check_text(doc.text, what="Document.text")
-    for label, value in (("Document.title", doc.title), ("Document.source_id", doc.source_id)):
-        if value is not None:
-            check_text(value, what=label)
-    if not doc.text.strip():
-        raise InvalidInputError("Cannot remember empty text: the document has no content.")
-    return SourceItem(
-        kind=kind,
-        name=name or doc.title or opening_words(doc.text),
-        text=doc.text,
-        metadata=check_metadata(doc.metadata, what="Document.metadata"),
-        created_at=check_when(doc.created_at, what="Document.created_at"),
-        source_id=doc.source_id,
-    )
-
-
-def _from_conversation(conv: Conversation, *, name: str | None = None) -> SourceItem:
-    if not conv.messages:
-        raise InvalidInputError("Cannot remember a conversation with no messages.")
-    with_id = [m for m in conv.messages if m.id is not None and m.id.strip()]
-    if with_id and len(with_id) != len(conv.messages):
-        missing = next(i for i, m in enumerate(conv.messages) if not (m.id and m.id.strip()))
-        raise InvalidInputError(
-            f"Message {missing} has no id while other messages have ids; give every message an "
-            "id or none of them."
-        )
-    ids = [m.id for m in conv.messages if m.id]
-    if len(set(ids)) != len(ids):
-        dup = next(i for i in ids if ids.count(i) > 1)
-        raise InvalidInputError(f"Message id {dup!r} appears more than once in the conversation.")
-    messages = []
-    for index, message in enumerate(conv.messages):
-        for label, value in (
-            ("text", message.text),
-            ("speaker", message.speaker),
-            ("id", message.id),
-        ):
-            if value is not None:
-                check_text(value, what=f"Message {index} {label}")
-        if not message.text.strip():
-            raise InvalidInputError(f"Message {message.id or index} has empty text.")
-        when = check_when(message.timestamp, what=f"Message {message.id or index} timestamp")
-        update = {"timestamp": when} | ({} if message.id else {"id": f"m{index}"})
-        messages.append(message.model_copy(update=update))
-    first = messages[0]
-    default_name = conversation_name(str(first.id), str(messages[-1].id))
-    return SourceItem(
-        kind="conversation",
-        name=name or conv.title or default_name,
-        messages=messages,
-        metadata=check_metadata(conv.metadata, what="Conversation.metadata"),
-        created_at=first.timestamp,
-        source_id=conv.source_id,
     )
 
 
@@ -354,7 +259,7 @@ def _from_file(path: Path) -> Iterable[SourceItem]:
         if not text.strip():
             raise InvalidInputError(f"File {path} is empty.")
         doc = Document(text=text, title=path.name, source_id=source_id)
-        item = _from_document(doc, kind="file")
+        item = from_document(doc, kind="file")
         item.metadata = {"source_path": str(path), **item.metadata}
         yield item
         return
@@ -371,61 +276,15 @@ def _from_file(path: Path) -> Iterable[SourceItem]:
             values = []
             for number, line in enumerate(text.splitlines(), start=1):
                 if line.strip():
-                    values.append(_json_line(path, number, line))
-            if values and all(_is_message(v) for v in values):
+                    values.append(json_line(path, number, line))
+            if values and all(is_message(v) for v in values):
                 values = [{"messages": values}]
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"File {path} is not valid JSON: {exc}.") from exc
     if not values:
         raise InvalidInputError(f"File {path} is empty.")
     for value in values:
-        for item in _from_json_value(value, origin=str(path), title=path.name):
+        for item in from_json_value(value, origin=str(path), title=path.name):
             item.source_id = item.source_id or source_id
             item.metadata = {"source_path": str(path), **item.metadata}
             yield item
-
-
-def _json_line(path: Path, number: int, line: str) -> Any:
-    try:
-        return json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(
-            f"File {path}, line {number}: not valid JSON ({exc.msg} at column {exc.colno}); "
-            "a .jsonl file holds one JSON object per line."
-        ) from exc
-
-
-def _is_message(value: object) -> bool:
-    return isinstance(value, dict) and "text" in value and ("speaker" in value or "id" in value)
-
-
-def _from_json_value(
-    value: Any, *, origin: str, title: str | None = None, depth: int = 0
-) -> Iterable[SourceItem]:
-    if depth > MAX_JSON_DEPTH:
-        raise InvalidInputError(f"{origin}: lists nest more than {MAX_JSON_DEPTH} levels deep.")
-    if isinstance(value, list) and value and all(_is_message(v) for v in value):
-        yield _from_conversation(
-            _validated(Conversation, {"messages": value, "title": title}, origin)
-        )
-    elif isinstance(value, list):
-        for element in value:
-            yield from _from_json_value(element, origin=origin, title=None, depth=depth + 1)
-    elif isinstance(value, dict) and "messages" in value:
-        yield _from_conversation(_validated(Conversation, {"title": title, **value}, origin))
-    elif isinstance(value, dict) and "text" in value:
-        doc = _validated(Document, {"title": title, **value}, origin)
-        yield _from_document(doc, kind="file")
-    else:
-        raise InvalidInputError(
-            f"{origin}: expected an object with 'text' (a document) or 'messages' (a "
-            "conversation), or a list of them."
-        )
-
-
-def _validated(model: Any, value: dict[str, Any], origin: str) -> Any:
-    """``model.model_validate(value)``; an error names where the value came from."""
-    try:
-        return model.model_validate(value)
-    except InvalidFieldError as exc:
-        raise InvalidFieldError(f"{origin}: {exc}", field=exc.field, errors=exc.errors) from exc

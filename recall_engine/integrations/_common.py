@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 from collections.abc import Coroutine, Mapping
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 from recall_engine.core.models import (
     RecallResult,
@@ -16,6 +16,7 @@ from recall_engine.core.models import (
     ResponseSessionContextEntry,
     ResponseTraceEntry,
 )
+from recall_engine.core.search_types import SearchType
 from recall_engine.pipeline.request import RecallParams
 
 T = TypeVar("T")
@@ -28,7 +29,7 @@ class Recaller(Protocol):
     """What an adapter needs of an engine: ``RecallEngine`` and ``RemoteRecallEngine``."""
 
     async def recall(
-        self, query_text: str, query_type: Any = None, **options: Any
+        self, query_text: str, query_type: SearchType | str | None = None, **options: Any
     ) -> list[RecallResult]: ...
 
 
@@ -47,7 +48,7 @@ def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
     return dict(options)
 
 
-def check_engine(engine: Any) -> Recaller:
+def check_engine(engine: object) -> Recaller:
     """The engine, once it is seen to have an async ``recall``.
 
     Raises:
@@ -58,13 +59,13 @@ def check_engine(engine: Any) -> Recaller:
             f"engine must be a RecallEngine or RecallEngine.connect(...), got "
             f"{type(engine).__name__}."
         )
-    return engine  # type: ignore[no-any-return]
+    return cast(Recaller, engine)
 
 
 async def recall_entries(
     engine: Recaller,
     query: str,
-    query_type: Any,
+    query_type: SearchType | str | None,
     *,
     top_k: int,
     datasets: list[str] | None,

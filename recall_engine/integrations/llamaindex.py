@@ -19,9 +19,8 @@ loop (inside one it blocks that loop for the call; use ``aretrieve`` in async co
 
 from __future__ import annotations
 
-from typing import Any
-
 from recall_engine.core.models import RecallResult
+from recall_engine.core.search_types import SearchType
 from recall_engine.integrations._common import (
     check_engine,
     check_options,
@@ -65,13 +64,13 @@ class RecallRetriever(BaseRetriever):
 
     def __init__(
         self,
-        engine: Any,
+        engine: object,
         *,
-        query_type: Any = None,
+        query_type: SearchType | str | None = None,
         top_k: int = 15,
         datasets: list[str] | None = None,
         callback_manager: CallbackManager | None = None,
-        **recall_options: Any,
+        **recall_options: object,
     ) -> None:
         self.engine = check_engine(engine)
         self.query_type = query_type

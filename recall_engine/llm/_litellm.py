@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any
+from types import ModuleType
 
 _OFFLINE_ENV: dict[str, str] = {
     "LITELLM_LOCAL_MODEL_COST_MAP": "True",
@@ -21,10 +21,10 @@ _OFFLINE_ENV: dict[str, str] = {
 }
 
 _lock = threading.Lock()
-_module: Any = None
+_module: ModuleType | None = None
 
 
-def get_litellm() -> Any:
+def get_litellm() -> ModuleType:
     """Import and configure litellm on first use; later calls are free."""
     global _module
     if _module is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +20,7 @@ from recall_engine.llm.config import LLMConfig
 from recall_engine.llm.errors import classify
 from recall_engine.llm.usage import LLMUsage, record_usage
 
-Message = dict[str, Any]
+Message = Mapping[str, object]
 
 # litellm enforces timeout_s per attempt; this outer bound only catches a
 # client that ignores it (it should never fire).
@@ -51,9 +51,9 @@ class LLMClient:
         self.config = config
         self._sleep = sleep
 
-    def _params(self, messages: Sequence[Message], extra: dict[str, Any]) -> dict[str, Any]:
+    def _params(self, messages: Sequence[Message], extra: dict[str, object]) -> dict[str, object]:
         cfg = self.config
-        params: dict[str, Any] = {
+        params: dict[str, object] = {
             "model": cfg.model,
             "messages": list(messages),
             "timeout": cfg.timeout_s,
@@ -80,7 +80,7 @@ class LLMClient:
         # A little jitter so many clients rate-limited together do not retry together.
         return min(cfg.backoff_max_s, delay) * (1.0 + 0.25 * random.random())
 
-    async def _call(self, params: dict[str, Any]) -> tuple[Any, int]:
+    async def _call(self, params: dict[str, object]) -> tuple[Any, int]:
         """One ``acompletion`` with our retry policy; returns (response, attempts)."""
         litellm = get_litellm()
         hard_timeout = self.config.timeout_s * _HARD_TIMEOUT_FACTOR + 1.0
@@ -102,7 +102,7 @@ class LLMClient:
         self,
         messages: Sequence[Message],
         *,
-        response_format: dict[str, Any] | None = None,
+        response_format: dict[str, object] | None = None,
     ) -> Completion:
         """Return the model's reply to ``messages``.
 
@@ -146,7 +146,7 @@ class LLMClient:
         started = time.perf_counter()
         params = self._params(messages, {"stream": True, "stream_options": {"include_usage": True}})
         stream, attempts = await self._call(params)
-        last: Any = None
+        last: object = None
         try:
             async for chunk in stream:
                 last = chunk if getattr(chunk, "usage", None) else last
@@ -164,7 +164,7 @@ class LLMClient:
         record_usage(_usage_of(last, self.config.model, latency_ms, attempts))
 
 
-def _usage_of(response: Any, model: str, latency_ms: float, attempts: int) -> LLMUsage:
+def _usage_of(response: object, model: str, latency_ms: float, attempts: int) -> LLMUsage:
     usage = getattr(response, "usage", None)
     return LLMUsage(
         model=model,

@@ -46,7 +46,7 @@ class LLMConfig(BaseModel):
 
     @field_validator("api_base", mode="before")
     @classmethod
-    def _blank_is_unset(cls, value: Any) -> Any:
+    def _blank_is_unset(cls, value: object) -> object:
         if isinstance(value, str) and not value.strip():
             return None
         return value

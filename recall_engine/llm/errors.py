@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 from recall_engine.core.errors import (
@@ -84,7 +86,7 @@ def _error_body(exc: BaseException) -> dict[str, Any]:
     return body if isinstance(body, dict) else {}
 
 
-def _is_budget_error(exc: BaseException, body: dict[str, Any]) -> bool:
+def _is_budget_error(exc: BaseException, body: Mapping[str, object]) -> bool:
     markers = {str(body.get("type", "")), str(body.get("code", ""))}
     markers |= {str(getattr(exc, "type", "") or ""), str(getattr(exc, "code", "") or "")}
     if "budget_exceeded" in {m.lower() for m in markers}:
@@ -212,7 +214,7 @@ def classify(exc: BaseException, *, model: str, where: str) -> Classified:
     )
 
 
-def _litellm() -> Any:
+def _litellm() -> ModuleType:
     from recall_engine.llm._litellm import get_litellm
 
     return get_litellm()

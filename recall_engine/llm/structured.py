@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -24,7 +23,7 @@ from recall_engine.prompts import render_prompt
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 
-def response_format_for(model: type[BaseModel]) -> dict[str, Any]:
+def response_format_for(model: type[BaseModel]) -> dict[str, object]:
     """litellm/OpenAI ``response_format`` asking for JSON that matches ``model``."""
     name = re.sub(r"[^A-Za-z0-9_-]", "_", model.__name__)[:64] or "response"
     return {
@@ -60,7 +59,7 @@ def parse_reply(text: str, model: type[BaseModel]) -> BaseModel:
     return model.model_validate_json(extract_json(text))
 
 
-def check_response_model(model: Any) -> type[BaseModel]:
+def check_response_model(model: object) -> type[BaseModel]:
     """Raises InvalidInputError unless ``model`` is a pydantic model class."""
     if isinstance(model, type) and issubclass(model, BaseModel):
         return model

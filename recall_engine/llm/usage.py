@@ -12,7 +12,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -43,7 +42,7 @@ class LLMUsage(BaseModel):
             attempts=self.attempts + other.attempts,
         )
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         """The shape shown in ``recall(verbose=True)`` metadata."""
         return {
             "model": self.model,

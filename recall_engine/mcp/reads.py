@@ -6,7 +6,7 @@ with the read API, inside the datasets the default user may read."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from recall_engine.core.errors import DatasetNotFoundError, InvalidInputError
@@ -90,7 +90,7 @@ async def get_item(engine: RecallEngine, tenant: str | None, data_id: str) -> It
     )
 
 
-def created_text(row: dict[str, object]) -> str | None:
+def created_text(row: Mapping[str, object]) -> str | None:
     value = row.get("created_at")
     return None if value is None else str(value)
 

@@ -116,7 +116,7 @@ def _tool_errors(
     }
 
     @functools.wraps(method)
-    async def call(*args: Any, **kwargs: Any) -> Any:
+    async def call(*args: object, **kwargs: object) -> object:
         try:
             with operation(f"tools/call {name}", operation="mcp", attributes=attributes):
                 return await method(*args, **kwargs)

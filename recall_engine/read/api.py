@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -120,10 +120,10 @@ class CypherResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     columns: list[str]
-    rows: list[list[Any]]
+    rows: list[list[object]]
     truncated: bool = Field(default=False, description="More rows matched than were returned.")
 
-    def records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[dict[str, object]]:
         return [dict(zip(self.columns, row, strict=False)) for row in self.rows]
 
 
@@ -228,13 +228,6 @@ class GraphReads(ScopedReads, Protocol):
         when given, else in time order."""
         ...
 
-    async def neighbourhood(
-        self, entity_ids: Sequence[str], *, depth: int = 1, limit: int = 500
-    ) -> list[TripletHit]:
-        """Edges within ``depth`` hops of these entities (either direction), each
-        once, nearest hops first; at most ``limit``. Score = 1 / hop."""
-        ...
-
     async def paths(
         self, sources: Sequence[str], targets: Sequence[str], *, max_length: int = 3
     ) -> list[GraphPath]:
@@ -292,7 +285,7 @@ class CypherReads(ScopedReads, Protocol):
     async def cypher(
         self,
         query: str,
-        params: dict[str, Any] | None = None,
+        params: dict[str, object] | None = None,
         *,
         timeout_s: float = 5.0,
         max_rows: int = 1000,

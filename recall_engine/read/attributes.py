@@ -16,8 +16,8 @@ every comparison but ``$ne``, ``$nin`` and ``$exists: false``.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict
 
@@ -41,22 +41,24 @@ class Condition(BaseModel):
 
     field: str
     op: Comparison
-    value: Any = None
+    value: object = None
 
-    def holds(self, metadata: Mapping[str, Any]) -> bool:
+    def holds(self, metadata: Mapping[str, object]) -> bool:
         found = lookup(metadata, self.field)
         if self.op == "$exists":
             return (found is not _MISSING) is bool(self.value)
         if self.op == "$ne":
             return found is _MISSING or not _equal(found, self.value)
         if self.op == "$nin":
-            return found is _MISSING or not any(_equal(found, v) for v in self.value)
+            return found is _MISSING or not any(
+                _equal(found, v) for v in cast("Iterable[object]", self.value)
+            )
         if found is _MISSING:
             return False
         if self.op == "$eq":
             return _equal(found, self.value)
         if self.op == "$in":
-            return any(_equal(found, v) for v in self.value)
+            return any(_equal(found, v) for v in cast("Iterable[object]", self.value))
         return _ordered(found, self.op, self.value)
 
 
@@ -70,7 +72,7 @@ class AttributeFilter(BaseModel):
     conditions: tuple[Condition, ...] = ()
     parts: tuple[AttributeFilter, ...] = ()
 
-    def matches(self, metadata: Mapping[str, Any]) -> bool:
+    def matches(self, metadata: Mapping[str, object]) -> bool:
         """Whether ``metadata`` (a chunk's) satisfies the query."""
         results = (
             *(c.holds(metadata) for c in self.conditions),
@@ -87,7 +89,7 @@ class AttributeFilter(BaseModel):
         return self if other is None else AttributeFilter(parts=(self, other))
 
     @classmethod
-    def parse(cls, query: Any) -> AttributeFilter:
+    def parse(cls, query: object) -> AttributeFilter:
         """A query object as a filter.
 
         Raises:
@@ -100,13 +102,13 @@ class AttributeFilter(BaseModel):
         return _parse(query, counter, depth=0, where="the filter")
 
 
-def lookup(metadata: Mapping[str, Any], field: str) -> Any:
+def lookup(metadata: Mapping[str, object], field: str) -> object:
     """``field`` of ``metadata``: the key itself, else a dotted path into nested objects."""
     if field in metadata:
         return metadata[field]
     if "." not in field:
         return _MISSING
-    found: Any = metadata
+    found: object = metadata
     for key in field.split("."):
         if not isinstance(found, Mapping) or key not in found:
             return _MISSING
@@ -114,7 +116,7 @@ def lookup(metadata: Mapping[str, Any], field: str) -> Any:
     return found
 
 
-def _parse(query: Any, counter: list[int], *, depth: int, where: str) -> AttributeFilter:
+def _parse(query: object, counter: list[int], *, depth: int, where: str) -> AttributeFilter:
     if depth > MAX_DEPTH:
         raise InvalidInputError(f"{where} nests more than {MAX_DEPTH} levels; flatten it.")
     if not isinstance(query, Mapping):
@@ -152,7 +154,7 @@ def _parse(query: Any, counter: list[int], *, depth: int, where: str) -> Attribu
 
 
 def _field(
-    name: str, value: Any, counter: list[int], *, depth: int
+    name: str, value: object, counter: list[int], *, depth: int
 ) -> list[Condition | AttributeFilter]:
     if not (isinstance(value, Mapping) and value and all(str(k).startswith("$") for k in value)):
         return [_condition(name, "$eq", value, counter)]
@@ -177,7 +179,7 @@ def _field(
     return out
 
 
-def _condition(name: str, op: str, operand: Any, counter: list[int]) -> Condition:
+def _condition(name: str, op: str, operand: object, counter: list[int]) -> Condition:
     counter[0] += 1
     if counter[0] > MAX_CONDITIONS:
         raise InvalidInputError(
@@ -200,7 +202,7 @@ def _condition(name: str, op: str, operand: Any, counter: list[int]) -> Conditio
     return Condition(field=name, op=op, value=operand)  # type: ignore[arg-type]
 
 
-def _check_scalar(name: str, op: str, value: Any) -> None:
+def _check_scalar(name: str, op: str, value: object) -> None:
     if isinstance(value, float) and not math.isfinite(value):
         raise InvalidInputError(f"{name}: {op} takes finite numbers.")
     if value is not None and not isinstance(value, str | int | float | bool):
@@ -210,7 +212,7 @@ def _check_scalar(name: str, op: str, value: Any) -> None:
         )
 
 
-def _equal(stored: Any, wanted: Any) -> bool:
+def _equal(stored: object, wanted: object) -> bool:
     if isinstance(stored, bool) or isinstance(wanted, bool):
         return type(stored) is type(wanted) and stored == wanted
     if isinstance(stored, Sequence) and not isinstance(stored, str):

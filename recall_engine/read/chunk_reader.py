@@ -5,8 +5,9 @@ by node set)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
+from typing import cast
 
 import numpy as np
 
@@ -131,7 +132,8 @@ class ChunkReader(ScopedReader):
         with index.lock:
             where = np.zeros(index.size, dtype=bool)
             for at in np.flatnonzero(index.scope_mask(self._scope)):
-                sets = set(index.row(int(at)).metadata.get(NODE_SET_KEY) or ())
+                row_sets = index.row(int(at)).metadata.get(NODE_SET_KEY) or ()
+                sets = set(cast("Iterable[str]", row_sets))
                 where[at] = wanted <= sets if match_all else bool(wanted & sets)
             if vector is not None:
                 found = index.search(vector, k, self._scope, where=where)

@@ -5,7 +5,6 @@ own; it reaches the graph only through ``GraphStore.read_only_query``."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.read.api import CypherResult
@@ -29,7 +28,7 @@ class CypherReader(ScopedReader):
     async def cypher(
         self,
         query: str,
-        params: dict[str, Any] | None = None,
+        params: dict[str, object] | None = None,
         *,
         timeout_s: float = 5.0,
         max_rows: int = 1000,

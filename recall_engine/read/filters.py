@@ -34,10 +34,10 @@ class ChunkFilter(BaseModel):
         """Whether it tests metadata (expiry aside)."""
         return bool(self.equals) or self.attributes is not None
 
-    def matches(self, metadata: Mapping[str, Any]) -> bool:
+    def matches(self, metadata: Mapping[str, object]) -> bool:
         """The equalities hold (expiry aside)."""
         for path, value in self.equals:
-            found: Any = metadata
+            found: object = metadata
             for key in path:
                 if not isinstance(found, Mapping) or key not in found:
                     return False
@@ -46,7 +46,7 @@ class ChunkFilter(BaseModel):
                 return False
         return self.attributes is None or self.attributes.matches(metadata)
 
-    def allows(self, metadata: Mapping[str, Any]) -> bool:
+    def allows(self, metadata: Mapping[str, object]) -> bool:
         """The equalities hold and the chunk has not expired by ``alive_at``."""
         if self.alive_at is not None:
             expires = metadata.get(EXPIRES_KEY)
@@ -69,7 +69,7 @@ class ChunkFilter(BaseModel):
         )
 
 
-def _equal(stored: Any, wanted: Any) -> bool:
+def _equal(stored: object, wanted: object) -> bool:
     if isinstance(stored, bool) or isinstance(wanted, bool):
         return stored is wanted or (type(stored) is type(wanted) and stored == wanted)
     return bool(stored == wanted)

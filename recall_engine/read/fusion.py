@@ -59,19 +59,6 @@ def alpha_weights(alpha: float) -> tuple[float, float]:
     return alpha, 1.0 - alpha
 
 
-def join_lanes(
-    lanes: Sequence[np.ndarray], weights: Sequence[float], how: Sequence[Normalise]
-) -> np.ndarray:
-    """Aligned score lanes (one score per candidate in each), each normalised its
-    own way, summed with their weights (the ``weighted`` mode over arrays)."""
-    if not lanes:
-        return np.zeros(0, dtype=np.float64)
-    out = np.zeros(len(lanes[0]), dtype=np.float64)
-    for lane, weight, norm in zip(lanes, weights, how, strict=True):
-        out += weight * normalise(lane, norm)
-    return out
-
-
 def _check(mode: str, weights: Sequence[float]) -> None:
     if mode not in JOIN_MODES:
         raise InvalidInputError(f"join mode must be one of {', '.join(JOIN_MODES)}, got {mode!r}")

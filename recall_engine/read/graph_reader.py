@@ -119,29 +119,6 @@ class GraphReader(ScopedReader):
         graph = self._store.graph
         return await asyncio.to_thread(graph.edges_touching, list(entity_ids), self._scope)
 
-    async def neighbourhood(
-        self, entity_ids: Sequence[str], *, depth: int = 1, limit: int = 500
-    ) -> list[TripletHit]:
-        seen_edges: dict[str, TripletHit] = {}
-        frontier = list(dict.fromkeys(entity_ids))
-        visited = set(frontier)
-        for hop in range(1, max(1, depth) + 1):
-            if not frontier or len(seen_edges) >= limit:
-                break
-            next_frontier: list[str] = []
-            for edge in await self._edges_touching(frontier):
-                if edge.id in seen_edges:
-                    continue
-                seen_edges[edge.id] = self._triplet(edge, 1.0 / hop)
-                for end in (edge.source_id, edge.target_id):
-                    if end not in visited:
-                        visited.add(end)
-                        next_frontier.append(end)
-                if len(seen_edges) >= limit:
-                    break
-            frontier = next_frontier
-        return list(seen_edges.values())
-
     async def paths(
         self, sources: Sequence[str], targets: Sequence[str], *, max_length: int = 3
     ) -> list[GraphPath]:

@@ -21,7 +21,7 @@ only their family, object and validity.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, TypeVar
@@ -189,12 +189,3 @@ def _blocker(i: int, waiting: Sequence[int], after: Callable[[int, int], bool]) 
 def until(items: Sequence[T], as_of: datetime, time_of: Callable[[T], datetime | None]) -> list[T]:
     """``items`` stated at or before ``as_of`` (an item of unknown time is kept)."""
     return [item for item in items if (when := time_of(item)) is None or when <= as_of]
-
-
-def facts_by_chunk(facts: Iterable[FactLike]) -> Mapping[str, list[FactLike]]:
-    """``facts`` grouped by the chunk that states them."""
-    out: dict[str, list[FactLike]] = {}
-    for fact in facts:
-        if fact.chunk_id:
-            out.setdefault(fact.chunk_id, []).append(fact)
-    return out

@@ -8,32 +8,23 @@ header: it is kept out of ``repr``, logs and error messages.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import datetime
 from functools import partial
-from pathlib import Path
-from typing import Any, Unpack
+from typing import Unpack, cast
 
 import httpx
-from pydantic import BaseModel, TypeAdapter
+from pydantic import TypeAdapter
 
-from recall_engine.core import hydra as tm
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.facts import Fact
-from recall_engine.core.models import (
-    Conversation,
-    Document,
-    RecallResult,
-    RememberResult,
-    ResponseQAEntry,
-)
+from recall_engine.core.models import RecallResult, RememberResult, ResponseQAEntry
 from recall_engine.core.recall_options import RecallOptions, RecallParams, recall_signature
 from recall_engine.core.search_types import SearchType
 from recall_engine.identity.models import DatasetAccess, User
-from recall_engine.memory import ForgetOptions, RememberOptions
-from recall_engine.remote.errors import RemoteUnavailableError, error_from_reply
-from recall_engine.telemetry.client import client_request
+from recall_engine.memory import ForgetOptions, ItemInfo, RememberOptions
+from recall_engine.remote.tenant_calls import RemoteTenantCalls
+from recall_engine.remote.wire import data_to_wire, to_wire
 
 DEFAULT_TIMEOUT_S = 60.0
 _RESULTS = TypeAdapter(list[RecallResult])
@@ -42,46 +33,7 @@ _DATASETS = TypeAdapter(list[DatasetAccess])
 _FACTS = TypeAdapter(list[Fact])
 
 
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:  # another async library (trio): one pool for its one loop
-        return None
-
-
-def _wire(value: Any) -> Any:
-    """An argument as JSON: models by their fields, a ``User`` by its id."""
-    if isinstance(value, User):
-        return value.id
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", exclude_none=True)
-    if isinstance(value, date):  # a datetime too: as_of travels as ISO 8601
-        return value.isoformat()
-    if isinstance(value, Path):
-        raise InvalidInputError(
-            "A path cannot be sent to a remote engine: read the file and pass its text "
-            "(or a Document) instead."
-        )
-    if isinstance(value, list | tuple):
-        return [_wire(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _wire(v) for k, v in value.items()}
-    if hasattr(value, "value") and type(value).__module__.startswith("recall_engine"):
-        return value.value  # an enum such as SearchType
-    return value
-
-
-def _data(value: Any) -> Any:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, Document | Conversation):
-        return _wire(value)
-    if isinstance(value, list | tuple):
-        return [_data(v) for v in value]
-    return _wire(value)
-
-
-class RemoteRecallEngine:
+class RemoteRecallEngine(RemoteTenantCalls):
     """A recall engine served by ``recall-engine serve`` at ``url``.
 
     Every method raises what the embedded engine's method raises (the class the
@@ -123,8 +75,8 @@ class RemoteRecallEngine:
             timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0)),
             transport=transport,
         )
-        self._client: httpx.AsyncClient | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._client = None
+        self._loop = None
 
     def __repr__(self) -> str:
         return f"RemoteRecallEngine(url={self.url!r})"
@@ -135,63 +87,9 @@ class RemoteRecallEngine:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def aclose(self) -> None:
-        """Close the connection pool (the engine opens a new one if used again)."""
-        client, self._client = self._client, None
-        if client is not None and self._loop is _running_loop():
-            await client.aclose()
-
-    def _pool(self) -> httpx.AsyncClient:
-        """The connection pool of the running event loop.
-
-        A pooled connection belongs to the loop that opened it, and the embedded
-        engine may be driven by one ``asyncio.run`` after another; so a call on a
-        new loop gets a new pool (the old loop's connections closed with it).
-        """
-        loop = _running_loop()
-        if self._client is None or loop is not self._loop:
-            self._client, self._loop = self._new_client(), loop
-        return self._client
-
-    async def _send(self, method: str, path: str, **options: Any) -> Any:
-        with client_request(method, self.url, path) as (span, trace_headers):
-            if trace_headers:
-                options["headers"] = trace_headers
-            reply = await self._request(method, path, **options)
-            span.set("http.response.status_code", reply.status_code)
-            if reply.status_code >= 400:
-                span.fail(reply.headers.get("x-recall-error") or str(reply.status_code))
-        try:
-            body = reply.json()
-        except ValueError:
-            body = None
-        if reply.status_code >= 400:
-            raise error_from_reply(reply.status_code, body, reply.headers.get("x-recall-error"))
-        return body
-
-    async def _request(self, method: str, path: str, **options: Any) -> httpx.Response:
-        """One HTTP exchange; an unreachable or silent server as RemoteUnavailableError."""
-        try:
-            return await self._pool().request(method, path, **options)
-        except httpx.TimeoutException:
-            raise RemoteUnavailableError(
-                f"The recall-engine server at {self.url} did not answer in time; "
-                "check that it is running, or pass a larger timeout_s."
-            ) from None
-        except httpx.TransportError as exc:
-            raise RemoteUnavailableError(
-                f"Cannot reach the recall-engine server at {self.url} ({type(exc).__name__}); "
-                "start it with `recall-engine serve` or check the URL."
-            ) from None
-
-    async def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        payload = {"args": _wire(list(args)), "kwargs": _wire(kwargs)}
-        body = await self._send("POST", f"/api/v1/engine/{name}", json=payload)
-        return body["result"]
-
     # the engine API
 
-    async def remember(self, data: Any, **options: Unpack[RememberOptions]) -> RememberResult:
+    async def remember(self, data: object, **options: Unpack[RememberOptions]) -> RememberResult:
         """Store data on the server (``RecallEngine.remember``).
 
         Texts are sent as text, never read as paths; ``show_progress`` is ignored.
@@ -210,7 +108,7 @@ class RemoteRecallEngine:
             RemoteUnavailableError: the server cannot be reached or did not answer in time.
         """
         options.pop("show_progress", None)
-        result = await self._call("remember", _data(data), **options)
+        result = await self._call("remember", data_to_wire(data), **options)
         return RememberResult.model_validate(result)
 
     @recall_signature
@@ -265,7 +163,7 @@ class RemoteRecallEngine:
             PermissionDeniedError: a data item the user may not write to.
             RemoteUnavailableError: the server cannot be reached or did not answer in time.
         """
-        return int(await self._call("forget", **options))
+        return int(cast(int, await self._call("forget", **options)))
 
     async def create_user(
         self, name: str, *, tenant_id: str | None = None, exist_ok: bool = False
@@ -420,12 +318,13 @@ class RemoteRecallEngine:
         """``RecallEngine.facts``, through ``GET /api/v1/facts``."""
         if not isinstance(history, bool):
             raise InvalidInputError(f"history must be True or False, got {history!r}.")
-        params: dict[str, Any] = {"subject": subject, "history": "true" if history else "false"}
+        params: dict[str, str | list[str]] = {"subject": subject}
+        params["history"] = "true" if history else "false"
         listed = [datasets] if isinstance(datasets, str) else datasets
-        optional: dict[str, Any] = {"as_of": as_of, "dataset_name": dataset_name}
-        optional["datasets"] = listed
-        optional |= {"user": user, "tenant_id": tenant_id}
-        params |= {k: _wire(v) for k, v in optional.items() if v is not None}
+        optional: dict[str, object] = {"as_of": as_of, "dataset_name": dataset_name}
+        optional |= {"datasets": listed, "user": user, "tenant_id": tenant_id}
+        wired = {k: to_wire(v) for k, v in optional.items() if v is not None}
+        params |= cast("dict[str, str | list[str]]", wired)
         return _FACTS.validate_python(await self._send("GET", "/api/v1/facts", params=params))
 
     async def list_datasets(self, *, tenant_id: str | None = None) -> dict[str, str]:
@@ -440,11 +339,12 @@ class RemoteRecallEngine:
         Raises:
             RemoteUnavailableError: the server cannot be reached or did not answer in time.
         """
-        return dict(await self._call("list_datasets", tenant_id=tenant_id))
+        result = await self._call("list_datasets", tenant_id=tenant_id)
+        return dict(cast("dict[str, str]", result))
 
     async def list_items(
         self, *, dataset_name: str | None = None, tenant_id: str | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[ItemInfo]:
         """The data items of a tenant or one dataset, oldest first (``RecallEngine.list_items``).
 
         Args:
@@ -460,166 +360,5 @@ class RemoteRecallEngine:
             DatasetNotFoundError: ``dataset_name`` does not exist.
             RemoteUnavailableError: the server cannot be reached or did not answer in time.
         """
-        return list(await self._call("list_items", dataset_name=dataset_name, tenant_id=tenant_id))
-
-    # the tenant API (HydraDB's paths)
-
-    async def _post(self, path: str, model: type[BaseModel], body: Any) -> Any:
-        return model.model_validate(await self._send("POST", path, json=_wire(body)))
-
-    async def create_tenant(
-        self, tenant_id: str, metadata_schema: Sequence[Any] | None = None
-    ) -> tm.TenantCreateAcceptedResponse:
-        """Create a tenant, a store of its own (``POST /tenants/create``).
-
-        Args:
-            tenant_id: the new tenant's id (1-100 printable characters).
-            metadata_schema: the tenant's metadata fields (``CustomPropertyDefinition``s
-                or dicts); those with ``enable_match`` can be used in ``metadata_filters``.
-
-        Returns:
-            HydraDB's answer to a created tenant.
-
-        Raises:
-            InvalidInputError: a bad tenant id or schema.
-            TenantAlreadyExistsError: the tenant exists.
-            RemoteUnavailableError: the server cannot be reached or did not answer in time.
-        """
-        body = {"tenant_id": tenant_id, "tenant_metadata_schema": metadata_schema}
-        return await self._post("/tenants/create", tm.TenantCreateAcceptedResponse, body)  # type: ignore[no-any-return]
-
-    async def add_memory(
-        self,
-        tenant_id: str,
-        memories: Sequence[Any],
-        *,
-        sub_tenant_id: str | None = None,
-        upsert: bool = True,
-    ) -> tm.AddMemoryResponse:
-        """Store memories in a sub-tenant (``POST /memories/add_memory``).
-
-        Args:
-            tenant_id: the tenant.
-            memories: ``MemoryItem``s or dicts of their fields.
-            sub_tenant_id: the sub-tenant; None is the tenant's default one.
-            upsert: replace a memory with the same source id instead of failing it.
-
-        Returns:
-            One result per memory (stored, or failed with the reason).
-
-        Raises:
-            TenantNotFoundError: no such tenant.
-            InvalidInputError: a bad item or id.
-            RemoteUnavailableError: the server cannot be reached or did not answer in time.
-        """
-        body = {"tenant_id": tenant_id, "memories": list(memories), "upsert": upsert}
-        if sub_tenant_id is not None:
-            body["sub_tenant_id"] = sub_tenant_id
-        return await self._post("/memories/add_memory", tm.AddMemoryResponse, body)  # type: ignore[no-any-return]
-
-    async def upload_knowledge(
-        self,
-        tenant_id: str,
-        sources: Sequence[Any] = (),
-        *,
-        sub_tenant_id: str | None = None,
-        upsert: bool = True,
-    ) -> tm.SourceUploadResponse:
-        """Store documents in a sub-tenant's knowledge (``POST /ingestion/upload_knowledge``).
-
-        Args:
-            tenant_id: the tenant.
-            sources: ``KnowledgeSource``s or dicts of their fields.
-            sub_tenant_id: the sub-tenant; None is the tenant's default one.
-            upsert: replace a source with the same id instead of failing it.
-
-        Returns:
-            One result per source; a stored source is searchable.
-
-        Raises:
-            TenantNotFoundError: no such tenant.
-            InvalidInputError: a bad source or id.
-            RemoteUnavailableError: the server cannot be reached or did not answer in time.
-        """
-        body = {"tenant_id": tenant_id, "app_sources": list(sources), "upsert": upsert}
-        if sub_tenant_id is not None:
-            body["sub_tenant_id"] = sub_tenant_id
-        path = "/ingestion/upload_knowledge"
-        return await self._post(path, tm.SourceUploadResponse, body)  # type: ignore[no-any-return]
-
-    async def full_recall(self, request: Any = None, **fields: Any) -> tm.RetrievalResult:
-        """Search a sub-tenant's knowledge (``POST /recall/full_recall``).
-
-        Args:
-            request: a ``RecallSearchRequest`` or a dict of its fields.
-            **fields: the request's fields as keywords, added to ``request``.
-
-        Returns:
-            The chunks, their sources and, when asked, the graph context.
-
-        Raises:
-            TenantNotFoundError: no such tenant.
-            InvalidFilterError: metadata_filters with an undeclared key or an operator.
-            RemoteUnavailableError: the server cannot be reached or did not answer in time.
-        """
-        body = {**_wire(request or {}), **fields}
-        return await self._post("/recall/full_recall", tm.RetrievalResult, body)  # type: ignore[no-any-return]
-
-    async def recall_preferences(self, request: Any = None, **fields: Any) -> tm.RetrievalResult:
-        """Search a sub-tenant's memories (``POST /recall/recall_preferences``).
-
-        Args:
-            request: a ``RecallSearchRequest`` or a dict of its fields.
-            **fields: the request's fields as keywords, added to ``request``.
-
-        Returns:
-            The memories that match, as a ``RetrievalResult``.
-
-        Raises:
-            TenantNotFoundError: no such tenant.
-            InvalidFilterError: metadata_filters with an undeclared key or an operator.
-            RemoteUnavailableError: the server cannot be reached or did not answer in time.
-        """
-        body = {**_wire(request or {}), **fields}
-        path = "/recall/recall_preferences"
-        return await self._post(path, tm.RetrievalResult, body)  # type: ignore[no-any-return]
-
-    async def boolean_recall(
-        self, tenant_id: str, query: str, **options: Any
-    ) -> tm.RetrievalResult:
-        """Exact lexical search of a sub-tenant (``POST /recall/boolean_recall``).
-
-        Args:
-            tenant_id: the tenant.
-            query: the words or phrase to find.
-            **options: ``operator``, ``search_mode``, ``sub_tenant_id``, ``max_results``
-                (see ``RecallEngine.boolean_recall``).
-
-        Returns:
-            The matching chunks, as a ``RetrievalResult``.
-
-        Raises:
-            TenantNotFoundError: no such tenant.
-            InvalidInputError: an empty query or a bad option.
-            RemoteUnavailableError: the server cannot be reached or did not answer in time.
-        """
-        body = {"tenant_id": tenant_id, "query": query, **options}
-        return await self._post("/recall/boolean_recall", tm.RetrievalResult, body)  # type: ignore[no-any-return]
-
-    async def qna(self, request: Any = None, **fields: Any) -> tm.QnASearchResponse:
-        """A question answered from a sub-tenant's knowledge (``POST /recall/qna``).
-
-        Args:
-            request: a ``QnARequest`` or a dict of its fields.
-            **fields: the request's fields as keywords, added to ``request``.
-
-        Returns:
-            The answer and the chunks it was built from.
-
-        Raises:
-            TenantNotFoundError: no such tenant.
-            InvalidInputError: a bad request.
-            RemoteUnavailableError: the server cannot be reached or did not answer in time.
-        """
-        body = {**_wire(request or {}), **fields}
-        return await self._post("/recall/qna", tm.QnASearchResponse, body)  # type: ignore[no-any-return]
+        result = await self._call("list_items", dataset_name=dataset_name, tenant_id=tenant_id)
+        return list(cast("list[ItemInfo]", result))

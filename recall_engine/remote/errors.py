@@ -8,8 +8,6 @@ client never puts it in a URL and errors are built from the server's reply.
 
 from __future__ import annotations
 
-from typing import Any
-
 from recall_engine.core import errors as core
 from recall_engine.tenants import errors as tenant_errors
 
@@ -52,7 +50,7 @@ _BY_CODE: dict[str, type[core.RecallEngineError]] = {
 }
 
 
-def error_from_reply(status: int, body: Any, class_name: str | None) -> BaseException:
+def error_from_reply(status: int, body: object, class_name: str | None) -> BaseException:
     """The exception an error reply stands for, with the server's message."""
     detail = body.get("detail") if isinstance(body, dict) else None
     if isinstance(detail, dict):

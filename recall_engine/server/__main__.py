@@ -31,7 +31,6 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
 
 NO_AUTH_BANNER = """
 !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!
@@ -188,7 +187,7 @@ def _sigterm_unwinds() -> Iterator[None]:
     ``engine.close()`` and atexit ran, and the holder file would stay behind.
     """
 
-    def unwind(signum: int, frame: Any) -> None:
+    def unwind(signum: int, frame: object) -> None:
         raise _Terminated
 
     previous = signal.signal(signal.SIGTERM, unwind)

@@ -8,12 +8,15 @@ is durable and searchable (no job ids to poll).
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 
 from fastapi import Depends, FastAPI
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model
 from pydantic.alias_generators import to_camel
+from pydantic.fields import FieldInfo
+from starlette.types import ASGIApp
 
 from recall_engine.core.inputs import MAX_JSON_DEPTH, json_depth
 from recall_engine.core.models import Conversation, Document, RecallResult, RememberResult
@@ -55,7 +58,7 @@ class BodyLimit:
     while streaming, before the app reads them; and JSON bodies that nest deeper
     than ``MAX_JSON_DEPTH`` with 400, before a parser recurses into them."""
 
-    def __init__(self, app: Any, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app = app
         self.limit = limit
 
@@ -112,11 +115,11 @@ class BodyLimit:
 LOCAL_ONLY_OPTIONS = frozenset({"system_prompt_path", "response_model"})
 
 
-def _body_fields() -> dict[str, Any]:
+def _body_fields() -> dict[str, tuple[object, FieldInfo]]:
     """recall()'s options as JSON fields: the declared types, defaults, bounds and
     descriptions; the engine's own checks run on the call, so that a bad value is
     its ``InvalidInputError`` (400) with its message."""
-    fields: dict[str, Any] = {}
+    fields: dict[str, tuple[object, FieldInfo]] = {}
     for name, (hint, info) in option_fields().items():
         if name not in LOCAL_ONLY_OPTIONS:
             base = get_args(hint)[0] if get_origin(hint) is Annotated else hint
@@ -151,17 +154,17 @@ class RememberBody(BaseModel):
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
-    data: str | dict[str, Any] | list[str | dict[str, Any]] = Field(
+    data: str | dict[str, object] | list[str | dict[str, object]] = Field(
         description="Text (never read as a path), a Document {text, ...}, a Conversation "
         "{messages: [...]}, or a list of these."
     )
     dataset_name: str = "main_dataset"
-    metadata: dict[str, Any] | None = None
+    metadata: dict[str, object] | None = None
     tenant_id: str | None = None
-    user: str | dict[str, Any] | None = None
+    user: str | dict[str, object] | None = None
 
 
-def _item(value: str | dict[str, Any]) -> Document | Conversation:
+def _item(value: str | dict[str, object]) -> Document | Conversation:
     if isinstance(value, str):
         return Document(text=value)
     if "messages" in value:
@@ -177,7 +180,7 @@ def _store_of(engine: EnginePort, tenant_id: str | None, who: Principal) -> str:
     return engine.tenants.registry.store_name(tenant)
 
 
-def _accepts(function: Any, name: str) -> bool:
+def _accepts(function: Callable[..., object], name: str) -> bool:
     return name in inspect.signature(function).parameters
 
 

@@ -18,8 +18,10 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from recall_engine.core import errors as core
+from recall_engine.core.models import Conversation, Document
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import ERROR_RESPONSES, ApiError, engine_error, envelope
+from recall_engine.server.port import EnginePort
 from recall_engine.server.responses import EngineCallResult
 
 ERROR_HEADER = "X-Recall-Error"
@@ -45,15 +47,15 @@ METHODS = frozenset(
 class CallBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    args: list[Any] = Field(default_factory=list, max_length=8)
+    args: list[object] = Field(default_factory=list, max_length=8)
     kwargs: dict[str, Any] = Field(default_factory=dict)
 
 
 def engine_router(
-    engine: Any,
+    engine: EnginePort,
     auth: Authenticator,
-    store_of: Callable[[Any, str | None, Principal], str],
-    item: Callable[[Any], Any],
+    store_of: Callable[[EnginePort, str | None, Principal], str],
+    item: Callable[[Any], Document | Conversation],
 ) -> APIRouter:
     """``store_of`` maps a request's tenant id to its store once the key may act on
     it, and ``item`` turns a text or object into a Document / Conversation (a text
@@ -70,7 +72,7 @@ def engine_router(
         response_model=EngineCallResult,
         response_class=JSONResponse,
     )
-    async def call(method: str, body: CallBody, who: Principal = Depends(auth)) -> Any:
+    async def call(method: str, body: CallBody, who: Principal = Depends(auth)) -> Response:
         if method not in METHODS:
             raise ApiError(404, "NOT_FOUND", f"No engine method {method!r} over HTTP.")
         kwargs = dict(body.kwargs)
@@ -97,10 +99,10 @@ def engine_router(
 
 def install(
     app: FastAPI,
-    engine: Any,
+    engine: EnginePort,
     auth: Authenticator,
-    store_of: Callable[[Any, str | None, Principal], str],
-    item: Callable[[Any], Any],
+    store_of: Callable[[EnginePort, str | None, Principal], str],
+    item: Callable[[Any], Document | Conversation],
 ) -> None:
     """Serve the engine calls and name the class of each library error."""
 

@@ -24,6 +24,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp
 
 from recall_engine.core import errors as core
 from recall_engine.core.hydra import ActualErrorResponse, ErrorResponse
@@ -178,7 +179,7 @@ class CatchAll:
     app: Starlette's own last-resort handler re-raises to the server after
     answering, and the server then closes the (keep-alive) connection."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

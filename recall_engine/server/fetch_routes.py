@@ -4,7 +4,7 @@ source, fetch a source's content."""
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict, Field
@@ -24,6 +24,8 @@ from recall_engine.server.responses import (
     SourceLinks,
 )
 from recall_engine.tenants import TenantAPI
+
+T = TypeVar("T")
 
 
 class ListFilters(BaseModel):
@@ -61,7 +63,7 @@ class FetchContentRequest(BaseModel):
     expiry_seconds: int | None = Field(default=None, ge=60, le=604800)
 
 
-def _page(items: list[Any], page: int, size: int) -> tuple[list[Any], Pagination]:
+def _page(items: list[T], page: int, size: int) -> tuple[list[T], Pagination]:
     total = len(items)
     pages = max(1, math.ceil(total / size))
     chunk = items[(page - 1) * size : page * size]

@@ -4,7 +4,6 @@ JSON), verify processing, delete knowledge."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -53,7 +52,7 @@ _UPLOAD_BODY = {
 }
 
 
-def _json_field(raw: Any, what: str) -> Any:
+def _json_field(raw: object, what: str) -> object:
     if raw is None or raw == "":
         return None
     if not isinstance(raw, str):
@@ -64,7 +63,7 @@ def _json_field(raw: Any, what: str) -> Any:
         raise ApiError(400, "INVALID_PARAMETERS", f"{what} is not valid JSON.") from None
 
 
-def _flag(raw: Any, default: bool) -> bool:
+def _flag(raw: object, default: bool) -> bool:
     if raw is None or raw == "":
         return default
     text = str(raw).strip().lower()
@@ -99,10 +98,10 @@ def ingestion_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
         request: Request, who: Principal = Depends(auth)
     ) -> SourceUploadResponse:
         kind = request.headers.get("content-type", "")
-        files: list[tuple[str, bytes, dict[str, Any]]] = []
+        files: list[tuple[str, bytes, dict[str, object]]] = []
         if kind.startswith("application/json"):
             try:
-                form: dict[str, Any] = await request.json()
+                form: dict[str, object] = await request.json()
             except (ValueError, RecursionError):
                 raise ApiError(400, "INVALID_PARAMETERS", "The body is not valid JSON.") from None
             if not isinstance(form, dict):

@@ -4,7 +4,7 @@ by hand. Field names and order are the wire shape; do not rename them."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -103,21 +103,21 @@ class SourceContent(BaseModel):
 
 
 class SourceLinks(BaseModel):
-    cortex_source_ids: list[Any]
+    cortex_source_ids: list[object]
 
 
 class ListedSource(BaseModel):
     id: str
     tenant_id: str
     sub_tenant_id: str
-    title: Any
-    type: Any
-    description: Any
-    url: Any
-    timestamp: Any
+    title: object
+    type: object
+    description: object
+    url: object
+    timestamp: object
     content: SourceContent
-    tenant_metadata: dict[str, Any]
-    document_metadata: dict[str, Any]
+    tenant_metadata: dict[str, object]
+    document_metadata: dict[str, object]
     relations: SourceLinks
 
 
@@ -133,7 +133,7 @@ class RelationGroup(BaseModel):
     source: Entity
     target: Entity
     relations: list[RelationEvidence]
-    chunk_id: Any
+    chunk_id: object
 
 
 class GraphRelationsResponse(BaseModel):
@@ -169,4 +169,4 @@ class HealthResponse(BaseModel):
 class EngineCallResult(BaseModel):
     """``POST /api/v1/engine/{method}``: the method's return value, as JSON."""
 
-    result: Any
+    result: object

@@ -15,6 +15,8 @@ import json
 import uuid
 from typing import Any, NoReturn
 
+from starlette.types import ASGIApp
+
 from recall_engine.server.errors import (
     ERROR_RESPONSES,
     ApiError,
@@ -79,7 +81,7 @@ def not_honoured(what: str, instead: str = "") -> NoReturn:
 class V2Errors:
     """ASGI middleware: v2's error shape and ``API-Version`` header on the v2 paths."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -8,7 +8,7 @@ is named ``database`` / ``collection`` (the v1 names ``tenant_id`` /
 
 from __future__ import annotations
 
-from typing import Any, Generic, Literal, TypeVar
+from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -43,14 +43,14 @@ class QueryRequest(Scoped):
     alpha: float | Literal["auto"] | None = None
     recency_bias: float | None = Field(default=None, ge=0, le=1)
     max_results: int | None = Field(default=None, ge=1, le=MAX_TOP_K)
-    attributes: dict[str, Any] | None = None
-    metadata_filters: dict[str, Any] | None = None
+    attributes: dict[str, object] | None = None
+    metadata_filters: dict[str, object] | None = None
     ids: list[str] | None = Field(default=None, max_length=1000)
     titles: list[str] | None = Field(default=None, max_length=1000)
     collections: list[str] | dict[str, float] | None = None
     sub_tenant_ids: list[str] | dict[str, float] | None = None
     temporal_now: str | None = None
-    temporal_intent: dict[str, Any] | None = None
+    temporal_intent: dict[str, object] | None = None
     additional_context: str | None = Field(default=None, max_length=20_000)
     response_format: Literal["", "structured", "markdown"] | None = None
     acl: list[str] | None = None
@@ -67,9 +67,9 @@ class QueryRequest(Scoped):
 
 
 class ListFilter(_Request):
-    metadata: dict[str, Any] | None = None
-    additional_metadata: dict[str, Any] | None = None
-    source_fields: dict[str, Any] | None = None
+    metadata: dict[str, object] | None = None
+    additional_metadata: dict[str, object] | None = None
+    source_fields: dict[str, object] | None = None
 
 
 class ListRequest(Scoped):
@@ -97,8 +97,8 @@ class DatabaseCreateRequest(_Request):
 
     database: str | None = None
     tenant_id: str | None = None
-    database_metadata_schema: list[dict[str, Any]] | None = None
-    tenant_metadata_schema: list[dict[str, Any]] | None = None
+    database_metadata_schema: list[dict[str, object]] | None = None
+    tenant_metadata_schema: list[dict[str, object]] | None = None
     is_embeddings_tenant: bool | None = None
     embeddings_dimension: int | None = None
 
@@ -110,8 +110,8 @@ class FeedbackRequest(Scoped):
     rating: Literal["positive", "negative", "neutral"] | None = None
     feedback: str | None = Field(default=None, max_length=10_000)
     source: Literal["user", "agent"] | None = None
-    ground_truth: dict[str, Any] | None = None
-    metadata: dict[str, Any] | None = None
+    ground_truth: dict[str, object] | None = None
+    metadata: dict[str, object] | None = None
 
 
 # responses
@@ -170,8 +170,8 @@ class V2Chunk(BaseModel):
     relevancy_score: float | None = None
     collection: str
     sub_tenant_id: str
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    additional_metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, object] = Field(default_factory=dict)
+    additional_metadata: dict[str, object] = Field(default_factory=dict)
     source_upload_time: str | None = None
 
 
@@ -182,8 +182,8 @@ class V2Source(BaseModel):
     collection: str
     sub_tenant_id: str
     timestamp: str | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    additional_metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, object] = Field(default_factory=dict)
+    additional_metadata: dict[str, object] = Field(default_factory=dict)
 
 
 class V2RetrievalResult(BaseModel):
@@ -216,8 +216,8 @@ class ListItem(BaseModel):
     type: str | None = None
     description: str | None = None
     timestamp: str | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    additional_metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, object] = Field(default_factory=dict)
+    additional_metadata: dict[str, object] = Field(default_factory=dict)
 
 
 class SourceItem(ListItem):

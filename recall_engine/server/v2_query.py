@@ -108,11 +108,11 @@ def _prefixed(query: Any, prefix: str) -> Any:
     return out
 
 
-def _legacy_filters(filters: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _legacy_filters(filters: Mapping[str, object]) -> list[dict[str, object]]:
     """v2's deprecated ``metadata_filters``: top-level keys are database attributes,
     ``additional_metadata`` holds per-source ones; a value is ``{"equals": v}``,
     ``{"contains": v}``, ``{"contains_any": [...]}``, a list (any of) or a scalar."""
-    parts: list[dict[str, Any]] = []
+    parts: list[dict[str, object]] = []
     for key, value in filters.items():
         if key == ADDITIONAL_KEY and isinstance(value, Mapping):
             for inner, wanted in value.items():
@@ -122,7 +122,7 @@ def _legacy_filters(filters: Mapping[str, Any]) -> list[dict[str, Any]]:
     return parts
 
 
-def _legacy_value(value: Any) -> Any:
+def _legacy_value(value: object) -> dict[str, object]:
     if isinstance(value, Mapping) and len(value) == 1:
         ((op, operand),) = value.items()
         if op in ("equals", "contains"):

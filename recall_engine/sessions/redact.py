@@ -97,7 +97,7 @@ class Redactor:
             return plain
         return self._text(repr(value))
 
-    def dumps(self, value: Any) -> str:
+    def dumps(self, value: object) -> str:
         """JSON text of ``value``, at most ``max_chars`` long (a longer one is kept as
         a JSON string holding its cut text)."""
         text = json.dumps(self.plain(value), ensure_ascii=False, default=str)

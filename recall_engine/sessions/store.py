@@ -26,7 +26,7 @@ from typing import Any
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.models import ResponseQAEntry
 from recall_engine.identity.sqlite import SqliteFile
-from recall_engine.state.sql import SqlDatabase
+from recall_engine.state.sql import Connection, SqlDatabase
 
 FILE_NAME = "sessions.sqlite3"
 DEFAULT_TTL_S = 7 * 24 * 3600.0
@@ -195,7 +195,7 @@ class SessionStore:
             )
         return record
 
-    def _purge(self, conn: Any, now: float) -> None:
+    def _purge(self, conn: Connection, now: float) -> None:
         expired = conn.execute(
             "SELECT tenant_id, user_id, session_id FROM sessions WHERE last_active < ?",
             (now - self.ttl_s,),

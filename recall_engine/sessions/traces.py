@@ -190,7 +190,7 @@ class TraceStore:
         return [_record(r) for r in rows]
 
 
-def _row(record: TraceRecord) -> tuple[Any, ...]:
+def _row(record: TraceRecord) -> tuple[object, ...]:
     return (
         record.trace_id,
         record.session_id,

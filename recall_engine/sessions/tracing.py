@@ -44,7 +44,9 @@ class TraceTarget:
     """Where each recorded call is sent for its summary (``summarize=True``)."""
 
 
-def _arguments(signature: inspect.Signature | None, args: tuple[Any, ...], kwargs: dict[str, Any]):
+def _arguments(
+    signature: inspect.Signature | None, args: tuple[object, ...], kwargs: dict[str, object]
+) -> dict[str, object]:
     if signature is None:
         return {"args": list(args), "kwargs": kwargs}
     try:
@@ -57,11 +59,11 @@ def _arguments(signature: inspect.Signature | None, args: tuple[Any, ...], kwarg
 class _Call:
     """One call in flight: its start, and the write of its outcome."""
 
-    def __init__(self, target: TraceTarget, name: str, arguments: dict[str, Any]) -> None:
+    def __init__(self, target: TraceTarget, name: str, arguments: dict[str, object]) -> None:
         self.target, self.name, self.arguments = target, name, arguments
         self.start = time.perf_counter()
 
-    def write(self, result: Any = None, error: BaseException | None = None) -> None:
+    def write(self, result: object = None, error: BaseException | None = None) -> None:
         target = self.target
         status: Literal["ok", "error"] = "ok" if error is None else "error"
         try:

@@ -30,7 +30,7 @@ class KeyMap:
     def __init__(self, rows: Iterable[Sequence[Any]], separator: str) -> None:
         """Index ``rows`` (``KEY_MAP_COLUMNS`` order) by each key of their first column,
         split on ``separator``; a row without keys (null) is found by none."""
-        self._rows: dict[str, tuple[Any, ...]] = {}
+        self._rows: dict[str, tuple[object, ...]] = {}
         self._by_key: dict[str, list[str]] = {}
         for keys, *record in rows:
             if keys is None:

@@ -110,7 +110,7 @@ class FalkorGraphStore(FalkorReads):
     def close(self) -> None:
         """Nothing to release: the server's connection pools belong to the engine."""
 
-    def read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+    def read(self, query: str, params: dict[str, object] | None = None) -> list[list[Any]]:
         """Run one of the store's own parameterised read queries; all rows.
 
         Raises:
@@ -127,7 +127,7 @@ class FalkorGraphStore(FalkorReads):
                 raise StoreError(f"FalkorDB query failed: {exc}") from None
 
     def read_only_query(
-        self, query: str, params: dict[str, Any] | None = None, *, timeout_ms: int = 5000
+        self, query: str, params: dict[str, object] | None = None, *, timeout_ms: int = 5000
     ) -> tuple[list[str], list[list[Any]]]:
         """Run caller-written Cypher through ``GRAPH.RO_QUERY`` (``falkordb_readonly``).
 
@@ -213,7 +213,7 @@ class FalkorGraphStore(FalkorReads):
         return bool(rows and rows[0][0])
 
     def _write(
-        self, text: str, params: dict[str, Any], *, touched: list[str], landed: Any
+        self, text: str, params: dict[str, object], *, touched: list[str], landed: Any
     ) -> list[str]:
         """Run one write query; the list in its one row (the removed entities), if any.
 

@@ -13,6 +13,7 @@ name>"``; stores made before it have Kuzu), and both cases are refused.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from recall_engine.core.errors import ConfigError
@@ -26,7 +27,7 @@ def graph_home(server: FalkorServer | None, store_name: str) -> str:
     return KUZU if server is None else f"falkordb:{server.graph_name(store_name)}"
 
 
-def check_home(meta: dict[str, Any], home: str, *, tenant_id: str) -> None:
+def check_home(meta: Mapping[str, object], home: str, *, tenant_id: str) -> None:
     """Refuse to open a store against another graph than the one it was made with.
 
     Raises:

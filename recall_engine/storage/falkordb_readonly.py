@@ -39,7 +39,7 @@ _INVALID = ("errmsg:", "invalid input", "unknown function", "not defined", "synt
 
 
 def run_read_only(
-    graph: Any, query: str, params: dict[str, Any] | None, timeout_ms: int
+    graph: Any, query: str, params: dict[str, object] | None, timeout_ms: int
 ) -> tuple[list[str], list[list[Any]]]:
     """Run one read-only query on a ``falkordb.Graph``; column names and rows.
 

@@ -43,7 +43,7 @@ def _unique(values: Sequence[str]) -> list[str]:
 class FalkorReads:
     """Typed graph reads over ``read`` (implemented by ``FalkorGraphStore``)."""
 
-    def read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+    def read(self, query: str, params: dict[str, object] | None = None) -> list[list[Any]]:
         raise NotImplementedError  # pragma: no cover - FalkorGraphStore.read
 
     def _edges(

@@ -116,11 +116,6 @@ def property_map(var: str, names: tuple[str, ...]) -> str:
     return "{" + ", ".join(f"{name}: {var}.{name}" for name in names) + "}"
 
 
-def returns(var: str, names: tuple[str, ...]) -> str:
-    """``var.a, var.b``: the properties of ``var`` as RETURN columns, in schema order."""
-    return ", ".join(f"{var}.{name}" for name in names)
-
-
 def index_statements() -> list[tuple[str, str, str]]:
     """(NODE or RELATIONSHIP, label or type, property) of every range index."""
     out = []

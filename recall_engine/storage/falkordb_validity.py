@@ -17,10 +17,10 @@ from recall_engine.storage.kuzu_validity import Group, changed_rows
 
 
 class _Graph(Protocol):
-    def read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]: ...
+    def read(self, query: str, params: dict[str, object] | None = None) -> list[list[Any]]: ...
 
     def _write(
-        self, text: str, params: dict[str, Any], *, touched: list[str], landed: Any
+        self, text: str, params: dict[str, object], *, touched: list[str], landed: Any
     ) -> list[str]: ...
 
 

@@ -34,7 +34,7 @@ class WriteQuery:
     """A query under construction: its steps in order and their parameters."""
 
     steps: list[str] = field(default_factory=list)
-    params: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, object] = field(default_factory=dict)
 
     def step(self, name: str, rows: Sequence[Any], body: str) -> None:
         """``CALL { UNWIND $name AS r <body> }`` when there are rows."""
@@ -85,7 +85,7 @@ def ingest_query(
     chunks: Sequence[ChunkRecord],
     replace_data_ids: Sequence[str],
     graph: GraphWrite | None,
-) -> tuple[str, dict[str, Any]]:
+) -> tuple[str, dict[str, object]]:
     """The query (text, parameters) of one ``GraphStore.write_ingest``."""
     query = WriteQuery()
     removal(query, replace_data_ids)
@@ -120,7 +120,7 @@ def ingest_query(
     return query.text(removes=bool(replace_data_ids)), query.params
 
 
-def delete_query(data_ids: Sequence[str]) -> tuple[str, dict[str, Any]]:
+def delete_query(data_ids: Sequence[str]) -> tuple[str, dict[str, object]]:
     """The query (text, parameters) of one ``GraphStore.delete_data_items``."""
     query = WriteQuery()
     removal(query, data_ids)
@@ -181,7 +181,7 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def _document(i: DataItemRecord) -> dict[str, Any]:
+def _document(i: DataItemRecord) -> dict[str, object]:
     return {
         "id": i.id, "dataset_id": i.dataset_id, "dataset_name": i.dataset_name, "name": i.name,
         "kind": i.kind, "content_hash": i.content_hash, "source_id": i.source_id,
@@ -189,7 +189,7 @@ def _document(i: DataItemRecord) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _chunk(c: ChunkRecord) -> dict[str, Any]:
+def _chunk(c: ChunkRecord) -> dict[str, object]:
     return {
         "id": c.id, "data_id": c.data_id, "dataset_id": c.dataset_id,
         "chunk_index": c.chunk_index, "text": c.text, "message_ids": list(c.message_ids),
@@ -197,7 +197,7 @@ def _chunk(c: ChunkRecord) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _entity(e: Entity, dataset_id: str) -> dict[str, Any]:
+def _entity(e: Entity, dataset_id: str) -> dict[str, object]:
     return {
         "id": e.id, "name": e.name, "normalized_name": e.normalized_name, "type": e.type.value,
         "namespace": e.namespace, "identifier": e.identifier, "description": e.description,
@@ -207,14 +207,14 @@ def _entity(e: Entity, dataset_id: str) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _mention(m: Mention) -> dict[str, Any]:
+def _mention(m: Mention) -> dict[str, object]:
     return {
         "chunk_id": m.chunk_id, "entity_id": m.entity_id, "surface": m.surface,
         "start_offset": m.start, "end_offset": m.end, "count": m.count,
     }  # fmt: skip
 
 
-def _relation(r: Relation, graph: GraphWrite) -> dict[str, Any]:
+def _relation(r: Relation, graph: GraphWrite) -> dict[str, object]:
     return {
         "source": r.source_id, "target": r.target_id, "id": r.id, "predicate": r.predicate,
         "raw_predicate": r.raw_predicate, "context": r.context,
@@ -227,7 +227,7 @@ def _relation(r: Relation, graph: GraphWrite) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _event(e: Event, graph: GraphWrite) -> dict[str, Any]:
+def _event(e: Event, graph: GraphWrite) -> dict[str, object]:
     return {
         "id": e.id, "text": e.text, "time": _iso(e.time), "time_text": e.time_text,
         "granularity": e.time_granularity, "chunk_id": e.chunk_id,
@@ -236,7 +236,7 @@ def _event(e: Event, graph: GraphWrite) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _summary(s: SummaryRecord) -> dict[str, Any]:
+def _summary(s: SummaryRecord) -> dict[str, object]:
     return {
         "id": s.id, "data_id": s.data_id, "dataset_id": s.dataset_id, "namespace": s.namespace,
         "text": s.text, "method": s.method,

@@ -79,7 +79,7 @@ class DocumentRecord:
     source_id: str | None
     created_at: str
     chunk_count: int
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, object] = field(default_factory=dict)
     """The item's metadata as written (decoded from its stored JSON)."""
 
 
@@ -144,7 +144,7 @@ def entity_record_from_row(row: Sequence[Any]) -> EntityRecord:
     )
 
 
-def aliases_from(value: Any) -> tuple[str, ...]:
+def aliases_from(value: object) -> tuple[str, ...]:
     """Aliases as a backend stores them: a list (FalkorDB), a JSON array (Kuzu,
     ``kuzu_entity_lists``) or nothing."""
     if isinstance(value, str):

@@ -72,10 +72,6 @@ class GraphWrite:
     new_entity_ids: frozenset[str] = frozenset()
     """The ``entities`` that are not stored yet (inserted in bulk); the rest are updated."""
 
-    @property
-    def is_empty(self) -> bool:
-        return not (self.entities or self.relations or self.events or self.summaries)
-
 
 @dataclass(frozen=True)
 class GraphRemoval:

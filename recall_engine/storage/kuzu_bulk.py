@@ -18,7 +18,7 @@ Table names come from this package's constants, never from user text.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 import pyarrow as pa
 
@@ -35,7 +35,7 @@ _ARROW_TYPES = {
 
 
 class Connection(Protocol):
-    def execute(self, query: str, params: dict[str, Any] | None = None) -> Any: ...
+    def execute(self, query: str, params: dict[str, object] | None = None) -> object: ...
 
 
 def schema(columns: Sequence[tuple[str, str]]) -> pa.Schema:
@@ -44,7 +44,7 @@ def schema(columns: Sequence[tuple[str, str]]) -> pa.Schema:
 
 
 def copy_rows(
-    conn: Connection, table: str, columns: pa.Schema, rows: Sequence[Mapping[str, Any]]
+    conn: Connection, table: str, columns: pa.Schema, rows: Sequence[Mapping[str, object]]
 ) -> None:
     """Insert ``rows`` into ``table`` (node or relationship) with ``COPY``, one
     slice of ``COPY_SLICE`` at a time, in the caller's transaction.

@@ -31,7 +31,7 @@ normalised names never hold; one inside a key is turned into a space)."""
 
 
 class Connection(Protocol):
-    def execute(self, query: str, params: dict[str, Any] | None = None) -> Any: ...
+    def execute(self, query: str, params: dict[str, object] | None = None) -> Any: ...
 
 
 def encode_keys(keys: Iterable[str]) -> str:

@@ -16,11 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from recall_engine.core.errors import StoreError
-from recall_engine.core.graph import Entity, Relation
 from recall_engine.storage import kuzu_bulk as bulk
 from recall_engine.storage import kuzu_entity_lists as lists
 from recall_engine.storage import kuzu_graph_elements as ge
@@ -28,6 +24,7 @@ from recall_engine.storage import kuzu_rel_guard as guard
 from recall_engine.storage import kuzu_validity as validity
 from recall_engine.storage.graph_reads import DOCUMENT_COLUMNS, DocumentRecord, document_from_row
 from recall_engine.storage.graph_records import GraphRemoval, GraphWrite
+from recall_engine.storage.kuzu_entities import KuzuEntityReads
 from recall_engine.storage.kuzu_readonly import ReadOnlyHandle
 from recall_engine.storage.kuzu_reads import KuzuReads
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
@@ -53,7 +50,7 @@ SCHEMA = [
 ]
 
 
-class KuzuGraphStore(KuzuReads):
+class KuzuGraphStore(KuzuEntityReads, KuzuReads):
     """A tenant's graph in an embedded Kuzu database.
 
     ``execute`` (writer connection) and ``read`` (read connection) take Kuzu Cypher
@@ -94,7 +91,7 @@ class KuzuGraphStore(KuzuReads):
             self._conn.close()
             self._db.close()
 
-    def read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+    def read(self, query: str, params: dict[str, object] | None = None) -> list[list[Any]]:
         """Run one of the store's own parameterised read queries on the read connection."""
         with self._read_lock:
             try:
@@ -105,7 +102,7 @@ class KuzuGraphStore(KuzuReads):
             return [list(r) for r in rows]
 
     def read_only_query(
-        self, query: str, params: dict[str, Any] | None = None, *, timeout_ms: int = 5000
+        self, query: str, params: dict[str, object] | None = None, *, timeout_ms: int = 5000
     ) -> tuple[list[str], list[list[Any]]]:
         """Run caller-written Cypher on a handle opened ``read_only``: Kuzu itself
         refuses any write there. Returns column names and rows.
@@ -116,7 +113,7 @@ class KuzuGraphStore(KuzuReads):
         """
         return self._guard.run(query, params or {}, timeout_ms, self._generation)
 
-    def execute(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+    def execute(self, query: str, params: dict[str, object] | None = None) -> list[list[Any]]:
         """Run one parameterised query and return all rows."""
         with self._lock:
             try:
@@ -127,7 +124,7 @@ class KuzuGraphStore(KuzuReads):
             return [list(r) for r in rows]
 
     def _execute_sliced(
-        self, query: str, values: Sequence[str], *, key: str, **params: Any
+        self, query: str, values: Sequence[str], *, key: str, **params: object
     ) -> list[list[Any]]:
         """``execute`` once per ``ROW_SLICE`` of ``values`` (bound as ``$<key>``)."""
         rows: list[list[Any]] = []
@@ -322,68 +319,6 @@ class KuzuGraphStore(KuzuReads):
             guard.settle(self._conn)
         return GraphRemoval(data_ids=tuple(data_ids), entity_ids=tuple(removed))
 
-    def entity_candidates(self, dataset_id: str, keys: Sequence[str]) -> list[Entity]:
-        """Stored entities of a dataset whose name, alias or surname key is in ``keys``.
-
-        One scan of the dataset's entities, matched against the keys as a hash
-        set: ``key IN $keys`` in Cypher compared every stored key with every
-        asked key (10,000 keys against 32,000 entities: ~50 s).
-        """
-        if not keys:
-            return []
-        with self._lock:
-            try:
-                result = self._conn.execute(
-                    f"MATCH (e:Entity) WHERE e.dataset_id = $ds RETURN e.keys, {ge.ENTITY_RETURN}",
-                    {"ds": dataset_id},
-                )
-                if isinstance(result, list):
-                    result = result[-1]
-                table = result.get_as_arrow().combine_chunks()
-            except Exception as exc:
-                raise StoreError(f"Kuzu query failed: {exc}") from exc
-        if table.num_rows == 0:
-            return []
-        return [ge.entity_from_row(row) for row in _rows_with_keys(table, keys)]
-
-    def entity_ids(self) -> set[str]:
-        return {r[0] for r in self.execute("MATCH (e:Entity) RETURN e.id")}
-
-    def entities(self, dataset_ids: Sequence[str] | None = None) -> list[Entity]:
-        """Every entity (of the given datasets), ordered by id."""
-        # Two queries, not "$ds IS NULL OR ... IN $ds": a null list parameter crashes Kuzu 0.11.
-        where = "" if dataset_ids is None else "WHERE e.dataset_id IN $ds "
-        rows = self.execute(
-            f"MATCH (e:Entity) {where}RETURN {ge.ENTITY_RETURN} ORDER BY e.id",
-            {} if dataset_ids is None else {"ds": list(dataset_ids)},
-        )
-        return [ge.entity_from_row(r) for r in rows]
-
-    def relations(self, dataset_ids: Sequence[str] | None = None) -> list[Relation]:
-        """Every relation (of the given datasets), ordered by id."""
-        where = "" if dataset_ids is None else "WHERE r.dataset_id IN $ds "
-        rows = self.execute(
-            f"MATCH (a:Entity)-[r:RELATES]->(b:Entity) {where}"
-            f"RETURN {ge.RELATION_RETURN} ORDER BY r.id",
-            {} if dataset_ids is None else {"ds": list(dataset_ids)},
-        )
-        return [ge.relation_from_row(r) for r in rows]
-
-    def mention_chunks(self, entity_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
-        """Entity id -> (chunk id, data id) of the chunks that mention it, in chunk order."""
-        if not entity_ids:
-            return {}
-        rows = self._execute_sliced(
-            "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE e.id IN $ids "
-            "RETURN e.id, c.id, c.data_id ORDER BY c.data_id, c.chunk_index",
-            entity_ids,
-            key="ids",
-        )
-        out: dict[str, list[tuple[str, str]]] = {}
-        for eid, cid, did in rows:
-            out.setdefault(eid, []).append((cid, did))
-        return out
-
     def delete_dataset(self, dataset_id: str) -> None:
         with self._lock:
             try:
@@ -399,13 +334,3 @@ class KuzuGraphStore(KuzuReads):
                 raise StoreError(f"Kuzu could not delete dataset {dataset_id}: {exc}") from exc
             guard.settle(self._conn)
             self._generation += 1
-
-
-def _rows_with_keys(table: pa.Table, keys: Sequence[str]) -> list[list[Any]]:
-    """The rows (without their first column, the encoded keys) that hold one of ``keys``."""
-    split = pc.split_pattern(table.column(0).combine_chunks(), pattern=lists.KEY_SEP)
-    flat = pc.list_flatten(split)
-    wanted = pa.array(sorted(set(keys)), type=flat.type)
-    hits = pc.filter(pc.list_parent_indices(split), pc.is_in(flat, value_set=wanted))
-    picked = table.take(pc.unique(hits)).drop_columns([table.column_names[0]])
-    return [list(row.values()) for row in picked.to_pylist()]

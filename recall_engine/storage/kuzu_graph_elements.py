@@ -76,7 +76,7 @@ few milliseconds only."""
 
 
 class Connection(Protocol):
-    def execute(self, query: str, params: dict[str, Any] | None = None) -> Any: ...
+    def execute(self, query: str, params: dict[str, object] | None = None) -> Any: ...
 
 
 ID_SLICE = 2048
@@ -294,7 +294,7 @@ def delete_data_graph(conn: Connection, data_ids: list[str]) -> list[str]:
     """Delete the graph elements that data items' chunks support, and the items'
     summaries; return the entities those chunks mentioned (candidates for
     ``delete_orphan_entities`` once the transaction's own writes are done)."""
-    params = {"ids": data_ids}
+    params: dict[str, object] = {"ids": data_ids}
     mentioned = conn.execute(
         "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE c.data_id IN $ids RETURN DISTINCT e.id",
         params,

@@ -19,10 +19,13 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recall_engine.core.errors import InvalidInputError, QueryTimeoutError, StoreError
 from recall_engine.storage.cypher_guard import check_read_query
+
+if TYPE_CHECKING:
+    import kuzu
 
 BUFFER_POOL_BYTES = 256 * 1024 * 1024
 MAX_TIMEOUT_MS = 60_000
@@ -36,11 +39,11 @@ class ReadOnlyHandle:
     def __init__(self, path: Path) -> None:
         self._path = path
         self._lock = threading.Lock()
-        self._db: Any = None
-        self._conn: Any = None
+        self._db: kuzu.Database | None = None
+        self._conn: kuzu.Connection | None = None
         self._generation = -1
 
-    def _open(self, generation: int) -> Any:
+    def _open(self, generation: int) -> kuzu.Connection:
         if self._conn is not None and self._generation == generation:
             return self._conn
         import kuzu
@@ -62,7 +65,7 @@ class ReadOnlyHandle:
     def run(
         self,
         query: str,
-        params: dict[str, Any],
+        params: dict[str, object],
         timeout_ms: int,
         generation: int,
     ) -> tuple[list[str], list[list[Any]]]:

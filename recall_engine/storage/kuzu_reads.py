@@ -32,7 +32,7 @@ _KEY_MAPS_LOCK = threading.Lock()
 class KuzuReads:
     """Typed graph reads over ``read`` (implemented by ``KuzuGraphStore``)."""
 
-    def read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+    def read(self, query: str, params: dict[str, object] | None = None) -> list[list[Any]]:
         raise NotImplementedError  # pragma: no cover - KuzuGraphStore.read
 
     @property

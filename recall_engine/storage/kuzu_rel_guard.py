@@ -39,10 +39,10 @@ NODE_GROUP_SIZE = 1 << 17
 
 
 class Connection(Protocol):
-    def execute(self, query: str, params: dict[str, Any] | None = None) -> Any: ...
+    def execute(self, query: str, params: dict[str, object] | None = None) -> Any: ...
 
 
-def _rows(conn: Connection, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+def _rows(conn: Connection, query: str, params: dict[str, object] | None = None) -> list[list[Any]]:
     return [list(r) for r in conn.execute(query, params or {}).get_all()]
 
 
@@ -84,7 +84,7 @@ def refresh_groups(conn: Connection, tables: Iterable[str], *, avoid: Collection
         match = f"MATCH (a:{src})-[r:{table}]->(b:{dst}) "
         if avoid:
             match += f"WHERE NOT (a.{src_key} IN $avoid OR b.{dst_key} IN $avoid) WITH a, r, b "
-        keep = {"avoid": sorted(avoid)} if avoid else {}
+        keep: dict[str, object] = {"avoid": sorted(avoid)} if avoid else {}
         pairs: set[tuple[Any, Any]] = set()
         for end in ("a", "b"):
             firsts = _rows(

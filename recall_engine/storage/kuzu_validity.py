@@ -24,6 +24,7 @@ from recall_engine.core.facts import (
     timeline,
 )
 from recall_engine.core.graph import Relation
+from recall_engine.storage.kuzu_entity_lists import Connection
 
 VALIDITY_COLUMNS = (
     ("valid_from", "STRING"),
@@ -55,7 +56,7 @@ def groups_of(relations: Iterable[Relation], dataset_id: str) -> set[Group]:
     return {(dataset_id, r.source_id, r.family) for r in relations if r.family}
 
 
-def groups_of_data(conn: Any, data_ids: Sequence[str]) -> set[Group]:
+def groups_of_data(conn: Connection, data_ids: Sequence[str]) -> set[Group]:
     """The groups of the relations these data items' chunks state (read before deleting)."""
     if not data_ids:
         return set()
@@ -67,7 +68,7 @@ def groups_of_data(conn: Any, data_ids: Sequence[str]) -> set[Group]:
     return {(row[0], row[1], row[2]) for row in result.get_all()}
 
 
-def refresh(conn: Any, groups: Iterable[Group]) -> int:
+def refresh(conn: Connection, groups: Iterable[Group]) -> int:
     """Recompute the validity of every fact of ``groups`` and write the changes;
     return how many edges changed."""
     keys = [{"ds": d, "source": s, "family": f} for d, s, f in sorted(set(groups))]

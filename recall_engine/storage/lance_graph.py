@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -25,6 +25,10 @@ from recall_engine.storage.graph_records import (
     SUMMARIES,
     VectorRows,
 )
+
+if TYPE_CHECKING:
+    from lancedb.db import DBConnection
+    from lancedb.table import Table
 
 COLUMNS: dict[str, tuple[str, ...]] = {
     ENTITIES: ("id", "dataset_id", "namespace", "name", "type", "text"),
@@ -66,7 +70,7 @@ class RowChanges:
 
 
 def listing_changes(
-    table: Any,
+    table: Table,
     since: TableState | None,
     have: Callable[[str], bool],
     mirrored: Callable[[], set[str]] | None = None,
@@ -93,7 +97,7 @@ def listing_changes(
     return TableState(version, rows), frozenset(gone), wanted
 
 
-def take_rows(table: Any, wanted: Sequence[int]) -> pa.Table:
+def take_rows(table: Table, wanted: Sequence[int]) -> pa.Table:
     """The rows of ``wanted`` row ids, in storage order."""
     parts = [
         table.take_row_ids(list(wanted[at : at + TAKE_BATCH])).with_row_id().to_arrow()
@@ -118,7 +122,7 @@ def quote(values: Sequence[str]) -> str:
 class LanceGraphTables:
     """The four graph tables of one tenant."""
 
-    def __init__(self, db: Any, dimension: int) -> None:
+    def __init__(self, db: DBConnection, dimension: int) -> None:
         self.dimension = dimension
         self._tables = {
             name: db.create_table(name, schema=graph_schema(name, dimension), exist_ok=True)

@@ -28,16 +28,34 @@ from recall_engine.storage.lance_graph import (
     listing_changes,
     take_rows,
 )
+from recall_engine.storage.lance_tables import (
+    CHUNKS,
+    MODEL_KEY,
+    SENTENCES,
+    add_sentence_column,
+    chunk_schema,
+    drop_tables,
+    failure,
+    open_or_create,
+    sentence_array,
+    sentence_lists,
+    tables_exist,
+)
 from recall_engine.storage.records import ChunkRecord
-from recall_engine.storage.vector_location import failure_message
 
-CHUNKS = "chunks"
+__all__ = [
+    "CHUNKS",
+    "SENTENCES",
+    "ChunkChanges",
+    "LanceVectorStore",
+    "TableState",
+    "chunk_schema",
+    "drop_tables",
+    "tables_exist",
+]
+
 ID_BATCH = 500
 """Data ids per SQL IN-list."""
-SENTENCES = "sentence_vectors"
-"""The chunks table's column of each chunk's sentence vectors (null: never computed,
-stored before the column existed or with ``sentence_vectors`` off)."""
-MODEL_KEY = b"recall_engine.embedding_model"
 
 
 @dataclass(frozen=True)
@@ -51,28 +69,6 @@ class ChunkChanges:
     tokens: list[list[str]]
     sentences: list[np.ndarray]
     """Each record's sentence vectors (``storage.sentence_index``)."""
-
-
-def chunk_schema(dimension: int) -> pa.Schema:
-    return pa.schema(
-        [
-            pa.field("id", pa.string()),
-            pa.field("data_id", pa.string()),
-            pa.field("dataset_id", pa.string()),
-            pa.field("dataset_name", pa.string()),
-            pa.field("chunk_index", pa.int32()),
-            pa.field("text", pa.string()),
-            pa.field("document_name", pa.string()),
-            pa.field("metadata_json", pa.string()),
-            pa.field("message_ids", pa.list_(pa.string())),
-            pa.field("speaker", pa.string()),
-            pa.field("timestamp", pa.string()),
-            pa.field("created_at", pa.string()),
-            pa.field("tokens", pa.list_(pa.string())),
-            pa.field("vector", pa.list_(pa.float32(), dimension)),
-            pa.field(SENTENCES, pa.list_(pa.list_(pa.float32(), dimension))),
-        ]
-    )
 
 
 def _quote(values: Sequence[str]) -> str:
@@ -118,18 +114,18 @@ class LanceVectorStore:
                 )
             else:
                 self._db = lancedb.connect(str(location))
-            self._chunks = _open_or_create(self._db, schema)
+            self._chunks = open_or_create(self._db, schema)
         except Exception as exc:
-            raise _failure(exc, location, name, "open") from exc
+            raise failure(exc, location, name, "open") from exc
         self._check_model(name, model_id)  # before the graph tables meet another dimension
         try:
-            _add_sentence_column(self._chunks, dimension)
+            add_sentence_column(self._chunks, dimension)
         except Exception as exc:
-            raise _failure(exc, location, name, "open") from exc
+            raise failure(exc, location, name, "open") from exc
         try:
             self.graph = LanceGraphTables(self._db, dimension)
         except Exception as exc:
-            raise _failure(exc, location, name, "open") from exc
+            raise failure(exc, location, name, "open") from exc
         self._fts_ready = self._has_fts_index()
 
     def _check_model(self, name: str, model_id: str | None) -> None:
@@ -170,7 +166,7 @@ class LanceVectorStore:
         sentence_cells = (
             pa.nulls(len(records), type=column_type)
             if sentences is None
-            else _sentence_array(list(sentences), self.dimension)
+            else sentence_array(list(sentences), self.dimension)
         )
         table = pa.table(
             {
@@ -241,7 +237,7 @@ class LanceVectorStore:
                 )
                 found.update(rows.column("data_id").to_pylist())
         except Exception as exc:
-            raise _failure(exc, self._location, self._name, "read") from exc
+            raise failure(exc, self._location, self._name, "read") from exc
         return found
 
     def load_chunks(
@@ -278,7 +274,7 @@ class LanceVectorStore:
             state, gone, wanted = found
             fetched = take_rows(self._chunks, wanted)
         except Exception as exc:
-            raise _failure(exc, self._location, self._name, "read") from exc
+            raise failure(exc, self._location, self._name, "read") from exc
         records, vectors, tokens, sentences = self._records(fetched)
         return state, ChunkChanges(gone, records, vectors, tokens, sentences)
 
@@ -312,7 +308,7 @@ class LanceVectorStore:
             )
             for i in range(table.num_rows)
         ]
-        sentences = _sentence_lists(table, self.dimension)
+        sentences = sentence_lists(table, self.dimension)
         return records, np.asarray(vectors, dtype=np.float32), cols["tokens"], sentences
 
     def full_text_search(
@@ -327,90 +323,3 @@ class LanceVectorStore:
 
     def count(self) -> int:
         return int(self._chunks.count_rows())
-
-
-def _failure(exc: Exception, location: Path | str, name: str, action: str) -> StoreError:
-    if isinstance(location, str):
-        return StoreError(failure_message(exc, location, name, action=action))
-    return StoreError(  # no path, no LanceDB text: the message may reach an HTTP client
-        f"Could not {action} the vector store of tenant {name!r} "
-        f"({type(exc).__name__}; the cause is chained to this error)."
-    )
-
-
-def _sentence_array(per_chunk: Sequence[np.ndarray], dimension: int) -> pa.Array:
-    """Each chunk's (sentences x dimension) vectors as one list-of-vectors cell."""
-    counts = np.array([len(v) for v in per_chunk], dtype=np.int32)
-    flat = (
-        np.concatenate([np.asarray(v, dtype=np.float32).ravel() for v in per_chunk])
-        if counts.sum()
-        else np.zeros(0, dtype=np.float32)
-    )
-    rows = pa.FixedSizeListArray.from_arrays(pa.array(flat, type=pa.float32()), dimension)
-    offsets = pa.array(np.concatenate([[0], np.cumsum(counts)]).astype(np.int32))
-    return pa.ListArray.from_arrays(offsets, rows)
-
-
-def _sentence_lists(table: pa.Table, dimension: int) -> list[np.ndarray]:
-    """The sentence vectors of each row (none for a null cell: never computed)."""
-    n = table.num_rows
-    if SENTENCES not in table.column_names:
-        return [np.zeros((0, dimension), dtype=np.float32)] * n
-    column = table.column(SENTENCES).combine_chunks()
-    lengths = column.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
-    flat = column.flatten().flatten().to_numpy(zero_copy_only=False)
-    vectors = np.asarray(flat, dtype=np.float32).reshape(-1, dimension)
-    bounds = np.concatenate([[0], np.cumsum(lengths)])
-    return [vectors[bounds[i] : bounds[i + 1]] for i in range(n)]
-
-
-def _add_sentence_column(table: Any, dimension: int) -> None:
-    """Give a chunks table made before sentence vectors their (null) column."""
-    if SENTENCES in table.schema.names:
-        return
-    table.add_columns(chunk_schema(dimension).field(SENTENCES))
-
-
-def _open_or_create(db: Any, schema: pa.Schema) -> Any:
-    """The chunks table as it is (its schema is checked afterwards), or a new one."""
-    if CHUNKS in _table_names(db):
-        return db.open_table(CHUNKS)
-    try:
-        return db.create_table(CHUNKS, schema=schema)
-    except Exception:
-        if CHUNKS in _table_names(db):  # another process made it meanwhile
-            return db.open_table(CHUNKS)
-        raise
-
-
-def _table_names(db: Any) -> set[str]:
-    return set(db.table_names(limit=1000))
-
-
-def tables_exist(uri: str, storage_options: Mapping[str, str], tenant: str) -> bool:
-    """Whether a store's chunks table exists at ``uri`` (another process made it).
-
-    Raises:
-        StoreError: the location cannot be read (the message names the setting to fix).
-    """
-    import lancedb
-
-    try:
-        db = lancedb.connect(uri, storage_options=dict(storage_options))
-        return CHUNKS in _table_names(db)
-    except Exception as exc:
-        raise StoreError(failure_message(exc, uri, tenant)) from exc
-
-
-def drop_tables(uri: str, storage_options: Mapping[str, str], tenant: str) -> None:
-    """Delete every table of the store at ``uri`` (its chunks and graph vectors).
-
-    Raises:
-        StoreError: the location cannot be written (the message names the setting to fix).
-    """
-    import lancedb
-
-    try:
-        lancedb.connect(uri, storage_options=dict(storage_options)).drop_all_tables()
-    except Exception as exc:
-        raise StoreError(failure_message(exc, uri, tenant, action="delete")) from exc

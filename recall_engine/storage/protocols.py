@@ -8,7 +8,7 @@ touching code above this package.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -34,8 +34,8 @@ class GraphStore(Protocol):
     """
 
     def read_only_query(
-        self, query: str, params: dict[str, Any] | None = None, *, timeout_ms: int = 5000
-    ) -> tuple[list[str], list[list[Any]]]:
+        self, query: str, params: dict[str, object] | None = None, *, timeout_ms: int = 5000
+    ) -> tuple[list[str], list[list[object]]]:
         """Caller-written Cypher on a handle that refuses writes itself: column
         names and rows.
 
@@ -133,7 +133,7 @@ class GraphVectorTables(Protocol):
 
     def column(self, table: str, column: str) -> set[str]: ...
 
-    def load(self, table: str) -> tuple[list[dict[str, Any]], np.ndarray]: ...
+    def load(self, table: str) -> tuple[list[dict[str, object]], np.ndarray]: ...
 
     def changes(
         self,

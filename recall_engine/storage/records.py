@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from recall_engine.core.models import SourceRef
 
@@ -20,7 +19,7 @@ class DataItemRecord:
     kind: str
     content_hash: str
     source_id: str | None
-    metadata: dict[str, Any]
+    metadata: dict[str, object]
     created_at: str
     chunk_count: int
     extraction_failure: str | None = None
@@ -43,7 +42,7 @@ class ChunkRecord:
     chunk_index: int
     text: str
     document_name: str
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, object] = field(default_factory=dict)
     message_ids: tuple[str, ...] = ()
     speaker: str | None = None
     timestamp: str | None = None

@@ -29,7 +29,7 @@ import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from recall_engine.core.errors import ConfigError, StoreError, StoreLockedError
 
@@ -109,7 +109,16 @@ def hold_data_dir(data_dir: Path) -> DataDirHold:
         return DataDirHold(key)
 
 
-def holder_info() -> dict[str, Any]:
+class Holder(TypedDict):
+    """The process that holds a data dir, as its holder file records it."""
+
+    pid: int
+    host: str
+    since: str
+    program: str
+
+
+def holder_info() -> Holder:
     """What this process records about itself: nothing from its command line."""
     return {
         "pid": os.getpid(),
@@ -159,7 +168,7 @@ def _release_all() -> None:
         _unlock(hold)
 
 
-def read_holder(data_dir: Path) -> dict[str, Any] | None:
+def read_holder(data_dir: Path) -> Holder | None:
     """The live process named in ``data_dir``'s holder file, or None when unknown."""
     try:
         info = json.loads((data_dir / HOLDER_FILE).read_text(encoding="utf-8"))
@@ -187,7 +196,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def locked_error(holder: dict[str, Any] | None) -> StoreLockedError:
+def locked_error(holder: Holder | None) -> StoreLockedError:
     """The error for a data dir another process holds: its pid and the remedy, on one
     line, with no path (the message may reach an HTTP client)."""
     who = "another process"

@@ -233,11 +233,6 @@ class VectorIndex(Generic[Row]):
                 scores = rescore(query, candidates, scores)
             return [(self._rows[at], score) for at, score in top_k(scores, candidates, k)]
 
-    def similarities(self, query: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """Cosine similarity of ``query`` to each of ``rows`` (row numbers), in that order."""
-        with self.lock:
-            return self._vectors[rows] @ np.asarray(query, dtype=np.float32).ravel()
-
     def rows(self, dataset_ids: Sequence[str] | None = None) -> list[Row]:
         """Every alive row in scope, in insertion order."""
         with self.lock:

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recall_engine.telemetry import metrics
 from recall_engine.telemetry.spans import SpanHandle, operation, tracer
+
+if TYPE_CHECKING:
+    from opentelemetry.context import Context
 
 try:
     from opentelemetry import propagate as _propagate
@@ -71,7 +74,7 @@ class TelemetryMiddleware:
                 _finish(span, scope, method, reply, time.perf_counter() - started)
 
 
-def _parent(scope: Scope) -> Any:
+def _parent(scope: Scope) -> Context | None:
     """The trace context the caller sent (``traceparent``), or None."""
     if _propagate is None:
         return None

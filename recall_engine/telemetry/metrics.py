@@ -18,9 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from recall_engine.telemetry import settings
+
+if TYPE_CHECKING:
+    from opentelemetry.metrics import Counter, Histogram
 
 try:
     from opentelemetry import metrics as _metrics
@@ -35,13 +38,13 @@ Attributes = Mapping[str, str | bool | int | float]
 
 @dataclass(frozen=True)
 class _Instruments:
-    recall_duration: Any
-    ingest_duration: Any
-    ingest_items: Any
-    ingest_chunks: Any
-    cache_hits: Any
-    errors: Any
-    http_duration: Any
+    recall_duration: Histogram
+    ingest_duration: Histogram
+    ingest_items: Counter
+    ingest_chunks: Counter
+    cache_hits: Counter
+    errors: Counter
+    http_duration: Histogram
 
 
 _instruments: tuple[int, _Instruments] | None = None
@@ -60,7 +63,7 @@ def instruments() -> _Instruments | None:
         provider = current.meter_provider or _metrics.get_meter_provider()
         meter = provider.get_meter("recall_engine")
 
-        def seconds(name: str, description: str) -> Any:
+        def seconds(name: str, description: str) -> Histogram:
             return meter.create_histogram(
                 name,
                 unit="s",

@@ -18,9 +18,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recall_engine.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from opentelemetry.metrics import MeterProvider
+    from opentelemetry.trace import TracerProvider
 
 ENABLED_ENV = "RECALL_ENGINE_TELEMETRY"
 CONTENT_ENV = "RECALL_ENGINE_TELEMETRY_CAPTURE_CONTENT"
@@ -55,8 +59,8 @@ class TelemetrySettings:
 
     enabled: bool = True
     capture_content: bool = False
-    tracer_provider: Any = None
-    meter_provider: Any = None
+    tracer_provider: TracerProvider | None = None
+    meter_provider: MeterProvider | None = None
 
     @classmethod
     def from_env(cls) -> TelemetrySettings:

@@ -7,9 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any
+from typing import TYPE_CHECKING
 
 from recall_engine.telemetry import metrics, settings
+
+if TYPE_CHECKING:
+    from opentelemetry.context import Context
+    from opentelemetry.trace import Span, Tracer, TracerProvider
 
 try:
     from opentelemetry import trace as _trace
@@ -21,11 +25,11 @@ INSTRUMENTATION = "recall_engine"
 
 AttributeValue = str | bool | int | float | list[str] | list[int] | list[float]
 
-_tracer: tuple[int, Any, Any] | None = None
+_tracer: tuple[int, TracerProvider, Tracer] | None = None
 """(settings generation, provider, tracer) of the last lookup."""
 
 
-def tracer() -> Any:
+def tracer() -> Tracer | None:
     """The OpenTelemetry tracer telemetry reports to, or None when nothing would
     record: telemetry off, opentelemetry not installed, or no SDK provider set (the
     API's proxy and no-op providers make only non-recording spans)."""
@@ -49,7 +53,7 @@ class SpanHandle:
 
     __slots__ = ("_span",)
 
-    def __init__(self, span: Any = None) -> None:
+    def __init__(self, span: Span | None = None) -> None:
         self._span = span
 
     @property
@@ -96,7 +100,7 @@ def error_type(exc: BaseException) -> str:
     return type(exc).__qualname__
 
 
-def _mark_failed(span: Any, exc: Exception) -> None:
+def _mark_failed(span: Span, exc: Exception) -> None:
     """Status ERROR and ``error.type``; the message and traceback only with content
     capture on (a message may quote the caller's input)."""
     span.set_attribute("error.type", error_type(exc))
@@ -114,7 +118,7 @@ def operation(
     operation: str,
     attributes: Mapping[str, AttributeValue | None] | None = None,
     server: bool = False,
-    parent: Any = None,
+    parent: Context | None = None,
 ) -> Iterator[SpanHandle]:
     """A span for one public operation (recall, remember, an HTTP request), made the
     current span for what runs inside; an exception out of it counts in the
@@ -185,7 +189,7 @@ def stage(name: str) -> AbstractContextManager[SpanHandle]:
 
 
 @contextmanager
-def _stage(active: Any, name: str) -> Iterator[SpanHandle]:
+def _stage(active: Tracer, name: str) -> Iterator[SpanHandle]:
     with active.start_as_current_span(
         name, record_exception=False, set_status_on_exception=False
     ) as span:
