@@ -191,10 +191,11 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
     S(
         "mood",
         "feels",
+        # "felt" only after have/be ("I've felt calmer"): "I felt tiny" tells a moment
         _SUBJ
-        + r"(?:"
+        + r"(?:(?:"
         + _BE
-        + r"|\s+have)?(?:\s+been)?\s+(?:feel(?:s|ing)?|felt)\s+"
+        + r"|'ve|\s+have|\s+has)(?:\s+been)?\s+(?:feel(?:s|ing)?|felt)|\s+feel(?:s|ing)?)\s+"
         + _DEGREE
         + r"(?P<obj>\p{L}+(?:\s+(?:out|up|down)\b)?)",
         keywords=r"\bfe(?:el|lt)",
@@ -202,6 +203,7 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
             ("I feel exhausted these days.", "feels", "exhausted"),
             ("I'm feeling much calmer now.", "feels", "calmer"),
             ("I feel burned out lately.", "feels", "burned out"),
+            ("I've felt calmer since spring.", "feels", "calmer"),
         ),
     ),
     S(
