@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from recall_engine.core.facts import Fact, kind_of
+from recall_engine.core.facts import Fact, is_multi_valued, kind_of
 from recall_engine.llm.extractive import terms
 
 _NAME = re.compile(r"\b[A-Z][\w-]+(?:[ \t]+[A-Z][\w-]+)*")
@@ -54,8 +54,9 @@ def habit_family(
 
 def of_kind(facts: Sequence[Fact], family: str, question: str) -> list[Fact] | None:
     """The facts of ``family`` of the kind ``question`` names ("drink" for
-    ``prefers_drink``), else those of no kind, when the family's facts are of
-    several kinds; None when they are not (every fact of the family answers).
+    ``prefers_drink``), else those of no kind (of a family of several values at
+    once, such as pets: all of them), when the family's facts are of several
+    kinds; None when they are not (every fact of the family answers).
 
     Args:
         facts: The subject's facts.
@@ -71,7 +72,9 @@ def of_kind(facts: Sequence[Fact], family: str, question: str) -> list[Fact] | N
         return None
     asked = aspect_terms(question)
     named = [f for f in aspect if asked & set(terms((kinds[f.id] or "").replace("_", " ")))]
-    return named or [f for f in aspect if kinds[f.id] is None]
+    if named or is_multi_valued(family):
+        return named or None  # "What pets does Ann have?": every species
+    return [f for f in aspect if kinds[f.id] is None]
 
 
 def aspect_terms(question: str) -> set[str]:

@@ -104,3 +104,13 @@ def test_of_kind_narrows_a_family_of_several_kinds():
     assert [f.id for f in of_kind(facts, "preference", "What phone Ann use ?")] == ["p"]
     assert [f.id for f in of_kind(facts, "preference", "What Ann listen ?")] == ["n"]
     assert of_kind(facts[:1], "preference", "What phone Ann use ?") is None
+
+
+def test_of_kind_keeps_every_species_of_several_pets_unless_one_is_named():
+    pets = [
+        _fact("c", "has_pet_cat", "Shadow", "pet"),
+        _fact("d", "has_pet_dog", "Rex", "pet"),
+        _fact("b", "has_pet", "Biscuit", "pet"),
+    ]
+    assert of_kind(pets, "pet", "What pets Ann have ?") is None
+    assert [f.id for f in of_kind(pets, "pet", "What cat Ann have ?")] == ["c"]
