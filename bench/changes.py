@@ -79,11 +79,11 @@ def judge_answer(text: str, question: Question, case: Case) -> tuple[bool, bool]
 
 async def ask(engine: RecallEngine, case: Case, question: Question) -> dict:
     """Both recalls of one question: the ranked context and the offline answer."""
-    extra = {"as_of": question.as_of} if question.as_of is not None else {}
-    context = await engine.recall(question.text, datasets=[case.id], only_context=True, **extra)
-    answer = await engine.recall(question.text, datasets=[case.id], **extra)
+    as_of = question.as_of
+    context = await engine.recall(question.text, datasets=[case.id], only_context=True, as_of=as_of)
+    answer = await engine.recall(question.text, datasets=[case.id], as_of=as_of)
     period = first_relevant(context, case)
-    text = answer[0].text if answer else ""
+    text = getattr(answer[0], "text", "") if answer else ""
     right, stale = judge_answer(text, question, case)
     if case.document is not None:
         period_right = None  # a document has no message ids to tell its periods by

@@ -62,6 +62,10 @@ class Statement:
     past: bool = False
     """A value said to have held before its statement ("I used to live in Lyon"):
     see ``PAST``."""
+    kind: str | None = None
+    """What sort of value it is, when its predicate says (``kind_of``): a switch
+    replaces only values of its own kind, an end that names no value ends the
+    held value of that kind."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +100,23 @@ died", "we gave Shadow away": an ``ended_pet`` fact) ends one. Every other famil
 holds one value at a time: a new value replaces the current one."""
 
 
+KINDED_PREDICATES = ("prefers", "has_pet", "ended_preference", "ended_pet")
+"""Predicates that may carry the kind of their value as a suffix: ``prefers_phone``
+("I switched my phone to a Pixel"), ``has_pet_cat`` ("a cat named Shadow"),
+``ended_pet_dog`` ("I no longer have a dog")."""
+
+ANY_KIND = "pet"
+"""An end of this kind ("we gave our pet away") may end a held value of any kind."""
+
+
+def kind_of(predicate: str) -> str | None:
+    """The kind a ``KINDED_PREDICATES`` predicate carries (``has_pet_cat`` -> cat), or None."""
+    for base in KINDED_PREDICATES:
+        if predicate.startswith(base + "_") and len(predicate) > len(base) + 1:
+            return predicate[len(base) + 1 :]
+    return None
+
+
 def is_multi_valued(family: str | None) -> bool:
     """Whether ``family`` holds several values at once (``MULTI_VALUED_FAMILIES``)."""
     return family in MULTI_VALUED_FAMILIES
@@ -117,16 +138,21 @@ def timeline(statements: Sequence[Statement], *, multi_valued: bool = False) -> 
     Facts are taken in statement-time order; facts stated at the same time (one
     message: "moved to Paris, I live in Montmartre now") are one statement and
     never replace each other. A statement whose values are all held already is
-    a restatement and ends nothing; otherwise it ends every current fact whose
-    value it does not repeat. An end statement (``ENDED_PREFIX``) ends the values
-    it names and never holds. A past statement (``PAST``) held until its own time
-    and ends only its own value. A fact with no time neither ends nor is ended.
+    a restatement and ends nothing; otherwise it ends every current fact of its
+    kind whose value it does not repeat. A fact's kind is the one its predicate
+    carries (``kind_of``: "switched my phone to a Pixel"), else that of the held
+    value its statement ends ("switched from coffee to tea": coffee's), else
+    none: facts of different kinds coexist (a drink and a phone). An end
+    statement (``ENDED_PREFIX``) ends the values it names and never holds. A
+    past statement (``PAST``) held until its own time and ends only its own value.
+    A fact with no time neither ends nor is ended.
 
     Args:
         statements: The facts of one (subject, family) group.
         multi_valued: The family holds several values at once
             (``MULTI_VALUED_FAMILIES``): a new value ends nothing, only an end
-            statement or a past statement of that value ends it.
+            statement or a past statement of that value ends it; an end that
+            names only a kind ends the one held value of that kind.
 
     Returns:
         Relation id -> ``Validity``, for every statement given.
@@ -138,6 +164,8 @@ def timeline(statements: Sequence[Statement], *, multi_valued: bool = False) -> 
     )
     current: list[Statement] = []
     seen: set[str] = set()
+    kinds: dict[str, str | None] = {}  # fact id -> its kind (own, else its chain's)
+    value_kinds: dict[str, str | None] = {}  # value -> the kind it was last held as
     start = 0
     while start < len(dated):
         when = as_utc(dated[start].valid_from)
@@ -147,14 +175,16 @@ def timeline(statements: Sequence[Statement], *, multi_valued: bool = False) -> 
         group, start = dated[start:end], end
         holding = [s for s in group if not s.ends and not s.past]
         values = {s.target_id for s in holding}
-        ending = _ended(group, current, seen, multi_valued) - values
+        kind = _group_kind(group, seen, value_kinds)
+        ending = _ended(group, current, seen, multi_valued, kinds, kind) - values
         ending |= {s.target_id for s in group if s.past} - values
         replacing = bool(holding) and not multi_valued
-        if ending or (replacing and not values <= {s.target_id for s in current}):
+        alike = {f.target_id for f in current if kinds.get(f.id) == kind}
+        if ending or (replacing and not values <= alike):
             lead = min(holding or group, key=lambda s: (-s.confidence, s.chunk_id, s.id))
             ended = Validity(when, lead.id, lead.chunk_id)
             for fact in current:
-                if (replacing and fact.target_id not in values) or fact.target_id in ending:
+                if (replacing and fact.target_id in alike - values) or fact.target_id in ending:
                     out[fact.id] = ended
             current = [f for f in current if out[f.id] == CURRENT]
         new = min(holding, key=lambda s: (-s.confidence, s.id)) if holding else None
@@ -163,26 +193,65 @@ def timeline(statements: Sequence[Statement], *, multi_valued: bool = False) -> 
                 out[fact.id] = Validity(when)
             elif fact.past:  # "I used to live in Lyon, now I live in Paris": Paris replaced it
                 out[fact.id] = Validity(when, *((new.id, new.chunk_id) if new else ()))
+        for fact in holding:
+            kinds[fact.id] = value_kinds[fact.target_id] = fact.kind if multi_valued else kind
         seen |= {s.target_id for s in group}
         current += holding
     return out
 
 
+def _group_kind(
+    group: list[Statement], seen: set[str], value_kinds: dict[str, str | None]
+) -> str | None:
+    """The kind of one statement's values: the one its predicates say, else the
+    kind of the held value it ends ("switched from coffee to tea": coffee's)."""
+    said = next((s.kind for s in group if s.kind and not s.past), None)
+    if said is not None:
+        return said
+    ended = (value_kinds.get(s.target_id) for s in group if s.ends and s.target_id in seen)
+    return next(ended, None)
+
+
 def _ended(
-    group: list[Statement], current: list[Statement], seen: set[str], multi_valued: bool
+    group: list[Statement],
+    current: list[Statement],
+    seen: set[str],
+    multi_valued: bool,
+    kinds: dict[str, str | None],
+    kind: str | None,
 ) -> set[str]:
     """The values the end statements of ``group`` end: their own objects when the
-    family has held those, else every current value (of a family of several
-    values: none, since which one ended is not said)."""
+    family has held those, else every current value of the statement's ``kind``
+    (of a family of several values: the one held value of the kind the end names,
+    ``_one_of_kind``)."""
     out: set[str] = set()
     for fact in group:
         if not fact.ends:
             continue
         if fact.target_id in seen:
             out.add(fact.target_id)
-        elif not multi_valued:
-            out |= {s.target_id for s in current}
+        elif multi_valued:
+            out |= _one_of_kind(fact.kind, current)
+        else:
+            out |= {s.target_id for s in current if kinds.get(s.id) == kind}
     return out
+
+
+def _one_of_kind(kind: str | None, current: list[Statement]) -> set[str]:
+    """Which held value an end that names only a kind ends ("I no longer have a
+    dog"): the one value of that kind, else the one value whose kind is not known;
+    none when no kind is named or several values fit (which one ended is not
+    said). An end of ``ANY_KIND`` ends the one value held, if only one is."""
+    if kind is None:
+        return set()
+    held = {s.target_id: s.kind for s in current}
+    if kind == ANY_KIND:
+        return set(held) if len(held) == 1 else set()
+    same = {v for v, k in held.items() if k == kind}
+    unknown = {v for v, k in held.items() if k is None}
+    if same:
+        return same if len(same) == 1 else set()
+    return unknown if len(unknown) == 1 else set()
 
 
 class FactRef(BaseModel):

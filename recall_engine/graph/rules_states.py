@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import regex
 
 from recall_engine.graph.lexicon import NP_STOP
+from recall_engine.graph.rules_kinds import PET_NOUNS, SWITCHED_WHAT, value_kind
 from recall_engine.graph.supersession import is_occupation
 
 _SUBJ = r"(?P<subj>\b\p{L}+)"
@@ -28,14 +29,9 @@ _DEGREE = (
     r"|getting|way|far|now|finally|even)\s+)*"
 )
 
-# Animals kept as pets, and family words a "named X" may follow instead: general English.
-_PET_NOUNS = (
-    r"(?:dog|puppy|pup|cat|kitten|kitty|rabbit|bunny|hamster|gerbil|guinea\s+pig|mouse|rat"
-    r"|ferret|parrot|budgie|bird|canary|fish|goldfish|turtle|tortoise|lizard|snake|horse|pony"
-    r"|pet)s?"
-)
+# Family words a "named X" may follow instead of an animal: general English.
 _KIN = r"(?:son|daughter|baby|boy|girl|child|kid|twins?|brother|sister|cousin|nephew|niece|friend)"
-_NAME = r"(?P<obj>\p{Lu}[\p{L}\-]*)"
+_NAME = r"(?P<obj>(?-i:\p{Lu})[\p{L}\-]*)"  # upper case even where the pattern ignores case
 _CONDITIONS = (
     r"(?:pain|ache|headaches?|migraines?|allerg(?:y|ies)|asthma|anxiety|insomnia|cough"
     r"|symptoms|blood\s+pressure|injury|sleep|stress)"
@@ -61,6 +57,9 @@ class StatePattern:
     keywords: str = ""
     """A cheap regex every match contains: the full pattern runs only on
     sentences it finds (most sentences state no state)."""
+    kinded: bool = False
+    """The predicate carries the kind of its value when the sentence names it
+    (``core.facts.kind_of``): a pet's species, what a switch changed ("my phone")."""
 
 
 S = StatePattern
@@ -116,14 +115,15 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         "has_pet",
         _SUBJ + r"(?:(?:'ve|\s+have|\s+has|\s+had)(?:\s+(?:got|adopted))?|\s+got|\s+adopted"
         r"|\s+used\s+to\s+have|(?:'s)?\s+(?:new\s+)?pet\s+(?:is|used\s+to\s+be))\s+(?:a|an)\s+"
-        r"(?!(?:new\s+|baby\s+|little\s+)*" + _KIN + r"\b)(?:new\s+)?(?:[\p{L}\-]+\s+){1,2}"
-        r"(?:named|called)\s+" + _NAME,
+        r"(?!(?:new\s+|baby\s+|little\s+)*" + _KIN + r"\b)(?:new\s+)?(?:[\p{L}\-]+\s+)?"
+        r"(?P<species>[\p{L}\-]+)\s+(?:named|called)\s+" + _NAME,
         keywords=r"named|called",
+        kinded=True,
         examples=(
             ("I have a beagle named Biscuit.", "has_pet", "Biscuit"),
-            ("We adopted a black cat called Shadow.", "has_pet", "Shadow"),
-            ("My pet is a rabbit named Clover.", "has_pet", "Clover"),
-            ("I used to have a dog named Rex.", "has_pet", "Rex"),
+            ("We adopted a black cat called Shadow.", "has_pet_cat", "Shadow"),
+            ("My pet is a rabbit named Clover.", "has_pet_rabbit", "Clover"),
+            ("I used to have a dog named Rex.", "has_pet_dog", "Rex"),
         ),
     ),
     S(
@@ -140,7 +140,7 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         "ended_pet",
         _SUBJ
         + r"\s+(?:(?:old|sweet|poor|beloved|first|other)\s+)*(?:\p{L}+\s+)?"
-        + _PET_NOUNS
+        + PET_NOUNS
         + r",?\s+"
         + _NAME
         + r",?\s+(?:(?:has|had|sadly|just|finally)\s+)*"
@@ -162,7 +162,7 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         _SUBJ + r"(?:'ve|\s+have|\s+had)?\s+(?:(?:just|finally|sadly|recently)\s+)?"
         r"(?:(?:had\s+to\s+)?(?:gave\s+away|give\s+away|re-?homed?|gave\s+up)"
         r"|(?:no\s+longer|don't|do\s+not)\s+have|lost)\s+(?:(?:my|our|his|her|their|the)\s+)?"
-        r"(?:(?:\p{L}+\s+)?" + _PET_NOUNS + r"\s+)?" + _NAME,
+        r"(?:(?:\p{L}+\s+)?" + PET_NOUNS + r"\s+)?" + _NAME,
         keywords=r"gave|give|re-?home|longer|have|lost",
         examples=(
             ("We had to rehome our cat Shadow.", "ended_pet", "Shadow"),
@@ -171,12 +171,31 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         ),
     ),
     S(
+        "pet-gone-kind",
+        "ended_pet",
+        _SUBJ + r"(?:'ve|\s+have|\s+had)?\s+(?:(?:just|finally|sadly|recently)\s+)?"
+        r"(?:(?:had\s+to\s+)?(?:gave\s+away|give\s+away|re-?homed?|gave\s+up)"
+        r"|no\s+longer\s+(?:have|own)|(?:don't|do\s+not|doesn't|does\s+not)\s+(?:have|own)"
+        r"(?=(?:\s+[\p{L}']+){1,4}\s+any\s*more\b))\s+"
+        r"(?:(?:my|our|his|her|their|the|a|an)\s+)?(?:\p{L}+\s+)?(?P<obj>" + PET_NOUNS + r")\b"
+        r"(?!\s+(?-i:\p{Lu}))",
+        keywords=r"gave|give|re-?home|longer|have|own",
+        kinded=True,
+        examples=(
+            ("I no longer have a dog.", "ended_pet_dog", "dog"),
+            ("We don't have a cat anymore.", "ended_pet_cat", "cat"),
+            ("We had to rehome our kitten.", "ended_pet_cat", "kitten"),
+            ("I gave away my pet last week.", "ended_pet_pet", "pet"),
+        ),
+    ),
+    S(
         "mood",
         "feels",
+        # "felt" only after have/be ("I've felt calmer"): "I felt tiny" tells a moment
         _SUBJ
-        + r"(?:"
+        + r"(?:(?:"
         + _BE
-        + r"|\s+have)?(?:\s+been)?\s+(?:feel(?:s|ing)?|felt)\s+"
+        + r"|'ve|\s+have|\s+has)(?:\s+been)?\s+(?:feel(?:s|ing)?|felt)|\s+feel(?:s|ing)?)\s+"
         + _DEGREE
         + r"(?P<obj>\p{L}+(?:\s+(?:out|up|down)\b)?)",
         keywords=r"\bfe(?:el|lt)",
@@ -184,6 +203,7 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
             ("I feel exhausted these days.", "feels", "exhausted"),
             ("I'm feeling much calmer now.", "feels", "calmer"),
             ("I feel burned out lately.", "feels", "burned out"),
+            ("I've felt calmer since spring.", "feels", "calmer"),
         ),
     ),
     S(
@@ -213,14 +233,18 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         "switched",
         "prefers",
         _SUBJ + r"(?:'ve|\s+have)?\s+(?:(?:just|recently|finally|now|completely|since)\s+)?"
-        r"(?:switched|made\s+the\s+switch|changed\s+over)\s+(?:over\s+)?"
+        r"(?:switched|made\s+the\s+switch|changed\s+over)\s+" + SWITCHED_WHAT + r"(?:over\s+)?"
         r"(?:from\s+(?:\p{L}+\s+){1,3}?)?to\s+(?:(?:a|an|the|being\s+an?)\s+)?" + _NP,
         keywords=r"switch|changed\s+over",
         occupation_predicate="works_as",
+        kinded=True,
         examples=(
             ("I switched to green tea.", "prefers", "green tea"),
             ("I switched from coffee to tea last month.", "prefers", "tea"),
             ("I switched to teaching.", "works_as", "teaching"),
+            ("I switched my phone to a Pixel.", "prefers_phone", "Pixel"),
+            ("We switched banks to Monzo last year.", "prefers_bank", "Monzo"),
+            ("I switched to rooibos for my evening drink.", "prefers_drink", "rooibos"),
         ),
     ),
     # Ends with no new value (core.facts.ENDED_PREFIX): "quit", "no longer", "moved out".
@@ -249,9 +273,14 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         "switched-from",
         "ended_preference",
         _SUBJ + r"(?:'ve|\s+have)?\s+(?:(?:just|recently|finally|now|completely)\s+)?"
-        r"(?:switched|made\s+the\s+switch|changed\s+over)\s+(?:over\s+)?from\s+" + _NP,
+        r"(?:switched|made\s+the\s+switch|changed\s+over)\s+" + SWITCHED_WHAT + r"(?:over\s+)?"
+        r"from\s+(?:the\s+)?" + _NP,
         keywords=r"switch|changed\s+over",
-        examples=(("I switched from coffee to tea.", "ended_preference", "coffee"),),
+        kinded=True,
+        examples=(
+            ("I switched from coffee to tea.", "ended_preference", "coffee"),
+            ("I switched my phone from the Pixel to an iPhone.", "ended_preference_phone", "Pixel"),
+        ),
     ),
     S(
         "no-longer-home",
@@ -339,6 +368,9 @@ def _match(pattern: StatePattern, m: regex.Match[str]) -> StateMatch | None:
     value = " ".join(words)
     if pattern.occupation_predicate and is_occupation(value):
         predicate = pattern.occupation_predicate
+    elif pattern.kinded:
+        kind = value_kind(m, value, m.start("obj") + len(value))
+        predicate = f"{predicate}_{kind}" if kind else predicate
     said = m.end("subj") if "subj" in m.groupdict() else m.end("obj")
     raw = " ".join(m.string[said : m.start("obj")].split()) or " ".join(
         m.string[m.end("obj") : m.end()].split()

@@ -95,7 +95,7 @@ FAMILY_RULES: tuple[FamilyRule, ...] = (
     FamilyRule(
         "ended",
         "{kind}",
-        r"ended_(?P<kind>home|employer|job|relationship|pet|preference)",
+        r"ended_(?P<kind>home|employer|job|relationship|pet|preference)(?:_\w+)?",
         examples=(
             ("I quit nursing last month.", "job"),
             ("I don't live in Lyon anymore.", "home"),
@@ -106,8 +106,11 @@ FAMILY_RULES: tuple[FamilyRule, ...] = (
     FamilyRule(
         "pet",
         "pet",
-        r"has_pet",
-        examples=(("I have a beagle named Biscuit.", "pet"),),
+        r"has_pet(?:_\w+)?",
+        examples=(
+            ("I have a beagle named Biscuit.", "pet"),
+            ("We adopted a black cat called Shadow.", "pet"),
+        ),
     ),
     FamilyRule(
         "child",
@@ -118,8 +121,11 @@ FAMILY_RULES: tuple[FamilyRule, ...] = (
     FamilyRule(
         "preference",
         "preference",
-        r"prefers",
-        examples=(("I switched to green tea.", "preference"),),
+        r"prefers(?:_\w+)?",
+        examples=(
+            ("I switched to green tea.", "preference"),
+            ("I switched my phone to a Pixel.", "preference"),
+        ),
     ),
     FamilyRule(
         "favourite",

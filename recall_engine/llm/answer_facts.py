@@ -126,11 +126,13 @@ def fact_answer(
     vocabulary: set[str] | None = None,
     as_of: datetime | None = None,
     interval: Interval | None = None,
+    family: str | None = None,
 ) -> FactAnswer | None:
     """The answer from ``facts`` (a subject's history) for ``reading`` ("present",
     "as_of", "past"), or None when the facts do not answer the question.
-    ``question`` is best given without its time cues (``TenseReading.without_cues``)."""
-    family = asked_family(question, facts, ranked_chunks, vocabulary)
+    ``question`` is best given without its time cues (``TenseReading.without_cues``);
+    ``family``, when given, is the aspect asked about (else ``asked_family``)."""
+    family = family or asked_family(question, facts, ranked_chunks, vocabulary)
     if family is None:
         return None
     aspect = [f for f in facts if f.family == family]

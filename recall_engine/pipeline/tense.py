@@ -22,6 +22,7 @@ from recall_engine.core.hits import ChunkHit, EventHit, Hit, TripletHit
 from recall_engine.core.models import ResponseGraphEntry
 from recall_engine.llm.answer_facts import asked_family, fact_answer
 from recall_engine.llm.extractive import terms
+from recall_engine.pipeline.tense_aspect import aspect_terms, habit_family, of_kind
 from recall_engine.read.periods import (
     Interval,
     asked_interval,
@@ -65,6 +66,10 @@ class Tense:
     interval: Interval | None = None
     family: str | None = None
     """The aspect a question about now asks about, when the subject's facts tell it."""
+    aspect: list[Fact] | None = None
+    """The facts of ``family`` that answer, when the question narrows them to a kind
+    (``of_kind``) or names the family only by a habit (``habit_family``); None:
+    every fact of ``family``."""
     answer_hits: list[Hit] = field(default_factory=list)
     """The hits of the time asked about (an offline answer reads these): for now,
     those no later statement of the same aspect outdates; for a past question, those
@@ -144,15 +149,21 @@ async def apply_tense(
     if as_of is not None:
         hits = until(hits, as_of, hit_time)
     ranked = [(h, h.score) for h in hits]
-    asked = _aspect_terms(tense.reading.without_cues(question))
+    asked = aspect_terms(tense.reading.without_cues(question))
 
     def aspects(hit: Hit) -> frozenset[str]:
         return frozenset(asked & set(terms(hit.text)))
 
     vocabulary = {t for h in hits for t in terms(h.text)}
-    tense.family = asked_family(
-        tense.reading.without_cues(question), tense.facts, chunk_ids, vocabulary
-    )
+    bare = tense.reading.without_cues(question)
+    tense.family = asked_family(bare, tense.facts, chunk_ids, vocabulary)
+    habit = None
+    if tense.family is None:
+        tense.family = habit = habit_family(question, bare, tense.facts, vocabulary)
+    if tense.family is not None:
+        tense.aspect = of_kind(tense.facts, tense.family, bare)
+    if habit is not None and tense.aspect is None:
+        tense.aspect = [f for f in tense.facts if f.family == habit]
     if tense.name == "past":
         flagged = _past(ranked, tense, stated, aspects)
     else:
@@ -181,7 +192,8 @@ async def _with_answering_chunks(
     retriever did not find them; ``stated`` gains their facts."""
     if tense.family is None:
         return flagged
-    wanted = [f for f in tense.facts if f.family == tense.family and _answers(f, tense)]
+    facts = tense.facts if tense.aspect is None else tense.aspect
+    wanted = [f for f in facts if f.family == tense.family and _answers(f, tense)]
     chunk_ids = list(dict.fromkeys(f.chunk_id for f in wanted if f.chunk_id))
     found = {_chunk_of(h) for h, _, _ in flagged}
     missing = [c for c in chunk_ids if c not in found]
@@ -286,12 +298,6 @@ def _stated_interval(reading: TenseReading, hits: list[Hit], stating: list[Hit])
     return Interval(earlier[-1] if earlier else None, began)
 
 
-def _aspect_terms(question: str) -> set[str]:
-    """The question's terms less the names it mentions (a subject is no aspect)."""
-    names = {t for m in _NAME.finditer(question) for t in terms(m.group(0))}
-    return {t for t in terms(question) if len(t) > 1} - names
-
-
 def _present(
     ranked: list[tuple[Hit, float]],
     tense: Tense,
@@ -347,12 +353,13 @@ def tense_answer(entry: ResponseGraphEntry, question: str, tense: Tense, hits: l
         return
     answer = fact_answer(
         tense.reading.without_cues(question),
-        tense.facts,
+        tense.facts if tense.aspect is None else tense.aspect,
         vocabulary={t for h in hits for t in terms(h.text)},
         reading=tense.name,
         ranked_chunks=[c for c in map(_chunk_of, hits) if c],
         as_of=tense.as_of,
         interval=tense.interval,
+        family=tense.family if tense.aspect is not None else None,
     )
     if answer is None:
         return

@@ -20,6 +20,7 @@ from recall_engine.core.facts import (
     is_ending,
     is_multi_valued,
     is_past,
+    kind_of,
     parse_utc,
     timeline,
 )
@@ -135,4 +136,5 @@ def _statement(row: Sequence[Any]) -> Statement:
         float(row[7] or 0.0),
         ends=is_ending(row[11] or ""),
         past=past,
+        kind=kind_of(row[11] or ""),
     )

@@ -154,7 +154,7 @@ async def test_a_new_partner_supersedes_the_old_one_a_second_pet_does_not(engine
     )
     by = view(await engine.facts("Ann"))
     assert not by[("dating", "Tom")].current and by[("dating", "Sam")].current
-    assert by[("has_pet", "Biscuit")].current and by[("has_pet", "Pepper")].current
+    assert by[("has_pet", "Biscuit")].current and by[("has_pet_cat", "Pepper")].current
 
 
 async def test_an_end_of_a_former_home_leaves_the_current_home(engine):

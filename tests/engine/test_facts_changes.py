@@ -19,12 +19,12 @@ async def test_pets_add_up_and_only_an_explicit_end_ends_one(engine):
         ],
     )
     by = view(await engine.facts("Ann"))
-    assert by[("has_pet", "Shadow")].current
+    assert by[("has_pet_cat", "Shadow")].current
     biscuit = by[("has_pet", "Biscuit")]
     assert biscuit.valid_until == datetime(2024, 2, 1, 10)
     assert [r.predicate for r in biscuit.superseded_by] == ["ended_pet"]
     both = view(await engine.facts("Ann", as_of="2023-12-01"))
-    assert {("has_pet", "Biscuit"), ("has_pet", "Shadow")} <= set(both)
+    assert {("has_pet", "Biscuit"), ("has_pet_cat", "Shadow")} <= set(both)
 
 
 async def test_used_to_states_a_past_fact_that_leaves_the_current_one(engine):
@@ -105,3 +105,52 @@ async def test_events_carry_valid_from_in_the_graph(engine):
     since = {r.raw["values"]["since"][:10] for r in rows}
     assert {"2019-01-01", "2024-03-01"} <= since
     assert all(r.raw["values"]["since"] for r in rows)
+
+
+async def test_a_switch_replaces_only_the_preference_of_its_own_kind(engine):
+    await tell(
+        engine,
+        [
+            ("k1", "2023-01-05T10:00:00", "I switched my phone to a Pixel last year."),
+            ("k2", "2023-02-05T10:00:00", "I switched to green tea for my morning drink."),
+            ("k3", "2024-01-05T10:00:00", "I switched my phone from the Pixel to an iPhone."),
+            ("k4", "2024-03-05T10:00:00", "I switched to rooibos for my morning drink."),
+        ],
+    )
+    by = view(await engine.facts("Ann"))
+    assert by[("prefers_phone", "iPhone")].current and by[("prefers_drink", "rooibos")].current
+    assert by[("prefers_phone", "Pixel")].valid_until == datetime(2024, 1, 5, 10)
+    tea = by[("prefers_drink", "green tea")]
+    assert tea.valid_until == datetime(2024, 3, 5, 10)  # the phone did not end it
+    assert [r.object for r in tea.superseded_by] == ["rooibos"]
+
+
+async def test_an_end_that_names_a_species_ends_that_pet_only(engine):
+    await tell(
+        engine,
+        [
+            ("e1", "2023-01-06T10:00:00", "I have a beagle named Biscuit."),
+            ("e2", "2023-09-01T10:00:00", "We adopted a black cat called Shadow."),
+            ("e3", "2024-02-01T10:00:00", "I no longer have a dog, it was too much."),
+        ],
+    )
+    by = view(await engine.facts("Ann"))
+    assert by[("has_pet_cat", "Shadow")].current
+    biscuit = by[("has_pet", "Biscuit")]
+    assert biscuit.valid_until == datetime(2024, 2, 1, 10)
+    assert [r.predicate for r in biscuit.superseded_by] == ["ended_pet_dog"]
+
+
+async def test_an_end_that_cannot_tell_which_pet_ends_none(engine):
+    await tell(
+        engine,
+        [
+            ("n1", "2023-01-06T10:00:00", "I have a tabby cat named Pepper."),
+            ("n2", "2023-09-01T10:00:00", "We adopted a black cat called Shadow."),
+            ("n3", "2023-10-01T10:00:00", "I have a dog named Rex."),
+            ("n4", "2024-02-01T10:00:00", "We don't have a cat anymore, sadly."),
+        ],
+    )
+    facts = [f for f in await engine.facts("Ann") if f.family == "pet"]
+    assert {f.object for f in facts} == {"Pepper", "Shadow", "Rex"}
+    assert all(f.current for f in facts)

@@ -63,6 +63,12 @@ def test_words_that_are_no_state_yield_none():
     assert not [f for f in extract("I feel like going out tonight.") if f[1] == "feels"]
 
 
+def test_a_feeling_told_of_a_past_moment_is_no_mood():
+    # "felt" in the simple past tells how a moment was, not a state that holds
+    assert not [f for f in extract("I felt tiny and in awe of the sky.") if f[1] == "feels"]
+    assert [f[2] for f in extract("I have felt tired for weeks.") if f[1] == "feels"] == ["tired"]
+
+
 def s(rid: str, target: str, when: str | None, chunk: str = "") -> Statement:
     stated = datetime.fromisoformat(when) if when else None
     return Statement(rid, target, chunk or f"c-{rid}", stated)
