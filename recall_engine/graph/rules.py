@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-import itertools
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import regex
 
@@ -31,7 +29,6 @@ from recall_engine.core.graph import (
     Relation,
     relation_id,
 )
-from recall_engine.core.names import normalize_name
 from recall_engine.graph import rules_relations as rr
 from recall_engine.graph.dates import find_date_phrases, resolve_date
 from recall_engine.graph.extractor import ChunkInput
@@ -46,8 +43,7 @@ from recall_engine.graph.rules_entities import (
     split_sentences,
 )
 from recall_engine.graph.rules_events import DatePhrase, Sentence, context_text, sentence_events
-from recall_engine.graph.rules_states import find_states
-from recall_engine.graph.supersession import is_occupation
+from recall_engine.graph.rules_pending import PendingRelation, comentions, span_key, states
 
 log = logging.getLogger(__name__)
 T = EntityType
@@ -55,16 +51,6 @@ T = EntityType
 _FUTURE = regex.compile(
     r"\b(?:will|gonna|going\s+to|plan(?:s|ning)?\s+to|next|tomorrow|upcoming|soon)\b|'ll\b", regex.I
 )
-
-
-@dataclass(slots=True)
-class _PendingRelation:
-    source: Span
-    target: Span
-    predicate: str
-    raw: str
-    confidence: float
-    sentence: Sentence
 
 
 class RuleBasedExtractor:
@@ -131,7 +117,7 @@ def _extract(chunk: ChunkInput) -> ChunkExtraction:
     for span in spans:
         sentences[_index(starts, span.start)].spans.append(span)
 
-    pending: list[_PendingRelation] = []
+    pending: list[PendingRelation] = []
     for sentence in sentences:
         pending += _sentence_relations(text, sentence, spans, speaker)
     _unify_types(spans)
@@ -145,9 +131,9 @@ def _index(starts: list[int], offset: int) -> int:
 
 def _sentence_relations(
     text: str, sentence: Sentence, all_spans: list[Span], speaker: str | None = None
-) -> list[_PendingRelation]:
+) -> list[PendingRelation]:
     """Pattern relations between mention pairs, noun-phrase kinds, then co-mentions."""
-    found: list[_PendingRelation] = []
+    found: list[PendingRelation] = []
     related: set[tuple[str, str]] = set()
     spans = [s for s in sentence.spans if s.type is not T.DATE]
     limit = min([d.start for d in sentence.dates] + [sentence.end])
@@ -162,10 +148,12 @@ def _sentence_relations(
         for b in spans[i + 1 :]:
             if b.start - a.end > rr.MAX_GAP:
                 break
-            if b.pronoun in ("subject", "possessive") or _key(a) == _key(b):
+            if b.pronoun in ("subject", "possessive") or span_key(a) == span_key(b):
                 continue
             if np_object is not None and np_object[3] <= b.start and b.end < np_object[4]:
-                related.add((_key(a), _key(b)))  # "joined an LGBTQ activist group": the group
+                related.add(
+                    (span_key(a), span_key(b))
+                )  # "joined an LGBTQ activist group": the group
                 continue
             match = rr.match_gap(text[a.end : b.start])
             if match is None:
@@ -180,94 +168,21 @@ def _sentence_relations(
             _hint(source, pattern.subject_type)
             _hint(target, pattern.object_type)
             found.append(
-                _PendingRelation(
+                PendingRelation(
                     source, target, pattern.predicate, match.raw, pattern.confidence, sentence
                 )
             )
-            related.add((_key(a), _key(b)))
-            related.add((_key(subject), _key(b)))
+            related.add((span_key(a), span_key(b)))
+            related.add((span_key(subject), span_key(b)))
         if np_object is not None:
             predicate, phrase, confidence, start, end = np_object
             target = Span(start, end, phrase, phrase, T.CONCEPT)
             all_spans.append(target)
             raw = " ".join(text[a.end : start].split())
-            found.append(_PendingRelation(a, target, predicate, raw, confidence, sentence))
-    found += _states(text, sentence, spans, all_spans, speaker)
-    found += _comentions(spans, related, sentence)
+            found.append(PendingRelation(a, target, predicate, raw, confidence, sentence))
+    found += states(text, sentence, spans, all_spans, speaker)
+    found += comentions(spans, related, sentence)
     return found
-
-
-def _states(
-    text: str,
-    sentence: Sentence,
-    spans: list[Span],
-    all_spans: list[Span],
-    speaker: str | None = None,
-) -> list[_PendingRelation]:
-    """What ``rules_states`` finds said of a pronoun or a person in the sentence (or,
-    for a pattern without a subject, of a conversation turn's speaker)."""
-    out = []
-    for state in find_states(text, sentence.start, sentence.end):
-        if state.subject_start < 0:  # "Biscuit died": said of the speaker's own
-            if speaker is None:
-                continue
-            subject: Span | None = Span(state.start, state.start, speaker, speaker, T.PERSON)
-        else:
-            subject = next(
-                (
-                    s
-                    for s in spans
-                    if s.start <= state.subject_start < s.end
-                    and s.pronoun != "object"
-                    and (s.pronoun is not None or _can_hold(s, state.value))
-                ),
-                None,
-            )
-        if subject is None:
-            continue
-        # a name already spotted there ("Lyon") stays the same entity
-        target = next((s for s in spans if s.start == state.start and s.pronoun is None), None)
-        if target is None:
-            surface = text[state.start : state.end]
-            target = Span(state.start, state.end, surface, state.value, T.CONCEPT)
-            all_spans.append(target)
-        pattern = state.pattern
-        out.append(
-            _PendingRelation(
-                subject, target, state.predicate, state.raw, pattern.confidence, sentence
-            )
-        )
-    return out
-
-
-def _can_hold(span: Span, value: str) -> bool:
-    """Whether a named span can be the subject of a state: a person, or a name the
-    rules could not type that takes an occupation ("Dmitri Moreau became a chef")."""
-    return span.type is T.PERSON or (span.type is T.CONCEPT and is_occupation(value))
-
-
-def _comentions(
-    spans: list[Span], related: set[tuple[str, str]], sentence: Sentence
-) -> list[_PendingRelation]:
-    distinct: list[Span] = []
-    seen: set[str] = set()
-    for span in spans:
-        if _key(span) not in seen:
-            seen.add(_key(span))
-            distinct.append(span)
-    out: list[_PendingRelation] = []
-    for a, b in itertools.pairwise(distinct):
-        if len(out) >= rr.MAX_COMENTION_PAIRS:
-            break
-        if (_key(a), _key(b)) not in related and (_key(b), _key(a)) not in related:
-            out.append(
-                _PendingRelation(a, b, rr.RELATED_TO, "", rr.RELATED_TO_CONFIDENCE, sentence)
-            )
-    return out
-
-
-def _key(span: Span) -> str:
-    return normalize_name(span.name)
 
 
 def _hint(span: Span, type_: EntityType | None) -> None:
@@ -287,9 +202,9 @@ def _unify_types(spans: list[Span]) -> None:
     specific: dict[str, set[EntityType]] = {}
     for span in spans:
         if span.type not in (T.CONCEPT, T.DATE) and span.pronoun is None:
-            specific.setdefault(_key(span), set()).add(span.type)
+            specific.setdefault(span_key(span), set()).add(span.type)
     for span in spans:
-        types = specific.get(_key(span))
+        types = specific.get(span_key(span))
         if span.type is T.CONCEPT and types and len(types) == 1:
             span.type = next(iter(types))
 
@@ -320,7 +235,7 @@ def _build(
     speaker: str | None,
     sentences: list[Sentence],
     spans: list[Span],
-    pending: list[_PendingRelation],
+    pending: list[PendingRelation],
 ) -> ChunkExtraction:
     ns, cid, seen = chunk.namespace, chunk.chunk_id, chunk.timestamp
     entities: dict[str, Entity] = {}

@@ -1,0 +1,105 @@
+"""What a sentence says besides its verb-phrase relations, for the rule extractor.
+
+``PendingRelation`` is a relation found in a sentence before its spans become
+entities; ``states`` reads what ``rules_states`` finds said of a person in the
+sentence, ``comentions`` relates the names that share it and no relation.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from recall_engine.core.graph import EntityType
+from recall_engine.core.names import normalize_name
+from recall_engine.graph import rules_relations as rr
+from recall_engine.graph.rules_entities import Span
+from recall_engine.graph.rules_events import Sentence
+from recall_engine.graph.rules_states import find_states
+from recall_engine.graph.supersession import is_occupation
+
+T = EntityType
+
+
+@dataclass(slots=True)
+class PendingRelation:
+    source: Span
+    target: Span
+    predicate: str
+    raw: str
+    confidence: float
+    sentence: Sentence
+
+
+def states(
+    text: str,
+    sentence: Sentence,
+    spans: list[Span],
+    all_spans: list[Span],
+    speaker: str | None = None,
+) -> list[PendingRelation]:
+    """What ``rules_states`` finds said of a pronoun or a person in the sentence (or,
+    for a pattern without a subject, of a conversation turn's speaker)."""
+    out = []
+    for state in find_states(text, sentence.start, sentence.end):
+        if state.subject_start < 0:  # "Biscuit died": said of the speaker's own
+            if speaker is None:
+                continue
+            subject: Span | None = Span(state.start, state.start, speaker, speaker, T.PERSON)
+        else:
+            subject = next(
+                (
+                    s
+                    for s in spans
+                    if s.start <= state.subject_start < s.end
+                    and s.pronoun != "object"
+                    and (s.pronoun is not None or can_hold(s, state.value))
+                ),
+                None,
+            )
+        if subject is None:
+            continue
+        # a name already spotted there ("Lyon") stays the same entity
+        target = next((s for s in spans if s.start == state.start and s.pronoun is None), None)
+        if target is None:
+            surface = text[state.start : state.end]
+            target = Span(state.start, state.end, surface, state.value, T.CONCEPT)
+            all_spans.append(target)
+        pattern = state.pattern
+        out.append(
+            PendingRelation(
+                subject, target, state.predicate, state.raw, pattern.confidence, sentence
+            )
+        )
+    return out
+
+
+def can_hold(span: Span, value: str) -> bool:
+    """Whether a named span can be the subject of a state: a person, or a name the
+    rules could not type that takes an occupation ("Dmitri Moreau became a chef")."""
+    return span.type is T.PERSON or (span.type is T.CONCEPT and is_occupation(value))
+
+
+def comentions(
+    spans: list[Span], related: set[tuple[str, str]], sentence: Sentence
+) -> list[PendingRelation]:
+    """Relate each pair of neighbouring distinct names in the sentence that no verb
+    phrase related, at low confidence (``rules_relations.RELATED_TO``)."""
+    distinct: list[Span] = []
+    seen: set[str] = set()
+    for span in spans:
+        if span_key(span) not in seen:
+            seen.add(span_key(span))
+            distinct.append(span)
+    out: list[PendingRelation] = []
+    for a, b in itertools.pairwise(distinct):
+        if len(out) >= rr.MAX_COMENTION_PAIRS:
+            break
+        if (span_key(a), span_key(b)) not in related and (span_key(b), span_key(a)) not in related:
+            out.append(PendingRelation(a, b, rr.RELATED_TO, "", rr.RELATED_TO_CONFIDENCE, sentence))
+    return out
+
+
+def span_key(span: Span) -> str:
+    """The key two mentions of one name share (``normalize_name``)."""
+    return normalize_name(span.name)
