@@ -72,7 +72,8 @@ class TenantSearch(TenantBase):
 
     async def _recall(self, request: RecallSearchRequest, collection: str) -> RetrievalResult:
         """One search through recall()'s pipeline with the mode's lane pinned
-        (``tenants.lanes``); chunks whose facts still hold come first."""
+        (``tenants.lanes``); superseded chunks are marked, and among memories moved
+        after those that still hold."""
         self._check_query(request.query, "query")
         if request.additional_context:
             self._check_query(request.additional_context, "additional_context")
@@ -111,7 +112,12 @@ class TenantSearch(TenantBase):
         hits = _chunk_hits(state)[:k]
         chunks = [to_chunk(h, score=round(h.score, 6)) for h in hits]
         validity = await reader.chunk_validity([c.chunk_uuid for c in chunks])
-        chunks = current_first(chunks, validity, as_of=as_of)
+        # Memories: what holds first, whatever the question. Knowledge: a question the
+        # tense stage read as about now or the past keeps its order (it ranked each
+        # chunk for that time; a past question may want what was replaced since).
+        reading = state.tense.name if state.tense is not None else "none"
+        move = collection == MEMORIES or reading not in ("present", "past")
+        chunks = current_first(chunks, validity, as_of=as_of, move=move)
         result = RetrievalResult(chunks=chunks, sources=to_sources(hits), alpha_used=alpha)
         if request.graph_context:
             vector = state.query_vector
