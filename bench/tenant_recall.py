@@ -10,8 +10,8 @@ top_k=25, only_context=True)``. Units and scores are ``bench.locomo``'s: dialogu
 turn ids in rank order, recall@k over categories 1-4 and category 5 apart.
 
 With ``--sources`` the same turns are also uploaded through the tenant API, one
-knowledge source per turn (speaker as the title, the turn's time), into two more
-sub-tenants: typed ``conversation`` (remembered as conversation turns) and typed
+knowledge source per turn (speaker as the title, the turn's time), into two
+sub-tenants of another tenant: typed ``conversation`` (remembered as conversation turns) and typed
 ``document`` (plain documents, as every source was before); full_recall is asked of
 each (issue 37: conversation sources stored as conversations).
 
@@ -39,6 +39,10 @@ from recall_engine.core.metadata import SOURCE_KEY
 from recall_engine.tenants.ids import KNOWLEDGE, dataset_name
 
 TENANT = "locomo"
+SOURCES_TENANT = "locomo-sources"
+"""The tenant of the turns uploaded as sources: a tenant of its own, so that the same
+statements remembered twice never meet in one graph (facts and their supersession are
+the tenant's)."""
 TOP_K = 25
 HEADLINE = ("recall@5", "recall@10", "full@10", "mrr@10")
 
@@ -64,8 +68,10 @@ def _sub(sample_id: str, kind: str | None) -> str:
     return sample_id if kind is None else f"{sample_id}-{kind}"
 
 
-async def _upload_turns(engine: RecallEngine, samples: list) -> None:
-    """Each sample's turns as knowledge sources, one per turn, of each SOURCE_TYPES."""
+async def _upload_turns(engine: RecallEngine, samples: list) -> str:
+    """Each sample's turns as knowledge sources, one per turn, of each SOURCE_TYPES, in
+    ``SOURCES_TENANT``; returns its store name."""
+    await engine.create_tenant(SOURCES_TENANT)
     for sample in samples:
         for kind in SOURCE_TYPES:
             sources = [
@@ -79,9 +85,9 @@ async def _upload_turns(engine: RecallEngine, samples: list) -> None:
                 for m in sample.conversation.messages
                 if m.text.strip()
             ]
-            await engine.upload_knowledge(
-                TENANT, sources, sub_tenant_id=_sub(sample.sample_id, kind)
-            )
+            sub = _sub(sample.sample_id, kind)
+            await engine.upload_knowledge(SOURCES_TENANT, sources, sub_tenant_id=sub)
+    return engine.tenants.registry.store_name(SOURCES_TENANT)
 
 
 def _turns_of(records) -> dict[str, list[str]]:
@@ -125,9 +131,10 @@ async def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
     samples = load_locomo()[: args.limit] if args.limit else load_locomo()
     async with RecallEngine(data_dir) as engine:
         store, names = await _ingest(engine, samples)
-        if args.sources:
-            await _upload_turns(engine, samples)
         message_ids = _turns_of(engine.store(store).index.records())
+        if args.sources:
+            uploaded = await _upload_turns(engine, samples)
+            message_ids.update(_turns_of(engine.store(uploaded).index.records()))
         cost = {
             m.id: len(f"[date time] {m.speaker}: {m.text}".split())
             for s in samples
@@ -172,7 +179,7 @@ async def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
                         if alpha is not None:
                             fields["alpha"] = alpha
                         found = await engine.full_recall(
-                            tenant_id=TENANT,
+                            tenant_id=TENANT if kind is None else SOURCES_TENANT,
                             sub_tenant_id=_sub(sample.sample_id, kind),
                             query=q.text,
                             max_results=TOP_K,
