@@ -148,11 +148,15 @@ def prepare_source(source: KnowledgeSource, *, filename: str | None = None) -> P
     except ValueError as exc:
         return Prepared(source_id, title, error=str(exc), filename=filename)
     if is_turn:
-        turn = Message(
-            id=source_id, speaker=_speaker(source), text=text, timestamp=source.timestamp
-        )
+        speaker = _speaker(source)
+        turn = Message(id=source_id, speaker=speaker, text=text, timestamp=source.timestamp)
+        # A title that names the speaker is not the item's title: every turn of that
+        # speaker would then match a question naming them by title.
         conversation = Conversation(
-            messages=[turn], title=title, metadata=metadata, source_id=source_id
+            messages=[turn],
+            title=None if title == speaker else title,
+            metadata=metadata,
+            source_id=source_id,
         )
         return Prepared(source_id, title, data=conversation, filename=filename)
     document = Document(

@@ -30,8 +30,13 @@ async def test_conversation_sources_keep_speaker_time_and_turn_id(engine):
     assert text["m2"].endswith("Bob: Nice, do you like it there?")  # speaker from metadata
     assert text["d1"] == "Lyon is a city in France."
     store = engine.tenants.registry.store_name("acme")
-    turn_ids = {r.text: r.message_ids for r in engine.store(store).index.records()}
-    assert turn_ids[text["m1"]] == ("m1",) and turn_ids[text["d1"]] == ()
+    records = {r.text: r for r in engine.store(store).index.records()}
+    assert records[text["m1"]].message_ids == ("m1",) and records[text["d1"]].message_ids == ()
+    assert records[text["m1"]].speaker == "Ann"
+    # the title that named the speaker is not the turn's document name (a question naming
+    # Ann would match every turn of hers by title); another title stays
+    assert records[text["m1"]].document_name != "Ann"
+    assert records[text["m2"]].document_name == "Re: Lyon"
     # a turn is deleted by its source id, as any source
     gone = await engine.tenants.delete_sources("acme", ["m1"], sub_tenant_id="chat")
     assert gone == {"m1": True}
