@@ -1,11 +1,12 @@
-"""full_recall's passage lane run through recall()'s pipeline, against full_recall, on
-the same LoCoMo dev chunks (issue 37 step 3: one query path for the tenant API).
+"""full_recall against recall() running full_recall's passage lane, on the same LoCoMo
+dev chunks (issue 37 step 3: one query path for the tenant API).
 
 The lane (``retrievers.passages`` with full_recall's default weights) is registered as a
-search type with ``register_retriever``, so recall() runs it through every stage (scope,
-narrow, tense, feedback, coverage); full_recall runs it directly. The report counts the
-questions whose chunk order the stages change, and by which tense reading, and scores
-both orders.
+search type with ``register_retriever`` and asked through recall(); full_recall runs its
+own copy of the lane (``tenants.lanes.PassageLane``) through the same pipeline. The report
+counts the questions whose chunk order differs between the two entries (and by which
+tense reading) and scores both orders: with one query path they agree (before it,
+full_recall ran the lane directly, without the pipeline's stages).
 
     .venv/bin/python -m bench.tenant_pipeline [--limit N]
 """

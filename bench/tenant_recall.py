@@ -9,10 +9,18 @@ mode, and each ``--alphas`` value) and through ``recall(..., HYBRID_COMPLETION,
 top_k=25, only_context=True)``. Units and scores are ``bench.locomo``'s: dialogue
 turn ids in rank order, recall@k over categories 1-4 and category 5 apart.
 
-    .venv/bin/python -m bench.tenant_recall [--limit N] [--alphas 0.5,auto] [--json FILE]
+With ``--sources`` the same turns are also uploaded through the tenant API, one
+knowledge source per turn (speaker as the title, the turn's time), into two
+sub-tenants of another tenant: typed ``conversation`` (remembered as conversation turns) and typed
+``document`` (plain documents, as every source was before); full_recall is asked of
+each (issue 37: conversation sources stored as conversations).
+
+    .venv/bin/python -m bench.tenant_recall [--limit N] [--alphas 0.5,auto] [--thinking]
+        [--sources] [--json FILE]
 
 Target: full_recall with the default alpha within 0.5 points of HYBRID_COMPLETION
-recall@10 (categories 1-4).
+recall@10 (categories 1-4); full_recall over conversation sources within 1 point of
+full_recall over the remembered ``Conversation``.
 """
 
 from __future__ import annotations
@@ -27,9 +35,14 @@ from typing import Any
 
 from bench._data import CATEGORY_NAMES, cut_to_budget, load_locomo, mean_scores, ranked_units, score
 from recall_engine import RecallEngine, SearchType
+from recall_engine.core.metadata import SOURCE_KEY
 from recall_engine.tenants.ids import KNOWLEDGE, dataset_name
 
 TENANT = "locomo"
+SOURCES_TENANT = "locomo-sources"
+"""The tenant of the turns uploaded as sources: a tenant of its own, so that the same
+statements remembered twice never meet in one graph (facts and their supersession are
+the tenant's)."""
 TOP_K = 25
 HEADLINE = ("recall@5", "recall@10", "full@10", "mrr@10")
 
@@ -39,8 +52,52 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--limit", type=int, default=None, help="only the first N conversations")
     parser.add_argument("--alphas", default="", help="more alphas to try, e.g. 0.5,auto")
     parser.add_argument("--thinking", action="store_true", help="also thinking mode")
+    parser.add_argument(
+        "--sources", action="store_true", help="also the turns uploaded as knowledge sources"
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the report here")
     return parser.parse_args()
+
+
+SOURCE_TYPES = ("conversation", "document")
+
+
+def _sub(sample_id: str, kind: str | None) -> str:
+    """The sub-tenant holding a sample's turns as sources of type ``kind`` (None: the
+    remembered ``Conversation``)."""
+    return sample_id if kind is None else f"{sample_id}-{kind}"
+
+
+async def _upload_turns(engine: RecallEngine, samples: list) -> str:
+    """Each sample's turns as knowledge sources, one per turn, of each SOURCE_TYPES, in
+    ``SOURCES_TENANT``; returns its store name."""
+    await engine.create_tenant(SOURCES_TENANT)
+    for sample in samples:
+        for kind in SOURCE_TYPES:
+            sources = [
+                {
+                    "id": f"{kind}:{m.id}",
+                    "title": m.speaker,
+                    "type": kind,
+                    "text": m.text,
+                    "timestamp": m.timestamp,
+                }
+                for m in sample.conversation.messages
+                if m.text.strip()
+            ]
+            sub = _sub(sample.sample_id, kind)
+            await engine.upload_knowledge(SOURCES_TENANT, sources, sub_tenant_id=sub)
+    return engine.tenants.registry.store_name(SOURCES_TENANT)
+
+
+def _turns_of(records) -> dict[str, list[str]]:
+    """Chunk id -> the dialogue turns it holds (a source's turn id, less its type)."""
+    out = {}
+    for record in records:
+        source = (record.metadata or {}).get(SOURCE_KEY) or {}
+        turn = str(source.get("source_id") or "").split(":", 1)[-1]
+        out[record.id] = list(record.message_ids) if not source else [turn]
+    return out
 
 
 async def _ingest(engine: RecallEngine, samples: list) -> tuple[str, dict[str, str]]:
@@ -74,9 +131,10 @@ async def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
     samples = load_locomo()[: args.limit] if args.limit else load_locomo()
     async with RecallEngine(data_dir) as engine:
         store, names = await _ingest(engine, samples)
-        message_ids = {
-            record.id: list(record.message_ids) for record in engine.store(store).index.records()
-        }
+        message_ids = _turns_of(engine.store(store).index.records())
+        if args.sources:
+            uploaded = await _upload_turns(engine, samples)
+            message_ids.update(_turns_of(engine.store(uploaded).index.records()))
         cost = {
             m.id: len(f"[date time] {m.speaker}: {m.text}".split())
             for s in samples
@@ -89,9 +147,15 @@ async def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         ]
         paths: dict[str, Any] = {"recall HYBRID_COMPLETION": None}
         for alpha in alphas:
-            paths[f"full_recall alpha={alpha or 'default'}"] = ("fast", alpha)
+            paths[f"full_recall alpha={alpha or 'default'}"] = ("fast", alpha, None)
             if args.thinking:
-                paths[f"full_recall thinking alpha={alpha or 'default'}"] = ("thinking", alpha)
+                paths[f"full_recall thinking alpha={alpha or 'default'}"] = (
+                    "thinking",
+                    alpha,
+                    None,
+                )
+        for kind in SOURCE_TYPES if args.sources else ():
+            paths[f"full_recall {kind} sources"] = ("fast", None, kind)
         report: dict[str, Any] = {"conversations": len(samples), "paths": {}}
         for label, how in paths.items():
             rows: dict[int, list[dict[str, float]]] = {}
@@ -110,13 +174,13 @@ async def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
                         )
                         units = ranked_units(results, lambda s: s["message_ids"])
                     else:
-                        mode, alpha = how
+                        mode, alpha, kind = how
                         fields: dict[str, Any] = {"mode": mode}
                         if alpha is not None:
                             fields["alpha"] = alpha
                         found = await engine.full_recall(
-                            tenant_id=TENANT,
-                            sub_tenant_id=sample.sample_id,
+                            tenant_id=TENANT if kind is None else SOURCES_TENANT,
+                            sub_tenant_id=_sub(sample.sample_id, kind),
                             query=q.text,
                             max_results=TOP_K,
                             **fields,

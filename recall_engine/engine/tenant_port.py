@@ -1,7 +1,8 @@
 """``TenantPort``: what the tenant API (``recall_engine.tenants``) may do with the
-engine, and nothing more. The tenant API reads through ``TenantReader`` and writes
-through ``remember`` / ``forget``; it never holds a store, so it cannot reach past
-the read API into the graph or the vectors."""
+engine, and nothing more. The tenant API searches through recall()'s pipeline
+(``run``), reads through ``TenantReader`` and writes through ``remember`` /
+``forget``; it never holds a store, so it cannot reach past the read API into the
+graph or the vectors."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ from recall_engine.config import RecallConfig
 from recall_engine.core.models import RememberResult
 from recall_engine.embedding import Embedder
 from recall_engine.memory import ForgetOptions, MemoryWrites, RememberOptions
+from recall_engine.pipeline.request import RecallRequest
+from recall_engine.pipeline.run import RecallPipeline
+from recall_engine.pipeline.state import RecallState
 from recall_engine.read.filters import ChunkFilter
 from recall_engine.read.tenant_reader import TenantReader
 from recall_engine.storage.expiry import forget_expired
@@ -24,6 +28,9 @@ class _Engine(MemoryWrites, Protocol):
 
     config: RecallConfig
     embedder: Embedder
+
+    @property
+    def pipeline(self) -> RecallPipeline: ...
 
     def store(self, tenant_id: str | None = None, *, create: bool = False) -> TenantStore: ...
 
@@ -63,6 +70,11 @@ class TenantPort:
     def forget_expired(self, tenant: str) -> None:
         """Forget the tenant's expired items now. Blocking."""
         forget_expired(self._engine.store(tenant, create=True))
+
+    async def run(self, request: RecallRequest) -> RecallState:
+        """Run the engine's recall() pipeline for ``request`` (its own stages, any a
+        caller inserted included)."""
+        return await self._engine.pipeline.run_state(request)
 
     async def remember(self, data: object, **options: Unpack[RememberOptions]) -> RememberResult:
         return await self._engine.remember(data, **options)

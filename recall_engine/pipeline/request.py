@@ -32,6 +32,7 @@ from recall_engine.core.search_types import SearchTypeName
 from recall_engine.pipeline.narrowing import check_metadata_filters
 from recall_engine.prompts import PROMPTS_PACKAGE
 from recall_engine.read.filters import ChunkFilter
+from retrievers.base import Retriever
 
 __all__ = [
     "MAX_SESSION_ID",
@@ -92,6 +93,10 @@ class RecallRequest:
     """Answer as of this time (naive UTC); None: now."""
     where: ChunkFilter | None = None
     """``metadata_filters`` as the filter every read of the call honours; None: none."""
+    retriever: type[Retriever[Any]] | None = None
+    """A retriever class to run in place of the registry's ``query_type`` (an entry
+    into the pipeline with its own search, as the tenant API's lanes); None: look
+    ``query_type`` up."""
 
     @classmethod
     def build(cls, params: Any) -> RecallRequest:

@@ -21,7 +21,7 @@ from recall_engine.pipeline.narrowing import retrieval_depth
 from recall_engine.pipeline.request import _PARAM_DEFAULTS, MAX_TOP_K, RecallRequest
 from recall_engine.pipeline.route import routed_handover
 from recall_engine.pipeline.state import EngineServices, RecallState, StageTimer
-from recall_engine.read.store_reader import StoreReader
+from recall_engine.read.tenant_reader import TenantReader
 from recall_engine.telemetry.spans import stage as stage_span
 from retrievers import REGISTRY, Identity, RetrievalContext, Retriever, RetrieverOutput
 from retrievers.base import NO_VECTOR, RetrieverConfig, wants_query_vector
@@ -38,10 +38,12 @@ out from what it retrieved, so it is not asked for more than ``top_k``; reorderi
 the first 10 keeps them the same for every ``top_k`` of at least 10."""
 
 
-def reader(state: RecallState) -> StoreReader:
-    """The reader of the call's store and scope, bound to its metadata filter."""
+def reader(state: RecallState) -> TenantReader:
+    """The reader of the call's store and scope, bound to its metadata filter (a
+    ``TenantReader``: the read API plus boolean search, which the tenant API's
+    boolean lane runs on)."""
     assert state.store is not None
-    return StoreReader(state.store, state.dataset_ids, where=state.request.where)
+    return TenantReader(state.store, state.dataset_ids, where=state.request.where)
 
 
 async def retrieve(

@@ -62,9 +62,19 @@ class RecallPipeline:
         """The stages every recall runs, in order; a caller may extend or reorder them."""
 
     async def run(self, request: RecallRequest) -> list[RecallResult]:
+        """What recall() returns for ``request``: the results of ``run_state``."""
+        state = await self.run_state(request)
+        extra = [state.session_context] if state.session_context is not None else []
+        return [*state.side, *state.results, *extra]
+
+    async def run_state(self, request: RecallRequest) -> RecallState:
+        """Run every stage for ``request``; the state holds the ranked hits
+        (``output``), the results, coverage, tense and timings (the tenant API reads
+        its chunks from here)."""
         state = RecallState(request=request)
         with observed(state) as span:  # a span per call and per stage, when OpenTelemetry records
-            return await self._stages(state, span)
+            await self._stages(state, span)
+        return state
 
     def insert_stage(
         self, new: Stage, *, after: str | None = None, before: str | None = None
@@ -77,14 +87,12 @@ class RecallPipeline:
         """
         insert_stage(self.stages, new, after=after, before=before)
 
-    async def _stages(self, state: RecallState, span: SpanHandle) -> list[RecallResult]:
+    async def _stages(self, state: RecallState, span: SpanHandle) -> None:
         for step in list(self.stages):
             with StageTimer(state.timings, step.name), span.stage(f"recall.{step.name}"):
                 await step.run(state)
             if state.done:
                 break
-        extra = [state.session_context] if state.session_context is not None else []
-        return [*state.side, *state.results, *extra]
 
     # stages
 
@@ -149,7 +157,7 @@ class RecallPipeline:
             rules=self.services.router,
         )
         state.handover = handover(state.search_type, request.query_type, state.decision)
-        retriever = REGISTRY.get(state.search_type)
+        retriever = request.retriever or REGISTRY.get(state.search_type)
         if retriever is None:
             available = ", ".join(REGISTRY)
             raise SearchTypeNotImplementedError(
@@ -198,7 +206,8 @@ class RecallPipeline:
         if output is None or not output.hits or request.feedback_influence <= 0:
             return
         assert state.search_type is not None
-        window = feedback_window(request, REGISTRY[state.search_type])  # the type asked
+        asked = request.retriever or REGISTRY[state.search_type]  # the type asked
+        window = feedback_window(request, asked)
         hits = list(output.hits)
         weights = await asyncio.to_thread(
             self.services.sessions.element_weights, state.tenant_id, element_ids(hits[:window])

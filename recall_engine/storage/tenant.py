@@ -34,21 +34,17 @@ they are forgotten.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from recall_engine.core.errors import EmbeddingModelMismatchError, StoreError
+from recall_engine.core.errors import StoreError
 from recall_engine.storage.chunk_index import ChunkIndex
-from recall_engine.storage.falkordb_graph import FalkorGraphStore
-from recall_engine.storage.falkordb_home import check_home, check_unclaimed, graph_home
 from recall_engine.storage.falkordb_server import FalkorServer
 from recall_engine.storage.graph_records import (
     ENTITIES,
@@ -58,27 +54,15 @@ from recall_engine.storage.graph_records import (
     GraphRemoval,
     GraphWrite,
 )
-from recall_engine.storage.kuzu_graph import KuzuGraphStore
 from recall_engine.storage.lance_vectors import LanceVectorStore, TableState, tables_exist
 from recall_engine.storage.protocols import GraphStore, VectorStore
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
 from recall_engine.storage.shared_mirror import SharedMirror
+from recall_engine.storage.tenant_open import META_FILE, open_backends
 from recall_engine.storage.vector_index import VectorIndex, dict_keys
 from recall_engine.storage.vector_location import SharedVectors
 
 logger = logging.getLogger(__name__)
-
-SCHEMA_VERSION = 1
-META_FILE = "store.json"
-
-
-def _open_graph(root: Path, server: FalkorServer | None) -> GraphStore:
-    """The tenant's graph: its own graph on the FalkorDB server when there is one
-    (named after the store's folder, so every replica finds the same one), else
-    an embedded Kuzu database in the folder."""
-    if server is not None:
-        return FalkorGraphStore(server, root.name)
-    return KuzuGraphStore(root / "graph.kuzu")
 
 
 class TenantStore:
@@ -161,50 +145,14 @@ class TenantStore:
                 (``falkordb_home``).
             StoreError: a backend could not be opened.
         """
-        meta_path = root / META_FILE
-        home = graph_home(graph_server, root.name)
-        if meta_path.is_file():
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            check_home(meta, home, tenant_id=tenant_id)
-            if meta.get("embedding_model") != model_id:
-                raise EmbeddingModelMismatchError(
-                    f"The store of tenant {tenant_id!r} was built with embedding model "
-                    f"{meta.get('embedding_model')!r}, but this engine uses {model_id!r}. "
-                    "Vectors from different models cannot be compared: configure the original "
-                    "model, or use a new data dir and remember() your data again."
-                )
-        else:
-            meta = {
-                "embedding_model": model_id,
-                "dimension": int(dimension()),
-                "schema_version": SCHEMA_VERSION,
-                "tenant_id": tenant_id,
-                "created_at": datetime.now(UTC).isoformat(),
-                "graph": home,
-            }
-        if shared is not None:
-            vectors = LanceVectorStore(
-                shared.store_uri(root.name),
-                int(meta["dimension"]),
-                storage_options=shared.options,
-                model_id=model_id,
-            )
-            root.mkdir(parents=True, exist_ok=True)
-            graph = _open_graph(root, graph_server)
-        else:
-            root.mkdir(parents=True, exist_ok=True)
-            graph = _open_graph(root, graph_server)
-            try:
-                if graph_server is not None and not meta_path.is_file():
-                    check_unclaimed(graph, tenant_id=tenant_id)
-                vectors = LanceVectorStore(root / "vectors", int(meta["dimension"]))
-            except Exception:
-                graph.close()
-                raise
-        if not meta_path.is_file():
-            tmp = meta_path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(meta, indent=2), encoding="utf-8")
-            tmp.replace(meta_path)
+        graph, vectors, meta = open_backends(
+            root,
+            tenant_id,
+            model_id=model_id,
+            dimension=dimension,
+            shared=shared,
+            graph_server=graph_server,
+        )
         store = cls(
             tenant_id, root, graph, vectors, meta, shared, graph_shared=graph_server is not None
         )

@@ -1,12 +1,14 @@
-"""The tenant API's base: the engine port it works through (readers, remember /
-forget, expiry; never a store) and what every part of it shares: the tenant
-registry, the tenant's engine name, a sub-tenant's dataset and a filtered reader."""
+"""The tenant API's base: the engine port it works through (readers, recall()'s
+pipeline, remember / forget, expiry; never a store) and what every part of it
+shares: the tenant registry, the tenant's engine name, a sub-tenant's dataset and a
+filtered reader."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from recall_engine.config import RecallConfig
@@ -16,6 +18,8 @@ from recall_engine.core.hydra import (
 from recall_engine.core.validation import dataset_id_for
 from recall_engine.embedding import Embedder
 from recall_engine.memory import MemoryWrites
+from recall_engine.pipeline.request import RecallRequest
+from recall_engine.pipeline.state import RecallState
 from recall_engine.read.filters import ChunkFilter
 from recall_engine.read.tenant_reader import TenantReader
 from recall_engine.tenants.batching import QueryBatcher
@@ -45,6 +49,10 @@ class EnginePort(MemoryWrites, Protocol):
     ) -> TenantReader: ...
 
     def forget_expired(self, tenant: str) -> None: ...
+
+    async def run(self, request: RecallRequest) -> RecallState:
+        """Run recall()'s pipeline for ``request`` (``RecallPipeline.run_state``)."""
+        ...
 
     async def drop_tenant(self, tenant_id: str) -> None: ...
 
@@ -100,7 +108,35 @@ class TenantBase:
     def _open_reader(
         self, tenant_id: str, collection: str, sub: str | None, where: ChunkFilter | None
     ) -> TenantReader:
+        return self._open_scope(tenant_id, collection, sub, where).reader
+
+    async def _scope(
+        self, tenant_id: str, collection: str, sub: str | None, where: ChunkFilter | None = None
+    ) -> Scope:
+        """The store, dataset and filtered reader of one sub-tenant's collection (one
+        trip to a worker thread, as ``_reader``)."""
+        return await asyncio.to_thread(self._open_scope, tenant_id, collection, sub, where)
+
+    def _open_scope(
+        self, tenant_id: str, collection: str, sub: str | None, where: ChunkFilter | None
+    ) -> Scope:
         store = self._open_store(tenant_id)
         self.engine.forget_expired(store)  # nothing may cite them
         _, dataset_id = self._dataset(store, collection, sub)
-        return self.engine.reader(store, [dataset_id], where=where)
+        return Scope(
+            store=store,
+            dataset_id=dataset_id,
+            reader=self.engine.reader(store, [dataset_id], where=where),
+            exists=dataset_id in self.engine.datasets(store),
+        )
+
+
+@dataclass(frozen=True)
+class Scope:
+    """One sub-tenant's collection: its store, dataset and a reader bound to the
+    request's filter; ``exists`` is False until something was added to it."""
+
+    store: str
+    dataset_id: str
+    reader: TenantReader
+    exists: bool

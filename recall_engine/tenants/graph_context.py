@@ -12,21 +12,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from recall_engine.core.hits import ChunkHit
 from recall_engine.core.hydra import GraphContext, ScoredPathResponse
 from recall_engine.core.results import to_triplet
 from recall_engine.read.linking import link_entities
 from recall_engine.read.tenant_reader import TenantReader
-from recall_engine.tenants.hybrid import Ranked
 
 QUERY_RELATIONS = 5
 MIN_RELATION_SCORE = 0.2
 
 
 async def build_graph_context(
-    reader: TenantReader, query: str, vector: np.ndarray, ranked: list[Ranked]
+    reader: TenantReader, query: str, vector: np.ndarray, ranked: list[ChunkHit]
 ) -> GraphContext:
     context = GraphContext()
-    in_scope = {r.chunk.chunk_id for r in ranked}
+    in_scope = {hit.chunk_id for hit in ranked}
     nearest = await reader.nearest_triplets(vector, QUERY_RELATIONS)
     for n, edge in enumerate(e for e in nearest if e.score >= MIN_RELATION_SCORE):
         context.query_paths.append(
@@ -52,9 +52,9 @@ async def build_graph_context(
                         group_id=f"q_{len(context.query_paths)}",
                     )
                 )
-    relations = await reader.chunk_relations([r.chunk.chunk_id for r in ranked])
+    relations = await reader.chunk_relations([hit.chunk_id for hit in ranked])
     for item in ranked:
-        edges = relations.get(item.chunk.chunk_id)
+        edges = relations.get(item.chunk_id)
         if not edges:
             continue
         group = f"g_{len(context.chunk_relations)}"
@@ -64,8 +64,8 @@ async def build_graph_context(
                 relevancy_score=round(float(item.score), 6),
                 combined_context=" ; ".join(e.context for e in edges if e.context) or None,
                 group_id=group,
-                source_chunk_ids=[item.chunk.chunk_id],
+                source_chunk_ids=[item.chunk_id],
             )
         )
-        context.chunk_id_to_group_ids[item.chunk.chunk_id] = [group]
+        context.chunk_id_to_group_ids[item.chunk_id] = [group]
     return context

@@ -14,6 +14,11 @@ from recall_engine.core.metadata import ADDITIONAL_KEY, EXPIRES_KEY, SOURCE_KEY,
 from recall_engine.core.models import Conversation, Document, Message
 from recall_engine.core.validation import check_metadata
 
+CONVERSATION = "conversation"
+"""A knowledge source of this ``type`` is one turn of a conversation: it is remembered
+as a conversation (``remember(Conversation(...))``), its speaker and time kept."""
+SPEAKER_KEYS = ("speaker", "role", "author", "user_name")
+
 
 @dataclass
 class Prepared:
@@ -114,7 +119,8 @@ def prepare_memory(item: MemoryItem) -> Prepared:
 
 
 def prepare_source(source: KnowledgeSource, *, filename: str | None = None) -> Prepared:
-    """A knowledge source (an app source or an uploaded file's text) as a document."""
+    """A knowledge source (an app source or an uploaded file's text) as a document; a
+    source of type ``conversation`` as a conversation turn (``_speaker``)."""
     source_id = source.id or source.source_id or uuid.uuid4().hex
     title = source.title or filename
     text = source.text
@@ -122,6 +128,7 @@ def prepare_source(source: KnowledgeSource, *, filename: str | None = None) -> P
         text = source.content.text or source.content.markdown
     if text is None or not text.strip():
         return Prepared(source_id, title, error="the source has no text content", filename=filename)
+    is_turn = (source.type or "").strip().lower() == CONVERSATION
     try:
         metadata = _metadata(
             source={
@@ -135,16 +142,48 @@ def prepare_source(source: KnowledgeSource, *, filename: str | None = None) -> P
                 "relations": _relations(source.relations),
             },
             tenant_metadata=source.tenant_metadata,
-            additional={
-                **(source.metadata or {}),
-                **(source.document_metadata or {}),
-                **(source.additional_metadata or {}),
-            },
+            additional=_own_fields(source, turn=is_turn),
             expiry_time=source.expiry_time,
         )
     except ValueError as exc:
         return Prepared(source_id, title, error=str(exc), filename=filename)
+    if is_turn:
+        speaker = _speaker(source)
+        turn = Message(id=source_id, speaker=speaker, text=text, timestamp=source.timestamp)
+        # A title that names the speaker is not the item's title: every turn of that
+        # speaker would then match a question naming them by title.
+        conversation = Conversation(
+            messages=[turn],
+            title=None if title == speaker else title,
+            metadata=metadata,
+            source_id=source_id,
+        )
+        return Prepared(source_id, title, data=conversation, filename=filename)
     document = Document(
         text=text, title=title, metadata=metadata, created_at=source.timestamp, source_id=source_id
     )
     return Prepared(source_id, title, data=document, filename=filename)
+
+
+def _own_fields(source: KnowledgeSource, *, turn: bool) -> dict[str, Any]:
+    """The source's metadata fields, less a turn's ``speaker`` (the turn keeps it as
+    its speaker, a provenance field)."""
+    fields = {
+        **(source.metadata or {}),
+        **(source.document_metadata or {}),
+        **(source.additional_metadata or {}),
+    }
+    if turn:
+        fields.pop("speaker", None)
+    return fields
+
+
+def _speaker(source: KnowledgeSource) -> str | None:
+    """Who said a conversation turn: a ``speaker`` (or ``role``, ``author``,
+    ``user_name``) field of the source's metadata, else its title."""
+    for fields in (source.metadata, source.additional_metadata, source.document_metadata):
+        for key in SPEAKER_KEYS:
+            value = (fields or {}).get(key)
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+    return source.title.strip() if source.title and source.title.strip() else None

@@ -1,17 +1,18 @@
-"""The tenant API's searches: full_recall / recall_preferences on recall()'s own
-lanes (``tenants.hybrid``), boolean_recall, and qna. full_recall and
-recall_preferences put chunks whose facts still hold before superseded ones
+"""The tenant API's searches: full_recall / recall_preferences, boolean_recall and
+qna. Each runs recall()'s pipeline (scope, narrowing, tense, feedback, coverage,
+traces) with one of the tenant lanes pinned (``tenants.lanes``); full_recall and
+recall_preferences then put chunks whose facts still hold before superseded ones
 (``tenants.validity``)."""
 
 from __future__ import annotations
 
 import time
-from datetime import datetime
 from typing import Any, Literal
 
 import numpy as np
 
 from recall_engine.core.facts import parse_utc
+from recall_engine.core.hits import ChunkHit
 from recall_engine.core.hydra import (
     DEFAULT_ALPHA,
     BooleanRecallRequest,
@@ -22,13 +23,21 @@ from recall_engine.core.hydra import (
 )
 from recall_engine.core.limits import check_query_size
 from recall_engine.core.results import source_of, to_chunk, to_sources
+from recall_engine.pipeline.state import RecallState
 from recall_engine.read.filters import ChunkFilter
-from recall_engine.read.periods import until
+from recall_engine.read.recency import POOL
 from recall_engine.read.tenant_reader import TenantReader
 from recall_engine.tenants import hybrid
 from recall_engine.tenants.base import TenantBase
 from recall_engine.tenants.graph_context import build_graph_context
 from recall_engine.tenants.ids import KNOWLEDGE, MEMORIES
+from recall_engine.tenants.lanes import (
+    BooleanLane,
+    GraphLane,
+    PassageLane,
+    lane_request,
+    lane_weights,
+)
 from recall_engine.tenants.validity import current_first
 
 DEFAULT_MAX_RESULTS = 10
@@ -62,44 +71,59 @@ class TenantSearch(TenantBase):
         return await self._recall(_request(request, fields), MEMORIES)
 
     async def _recall(self, request: RecallSearchRequest, collection: str) -> RetrievalResult:
+        """One search through recall()'s pipeline with the mode's lane pinned
+        (``tenants.lanes``); superseded chunks are marked, and among memories moved
+        after those that still hold."""
         self._check_query(request.query, "query")
         if request.additional_context:
             self._check_query(request.additional_context, "additional_context")
         record = self._record(request.tenant_id)
         where = hybrid.parse_filters(request.metadata_filters, record.filterable)
         where = where.model_copy(update={"alive_at": time.time()})
-        reader = await self._reader(request.tenant_id, collection, request.sub_tenant_id, where)
+        scope = await self._scope(request.tenant_id, collection, request.sub_tenant_id, where)
+        reader = scope.reader
         if request.alpha == "auto":
             rare = await hybrid.has_rare_term(reader, request.query)
             alpha = hybrid.choose_alpha(request.query, has_rare_term=rare)
         else:
             alpha = float(request.alpha)
-        text = request.query
-        if request.additional_context:
-            text = f"{request.query}\n{request.additional_context}"
-        vector = await self._embed(text)
+        if not scope.exists:  # nothing was added to this sub-tenant yet
+            return RetrievalResult(alpha_used=alpha)
         k = request.max_results or DEFAULT_MAX_RESULTS
         thinking = request.mode == "thinking"
         as_of = parse_utc(request.as_of)
-        ranked = await hybrid.rank(
-            reader,
-            query=request.query,
-            vector=vector,
-            k=max(k, hybrid.POOL) if as_of is not None else k,
-            alpha=alpha,
-            recency_bias=request.recency_bias,
-            thinking=thinking,
+        options: dict[str, Any] = lane_weights(alpha)
+        if request.additional_context:
+            options["embed_text"] = f"{request.query}\n{request.additional_context}"
+        state = await self.engine.run(
+            lane_request(
+                GraphLane if thinking else PassageLane,
+                query=request.query,
+                store=scope.store,
+                dataset_id=scope.dataset_id,
+                # as_of drops what was said later: ask a deeper pool, keep k
+                top_k=max(k, POOL) if as_of is not None else k,
+                where=where,
+                options=options,
+                recency_bias=request.recency_bias,
+                as_of=as_of,
+            )
         )
-        if as_of is not None:  # what was said by then, from a deeper pool
-            ranked = until(ranked, as_of, lambda r: _stated_at(r.chunk.timestamp))[:k]
-        chunks = [to_chunk(r.chunk, score=round(r.score, 6)) for r in ranked]
+        hits = _chunk_hits(state)[:k]
+        chunks = [to_chunk(h, score=round(h.score, 6)) for h in hits]
         validity = await reader.chunk_validity([c.chunk_uuid for c in chunks])
-        chunks = current_first(chunks, validity, as_of=as_of)
-        result = RetrievalResult(
-            chunks=chunks, sources=to_sources(r.chunk for r in ranked), alpha_used=alpha
-        )
+        # Memories: what holds first, whatever the question. Knowledge: a question the
+        # tense stage read as about now or the past keeps its order (it ranked each
+        # chunk for that time; a past question may want what was replaced since).
+        reading = state.tense.name if state.tense is not None else "none"
+        move = collection == MEMORIES or reading not in ("present", "past")
+        chunks = current_first(chunks, validity, as_of=as_of, move=move)
+        result = RetrievalResult(chunks=chunks, sources=to_sources(hits), alpha_used=alpha)
         if request.graph_context:
-            result.graph_context = await build_graph_context(reader, request.query, vector, ranked)
+            vector = state.query_vector
+            if vector is None or request.additional_context:
+                vector = await self._embed(options.get("embed_text", request.query))
+            result.graph_context = await build_graph_context(reader, request.query, vector, hits)
         if thinking and request.search_forceful_relations:
             await self._attach_relations(reader, result, where)
         return result
@@ -154,13 +178,22 @@ class TenantSearch(TenantBase):
         )
         self._check_query(request.query, "query")
         collection = MEMORIES if request.search_mode == "memories" else KNOWLEDGE
-        reader = await self._reader(tenant_id, collection, request.sub_tenant_id)
-        hits = await reader.boolean_chunks(
-            request.query,
-            request.max_results or DEFAULT_MAX_RESULTS,
-            operator=request.operator,
-            where=ChunkFilter(alive_at=time.time()),
+        where = ChunkFilter(alive_at=time.time())
+        scope = await self._scope(tenant_id, collection, request.sub_tenant_id, where)
+        if not scope.exists:
+            return RetrievalResult()
+        state = await self.engine.run(
+            lane_request(
+                BooleanLane,
+                query=request.query,
+                store=scope.store,
+                dataset_id=scope.dataset_id,
+                top_k=request.max_results or DEFAULT_MAX_RESULTS,
+                where=where,
+                options={"operator": request.operator},
+            )
         )
+        hits = _chunk_hits(state)
         return RetrievalResult(chunks=[to_chunk(h) for h in hits], sources=to_sources(hits))
 
     async def qna(self, request: QnARequest | dict[str, Any]) -> QnASearchResponse:
@@ -201,9 +234,8 @@ def _request(request: RecallSearchRequest | dict[str, Any] | None, fields: dict[
     return RecallSearchRequest.model_validate({**(request or {}), **fields})
 
 
-def _stated_at(timestamp: str | None) -> datetime | None:
-    """A chunk's statement time, or None when it has none (or none readable)."""
-    try:
-        return parse_utc(timestamp)
-    except ValueError:
-        return None
+def _chunk_hits(state: RecallState) -> list[ChunkHit]:
+    """The chunks the pipeline ranked, best first (none when coverage found that
+    the query matches nothing)."""
+    hits = state.output.hits if state.output is not None else []
+    return [h for h in hits if isinstance(h, ChunkHit)]

@@ -40,9 +40,21 @@ def current_first(
     validity: dict[str, list[Fact]],
     *,
     as_of: datetime | None = None,
+    move: bool = True,
 ) -> list[VectorStoreChunk]:
     """``chunks`` with the superseded ones marked and moved after the others (each
-    group keeps its order); with ``as_of``, superseded means replaced by then."""
+    group keeps its order); with ``as_of``, superseded means replaced by then.
+
+    Args:
+        chunks: the ranked chunks.
+        validity: chunk id -> the facts it states.
+        as_of: the time the reply answers for (None: now).
+        move: move superseded chunks after the others; False marks them in place
+            (the tense stage ranked them for the question's time already).
+
+    Returns:
+        The chunks, superseded ones marked (``valid_until``, ``superseded_by``).
+    """
     holding: list[VectorStoreChunk] = []
     replaced: list[VectorStoreChunk] = []
     for chunk in chunks:
@@ -52,4 +64,6 @@ def current_first(
             continue
         metadata = {**(chunk.document_metadata or {}), **mark}
         replaced.append(chunk.model_copy(update={"document_metadata": metadata}))
+        if not move:
+            holding.append(replaced.pop())
     return holding + replaced

@@ -49,7 +49,7 @@ ALLOWED = {
     "read": {"core", "storage", "base"},
     "retrievers": {"core", "read"},
     "pipeline": {"core", "router", "storage", "read", "retrievers", "base", "prompts"},
-    "tenants": {"core", "storage", "read", "retrievers", "base", "prompts"},
+    "tenants": {"core", "storage", "read", "retrievers", "pipeline", "base", "prompts"},
     "engine": {
         "core",
         "router",

@@ -1,5 +1,7 @@
-"""full_recall and recall_preferences put what still holds first and mark what a
-later statement superseded (``document_metadata`` and the context string)."""
+"""full_recall and recall_preferences mark what a later statement superseded
+(``document_metadata`` and the context string) and put what still holds first
+(full_recall: unless the tense stage ranked the chunks for a question about now or
+the past)."""
 
 from __future__ import annotations
 

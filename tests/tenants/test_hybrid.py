@@ -1,12 +1,12 @@
-"""Alpha selection, filter parsing, recency blending and the tenant registry."""
+"""Alpha selection, filter parsing and the tenant registry (recency is the
+pipeline's: ``test_one_search_core``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from recall_engine.core.hits import ChunkHit
 from recall_engine.tenants.errors import InvalidFilterError, TenantAlreadyExistsError
-from recall_engine.tenants.hybrid import Ranked, apply_recency, choose_alpha, parse_filters
+from recall_engine.tenants.hybrid import choose_alpha, parse_filters
 from recall_engine.tenants.registry import ADMIN, TenantRegistry
 
 
@@ -53,30 +53,6 @@ def test_filters_are_exact_equalities_on_declared_fields():
 def test_bad_filters_are_refused_by_name(filters, needle):
     with pytest.raises(InvalidFilterError, match=needle.replace("$", r"\$")):
         parse_filters(filters, frozenset({"dept"}))
-
-
-def _ranked(source: str, score: float, when: str) -> Ranked:
-    hit = ChunkHit(
-        score=score,
-        chunk_id=source,
-        data_id=source,
-        chunk_index=0,
-        text=source,
-        document_name=source,
-        metadata={"hydra_source": {"timestamp": when}},
-    )
-    return Ranked(hit, score)
-
-
-def test_recency_zero_keeps_order_and_one_takes_the_newest_relevant():
-    ranked = [
-        _ranked("a", 1.0, "2020-01-01T00:00:00+00:00"),
-        _ranked("b", 0.9, "2024-01-01T00:00:00+00:00"),
-        _ranked("irrelevant", 0.1, "2025-01-01T00:00:00+00:00"),
-    ]
-    assert apply_recency(ranked, 0.0) == ranked
-    assert [r.chunk.chunk_id for r in apply_recency(ranked, 1.0)] == ["b", "a", "irrelevant"]
-    assert [r.chunk.chunk_id for r in apply_recency(ranked, 0.01)] == ["a", "b", "irrelevant"]
 
 
 def test_registry_persists_tenants_and_hashed_keys(tmp_path):

@@ -1,5 +1,7 @@
 """Isolation, property-tested: random tenants, sub-tenants, memories and queries;
-no result ever comes from another tenant or sub-tenant."""
+no result ever comes from another tenant or sub-tenant, and every memory of the
+sub-tenant that holds the query's word is found (a word none of them holds matches
+nothing there: recall()'s coverage stage may return no chunk)."""
 
 from __future__ import annotations
 
@@ -34,7 +36,7 @@ def world(request, tmp_path_factory):
                 await engine.create_tenant(tenant)
 
         asyncio.run(create())
-        yield engine, {}, itertools.count()
+        yield engine, {}, {}, itertools.count()
 
 
 @settings(
@@ -48,13 +50,14 @@ def world(request, tmp_path_factory):
     mode=st.sampled_from(["fast", "thinking"]),
 )
 def test_no_result_crosses_a_tenant_or_sub_tenant(world, batch, queries, mode):
-    engine, home, ids = world
+    engine, home, texts, ids = world
 
     async def run() -> None:
         grouped: dict[tuple[str, str | None], list[dict[str, str]]] = {}
         for (tenant, sub), words in batch:
             source_id = f"s{next(ids)}"
             home[source_id] = (tenant, sub)
+            texts[source_id] = set(words)
             grouped.setdefault((tenant, sub), []).append(
                 {"source_id": source_id, "text": " ".join([*words, source_id])}
             )
@@ -62,6 +65,7 @@ def test_no_result_crosses_a_tenant_or_sub_tenant(world, batch, queries, mode):
             await engine.add_memory(tenant, memories, sub_tenant_id=sub)
         for (tenant, sub), word in queries:
             expected = {s for s, where in home.items() if where == (tenant, sub)}
+            holding = {s for s in expected if word in texts[s]}
             memories_found = await engine.recall_preferences(
                 tenant_id=tenant,
                 sub_tenant_id=sub,
@@ -72,7 +76,7 @@ def test_no_result_crosses_a_tenant_or_sub_tenant(world, batch, queries, mode):
             )
             found = [*memories_found.chunks, *memories_found.additional_context.values()]
             assert all(home[c.source_id] == (tenant, sub) for c in found)
-            assert {c.source_id for c in memories_found.chunks} == expected
+            assert holding <= {c.source_id for c in memories_found.chunks} <= expected
             knowledge = await engine.full_recall(tenant_id=tenant, sub_tenant_id=sub, query=word)
             assert knowledge.chunks == []  # memories never leak into knowledge
             boolean = await engine.boolean_recall(
