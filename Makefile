@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: install demo test lint docs bench clean services services-stop
+.PHONY: install demo test test-slow lint docs bench clean services services-stop
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ lint: install
 TEST_WORKERS ?= auto
 test: lint docs
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile
+
+# The slow set, kept out of `make test`: long property runs, repeated kill -9s, the
+# examples with the packaged model; each has a faster default test for its behaviour.
+test-slow: install
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile -m slow
 
 # The docs site, offline; --strict fails on a broken link or a docstring it cannot read.
 docs: install

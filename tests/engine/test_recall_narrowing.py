@@ -4,6 +4,7 @@ memory first, and a bad value is refused before anything runs."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 
 import pytest
@@ -11,8 +12,10 @@ import pytest
 from recall_engine import Document, RecallEngine, SearchType
 from recall_engine.core.search_types import CYPHER_SEARCH_TYPES
 from recall_engine.errors import InvalidInputError
+from recall_engine.testing import DeterministicEmbedder
 from retrievers import RETRIEVERS
-from tests.remote_fixture import MODES, engine_in_mode, serve
+from tests.own_loop import run_on_own_loop
+from tests.remote_fixture import MODES, built, engine_in_mode, serve
 
 QUESTION = "Who runs Postgres for the billing service?"
 # Types that can run offline (no LLM to retrieve) and read chunks.
@@ -45,10 +48,13 @@ def _shown(results) -> str:
     return " ".join(f"{r.text} {r.raw}" for r in results)
 
 
-@pytest.fixture(params=MODES)
-async def engine(request, tmp_path, hash_embedder):
-    async for eng in engine_in_mode(request.param, tmp_path / "data", hash_embedder):
-        await _fill(eng)
+@pytest.fixture(scope="module", params=MODES)
+def engine(request, tmp_path_factory):
+    """One filled engine per mode for the module: the tests below only read (a bad value
+    changes nothing; the one session they write to is checked from empty first)."""
+    path = tmp_path_factory.mktemp("narrowing") / "data"
+    with built(request.param, path, embedder=DeterministicEmbedder()) as eng:
+        run_on_own_loop(lambda: _fill(eng))
         yield eng
 
 
@@ -132,14 +138,15 @@ async def test_recency_bias_puts_the_newest_relevant_memory_first(mode, tmp_path
     ],
 )
 async def test_a_bad_value_is_refused_and_changes_nothing(engine, option, value, message):
+    session = f"s-{uuid.uuid4().hex}"  # the engine is the module's: a session of its own
     before = await engine.list_items()
     with pytest.raises(InvalidInputError, match=message):
-        await engine.recall(QUESTION, "RAG_COMPLETION", session_id="s1", **{option: value})
+        await engine.recall(QUESTION, "RAG_COMPLETION", session_id=session, **{option: value})
     assert await engine.list_items() == before
     # No answer was written to the session: it has no cached entry to answer from.
-    assert {r.source for r in await engine.recall(QUESTION, session_id="s1")} == {"graph"}
-    await engine.recall(QUESTION, "RAG_COMPLETION", session_id="s1")  # a valid call writes one
-    assert {r.source for r in await engine.recall(QUESTION, session_id="s1")} == {"session"}
+    assert {r.source for r in await engine.recall(QUESTION, session_id=session)} == {"graph"}
+    await engine.recall(QUESTION, "RAG_COMPLETION", session_id=session)  # a valid call writes one
+    assert {r.source for r in await engine.recall(QUESTION, session_id=session)} == {"session"}
 
 
 async def test_remote_answers_as_embedded(tmp_path, hash_embedder):

@@ -13,14 +13,26 @@ from recall_engine.core.errors import (
     RecallPreconditionError,
     UserNotFoundError,
 )
+from recall_engine.testing import DeterministicEmbedder
 from retrievers import RETRIEVERS
-from tests.remote_fixture import MODES, engine_in_mode
+from tests.own_loop import run_on_own_loop
+from tests.remote_fixture import MODES, built, engine_in_mode
 
 
 @pytest.fixture(params=MODES)
 async def engine(request, tmp_path, hash_embedder):
     """The embedded engine and the same engine through RecallEngine.connect."""
     async for eng in engine_in_mode(request.param, tmp_path / "data", hash_embedder):
+        yield eng
+
+
+@pytest.fixture(scope="module", params=MODES)
+def remembered(request, tmp_path_factory):
+    """One engine per mode for the module that remembered one sentence: a bad value is
+    refused before anything runs, so the tests that use it share it."""
+    path = tmp_path_factory.mktemp("contract") / "data"
+    with built(request.param, path, embedder=DeterministicEmbedder()) as eng:
+        run_on_own_loop(lambda: eng.remember("Einstein was born in Ulm."))
         yield eng
 
 
@@ -85,11 +97,10 @@ async def test_unknown_keyword_is_a_type_error(engine, monkeypatch):
         ({"include_references": "yes"}, "include_references"),
     ],
 )
-async def test_bad_values_are_clear_validation_errors(engine, kwargs, named):
-    await engine.remember("Einstein was born in Ulm.")
+async def test_bad_values_are_clear_validation_errors(remembered, kwargs, named):
     call = {"query_text": "Where was Einstein born?", **kwargs}
     with pytest.raises(InvalidInputError) as info:
-        await engine.recall(**call)
+        await remembered.recall(**call)
     assert named in str(info.value)
     assert isinstance(info.value, ValueError)
 

@@ -34,8 +34,9 @@ def _reply(payload: dict) -> str:
     return "The billing service uses Postgres."
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def server():
+    """The module's fake LLM server; tests count its requests before and after a call."""
     with FakeLLMServer(default=_reply) as fake:
         yield fake
 
@@ -67,27 +68,26 @@ def distributed_filled(tmp_path_factory):
         yield profile
 
 
-@pytest.fixture(params=MODES)
-async def engine(request, tmp_path, hash_embedder, server, prebuilt):
-    """A fresh copy of the filled store per test (filled once per session), used
-    directly or served on 127.0.0.1 and reached through ``RecallEngine.connect``;
-    or a fresh replica on the distributed profile, filled once per module."""
+@pytest.fixture(scope="module", params=MODES)
+def engine(request, tmp_path_factory, server, prebuilt):
+    """One engine per mode for the module (recall writes nothing the tests read): a copy
+    of the store filled once per session, used directly or served on 127.0.0.1 and
+    reached through ``RecallEngine.connect``; or a replica of its own on the
+    distributed profile, filled once per module."""
     llm = {"llm_model": "openai/fake-model", "llm_api_base": server.base_url, "llm_api_key": "test"}
+    data = tmp_path_factory.mktemp("contract") / "data"
     if request.param == "distributed":
         profile = request.getfixturevalue("distributed_filled")
-        eng = RecallEngine(tmp_path / "data", embedder=hash_embedder, **profile.options(**llm))
+        eng = RecallEngine(data, embedder=DeterministicEmbedder(), **profile.options(**llm))
         yield eng
         eng.close()
         return
-    data = prebuilt(_fill, tmp_path / "data", **llm)
-    eng = RecallEngine(data, embedder=hash_embedder, **llm)
+    eng = RecallEngine(prebuilt(_fill, data, **llm), embedder=DeterministicEmbedder(), **llm)
     if request.param == "embedded":
         yield eng
     else:
         served = serve(eng)
-        remote = served.connect()
-        yield remote
-        await remote.aclose()
+        yield served.connect()
         served.stop()
     eng.close()
 

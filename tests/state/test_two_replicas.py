@@ -2,8 +2,13 @@
 LanceDB on moto S3, Postgres, Redis), on different ports and data dirs: writes go
 through replica A, recalls through replica B. kill -9 of A in the middle of an
 ingest leaves B serving, loses no acknowledged write, shows no half-visible item,
-and A restarts cleanly and deals with its orphan on its next write. One kill in
-the default run; 20 under ``-m slow``."""
+and A restarts cleanly and deals with its orphan on its next write. Both tests are
+slow (``make test-slow``): the default run guards the same behaviour in one process,
+faster: ``test_replica_writes`` (a half-written ingest is never seen and the next
+writer rolls it back or commits its orphan; each replica sees the other's writes
+without reopening), ``test_lease`` (a kill -9'd holder's lease expires) and
+``pipeline/test_concurrency`` (a process that dies before its commit leaves nothing
+visible; a kill -9'd holder's store opens again and takes writes)."""
 
 from __future__ import annotations
 
@@ -226,6 +231,7 @@ def _run(cluster: Cluster, kills: int) -> list[bool]:
     return rounds
 
 
+@pytest.mark.slow  # ~80 s of two serve processes; the default run's guards are named above
 def test_kill_9_of_a_writer_replica_mid_ingest(cluster: Cluster) -> None:
     rounds = _run(cluster, kills=1)
     print(f"kills: {len(rounds)}, acknowledged before the kill: {sum(rounds)}")
