@@ -146,8 +146,8 @@ class RetrieverOutput(BaseModel):
     """
 
     hits: list[Hit] = Field(default_factory=list)
-    details: dict[str, Any] = Field(default_factory=dict)
-    metadata: dict[str, Any] = Field(
+    details: dict[str, object] = Field(default_factory=dict)
+    metadata: dict[str, object] = Field(
         default_factory=dict,
         description="Keys added to every result's metadata, verbose or not (TEMPORAL's "
         "'temporal': the interval it used or its fallback).",

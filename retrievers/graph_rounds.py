@@ -139,7 +139,7 @@ async def next_round(
     ctx: RetrievalContext[RetrieverConfig],
     options: RoundsConfig,
     seen: set[Hashable],
-    log: list[dict[str, Any]],
+    log: list[dict[str, object]],
 ) -> GraphResult | None:
     """Search ``query`` as one more round and log it; None when the round's first
     ``round_k`` hits add nothing to ``seen`` (the loop has converged), else the
@@ -199,7 +199,7 @@ async def run_rounds(
     rounds = [first]
     seen: set[Hashable] = {hit_key(h) for h in _head(first, options.round_k).hits}
     used: set[Hashable] = set()
-    log: list[dict[str, Any]] = [{"query": query, "new": len(seen)}]
+    log: list[dict[str, object]] = [{"query": query, "new": len(seen)}]
     stop = "max_rounds"
     while len(rounds) < options.max_rounds:
         step = await next_query(merge_rounds(rounds, options.round_k), used)
