@@ -63,7 +63,7 @@ _ERROR_TYPES = {
     429: "rate_limit_exceeded",
 }
 
-Script = str | ScriptedReply | Callable[[dict[str, Any]], "str | ScriptedReply"]
+Script = str | ScriptedReply | Callable[[dict[str, object]], "str | ScriptedReply"]
 
 
 @dataclass
@@ -75,7 +75,7 @@ class RecordedRequest:
     json: dict[str, Any]
 
     @property
-    def messages(self) -> list[dict[str, Any]]:
+    def messages(self) -> list[dict[str, object]]:
         return list(self.json.get("messages", []))
 
     def message(self, role: str) -> str | None:
@@ -104,7 +104,7 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "FakeLLM/1.0"
     state: _State  # set on the subclass built per server
 
-    def log_message(self, format: str, *args: Any) -> None:  # quiet test output
+    def log_message(self, format: str, *args: object) -> None:  # quiet test output
         return
 
     def do_POST(self) -> None:
@@ -155,7 +155,7 @@ class _Handler(BaseHTTPRequestHandler):
             },
         }
 
-    def _send(self, reply: ScriptedReply, payload: dict[str, Any] | None = None) -> None:
+    def _send(self, reply: ScriptedReply, payload: dict[str, object] | None = None) -> None:
         body = reply.body
         if body is None:
             body = json.dumps(self._completion(payload or {}, reply.content)).encode()

@@ -59,7 +59,7 @@ def _guarded_connect_ex(self: socket.socket, address: object) -> int:
     return int(_originals["connect_ex"](self, address))
 
 
-def _guarded_create_connection(address: Any, *args: Any, **kwargs: Any) -> socket.socket:
+def _guarded_create_connection(address: object, *args: object, **kwargs: object) -> socket.socket:
     _check_address(address)
     return _originals["create_connection"](address, *args, **kwargs)  # type: ignore[no-any-return]
 

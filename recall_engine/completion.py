@@ -47,7 +47,7 @@ class Answer(BaseModel):
 
     text: str = Field(description="The answer; for structured output, the object as JSON.")
     answer_mode: Literal["llm", "extractive"]
-    structured: dict[str, Any] | None = Field(
+    structured: dict[str, object] | None = Field(
         default=None, description="The validated response_model object, as a dict."
     )
     usage: dict[str, Any] = Field(
@@ -121,7 +121,7 @@ def resolve_llm_config(
 
 def resolve_response_model(
     response_model: type[BaseModel] | None,
-    retriever_specific_config: Mapping[str, Any] | None,
+    retriever_specific_config: Mapping[str, object] | None,
 ) -> type[BaseModel] | None:
     """The one response model of a call, given either or both ways of passing it.
 
@@ -322,7 +322,7 @@ async def generate_answer(
     )
     messages = prompt.messages(system_override=system_prompt)
     client = LLMClient(llm)
-    structured: dict[str, Any] | None = None
+    structured: dict[str, object] | None = None
     if model is None:
         completion = await client.complete(messages)
         text, usage = completion.text.strip(), completion.usage

@@ -190,7 +190,7 @@ class RecallConfig(BaseModel):
         """
         return plain_options(self.vector_storage_options)
 
-    def __init__(self, **data: Any) -> None:
+    def __init__(self, **data: object) -> None:
         try:
             super().__init__(**data)
         except ValidationError as exc:
@@ -323,7 +323,7 @@ class RecallConfig(BaseModel):
         return self.llm_model is not None
 
     @classmethod
-    def load(cls, **overrides: Any) -> RecallConfig:
+    def load(cls, **overrides: object) -> RecallConfig:
         """Read the environment, then apply explicit ``overrides`` (which win).
 
         Raises:

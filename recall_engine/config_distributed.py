@@ -175,7 +175,7 @@ def plain_options(options: dict[str, str | SecretStr]) -> dict[str, str]:
     return {k: v.get_secret_value() if isinstance(v, SecretStr) else v for k, v in options.items()}
 
 
-def with_s3_env(values: dict[str, Any]) -> None:
+def with_s3_env(values: dict[str, object]) -> None:
     """Fill the vector storage options that ``values`` does not give from AWS's own
     variables, when ``values`` puts the vectors on S3 (in place)."""
     if not values.get("vector_uri"):

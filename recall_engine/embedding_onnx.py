@@ -120,7 +120,9 @@ def export_onnx(model_dir: Path, target: Path) -> None:
                 super().__init__()
                 self.model = model
 
-            def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            def forward(
+                self, input_ids: object, attention_mask: object, token_type_ids: object
+            ) -> object:
                 out = self.model(
                     input_ids=input_ids,
                     attention_mask=attention_mask,

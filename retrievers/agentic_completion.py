@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Hashable
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
@@ -141,7 +141,7 @@ class AgenticCompletionRetriever:
         return RetrieverOutput(hits=hits, details=details)
 
 
-async def _tools(ctx: RetrievalContext[Any]) -> dict[str, str]:
+async def _tools(ctx: RetrievalContext[RetrieverConfig]) -> dict[str, str]:
     """The tools this call may use, as the LLM reads them.
 
     Graph search needs ``ctx.search_types``; Cypher is off where configuration
@@ -176,7 +176,10 @@ async def _next_step(
 
 
 async def _run_tool(
-    step: AgentStep, ctx: RetrievalContext[Any], tools: dict[str, str], options: AgenticConfig
+    step: AgentStep,
+    ctx: RetrievalContext[RetrieverConfig],
+    tools: dict[str, str],
+    options: AgenticConfig,
 ) -> list[AnyHit]:
     """The hits of one tool call.
 

@@ -33,6 +33,8 @@ class RetrieverConfig(BaseModel):
 
 
 ConfigT = TypeVar("ConfigT", bound=RetrieverConfig)
+ConfigT_co = TypeVar("ConfigT_co", bound=RetrieverConfig, covariant=True)
+ConfigT_contra = TypeVar("ConfigT_contra", bound=RetrieverConfig, contravariant=True)
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
@@ -83,7 +85,7 @@ class SearchTypes(Protocol):
         ...
 
     async def run(
-        self, search_type: SearchTypeName, query: str, ctx: RetrievalContext[Any]
+        self, search_type: SearchTypeName, query: str, ctx: RetrievalContext[RetrieverConfig]
     ) -> RetrieverOutput:
         """Retrieve for ``query`` with ``search_type`` and its default config.
 
@@ -113,7 +115,7 @@ class Identity:
 
 
 @dataclass(frozen=True)
-class RetrievalContext(Generic[ConfigT]):
+class RetrievalContext(Generic[ConfigT_co]):
     """Everything a retriever may use for one query.
 
     ``query_vector`` is the query's embedding, computed once per recall and shared
@@ -124,7 +126,7 @@ class RetrievalContext(Generic[ConfigT]):
     read: ReadAPI
     query_vector: np.ndarray
     embed: Callable[[str], Awaitable[np.ndarray]]
-    config: ConfigT
+    config: ConfigT_co
     top_k: int
     identity: Identity
     reference_time: datetime
@@ -144,8 +146,8 @@ class RetrieverOutput(BaseModel):
     """
 
     hits: list[Hit] = Field(default_factory=list)
-    details: dict[str, Any] = Field(default_factory=dict)
-    metadata: dict[str, Any] = Field(
+    details: dict[str, object] = Field(default_factory=dict)
+    metadata: dict[str, object] = Field(
         default_factory=dict,
         description="Keys added to every result's metadata, verbose or not (TEMPORAL's "
         "'temporal': the interval it used or its fallback).",
@@ -162,7 +164,7 @@ class RetrieverOutput(BaseModel):
         return "\n\n".join(hit.text for hit in self.hits)
 
 
-class Retriever(Protocol[ConfigT]):
+class Retriever(Protocol[ConfigT_contra]):
     """A retrieval strategy for one search type; the registry reads its class facts."""
 
     search_type: ClassVar[SearchTypeName]
@@ -182,7 +184,7 @@ class Retriever(Protocol[ConfigT]):
     config_model: ClassVar[type[RetrieverConfig]]
     """Its options (``retriever_specific_config``), a frozen model that refuses unknown keys."""
 
-    async def retrieve(self, query: str, ctx: RetrievalContext[ConfigT]) -> RetrieverOutput:
+    async def retrieve(self, query: str, ctx: RetrievalContext[ConfigT_contra]) -> RetrieverOutput:
         """Return the best context for ``query``, best first.
 
         Args:
@@ -196,6 +198,35 @@ class Retriever(Protocol[ConfigT]):
         ...
 
 
+def with_config(
+    ctx: RetrievalContext[RetrieverConfig], config: ConfigT
+) -> RetrievalContext[ConfigT]:
+    """``ctx`` for another retriever, with ``config`` as its options.
+
+    The scope, vectors, LLM, session, timings and delegation are ``ctx``'s own.
+
+    Args:
+        ctx: the calling retriever's context.
+        config: the other retriever's config.
+
+    Returns:
+        A context that differs from ``ctx`` only in ``config``.
+    """
+    return RetrievalContext(
+        read=ctx.read,
+        query_vector=ctx.query_vector,
+        embed=ctx.embed,
+        config=config,
+        top_k=ctx.top_k,
+        identity=ctx.identity,
+        reference_time=ctx.reference_time,
+        llm=ctx.llm,
+        session=ctx.session,
+        timings=ctx.timings,
+        search_types=ctx.search_types,
+    )
+
+
 NO_VECTOR = np.zeros(0, dtype=np.float32)
 """``RetrievalContext.query_vector`` of a retriever that said it needs none."""
 
@@ -205,7 +236,7 @@ def wants_query_vector(retriever: type[Retriever[Any]]) -> bool:
     return retriever.embeds_query
 
 
-def config_of(ctx: RetrievalContext[Any], model: type[ConfigT]) -> ConfigT:
+def config_of(ctx: RetrievalContext[RetrieverConfig], model: type[ConfigT]) -> ConfigT:
     """``ctx.config`` as ``model``; a context built for another retriever is a bug.
 
     Raises:

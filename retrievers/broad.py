@@ -23,15 +23,20 @@ default (GRAPH_COMPLETION, one follow-up hop when needed) instead, and
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import Field
 
 from recall_engine.core.hits import EntityRef, Hit, TripletHit
 from recall_engine.core.records import Record, RecordSet
 from recall_engine.core.search_types import SearchType
-from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
+from retrievers.base import (
+    RetrievalContext,
+    RetrieverConfig,
+    RetrieverOutput,
+    config_of,
+    with_config,
+)
 from retrievers.broad_query import BroadQuery, read_question
 from retrievers.broad_records import Gathered, gather
 from retrievers.graph_completion import (
@@ -181,11 +186,10 @@ def _alternate(records: list[TripletHit], support: list[Hit]) -> list[Hit]:
     return [h.with_score(1.0 / (i + 1)) for i, h in enumerate(out)]
 
 
-def _default(ctx: RetrievalContext[BroadConfig]) -> RetrievalContext[Any]:
+def _default(ctx: RetrievalContext[BroadConfig]) -> RetrievalContext[GraphCompletionConfig]:
     """The routed default's context: GRAPH_COMPLETION with one follow-up hop when the
     first round needs it (``ROUTED_HOP``)."""
-    inner: RetrievalContext[Any] = ctx
-    return dataclasses.replace(inner, config=GraphCompletionConfig.model_validate(ROUTED_HOP))
+    return with_config(ctx, GraphCompletionConfig.model_validate(ROUTED_HOP))
 
 
 async def _support(

@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import Field
 
 from recall_engine.core.hits import AnyHit, ChunkHit, TripletHit
-from retrievers.base import LLM, RetrievalContext, RetrieverOutput
+from retrievers.base import LLM, RetrievalContext, RetrieverConfig, RetrieverOutput
 from retrievers.graph_output import graph_output
 from retrievers.graph_search import GraphResult, GraphSearchConfig, graph_search, render_context
 
@@ -102,7 +102,7 @@ def merge_rounds(
 
 
 async def _search(
-    query: str, vector: Any, ctx: RetrievalContext[Any], options: RoundsConfig
+    query: str, vector: Any, ctx: RetrievalContext[RetrieverConfig], options: RoundsConfig
 ) -> GraphResult:
     """One round's graph search, long enough for the loop and for ``top_k``."""
     top_k = max(ctx.top_k, options.round_k)
@@ -136,10 +136,10 @@ async def llm_answer(llm: LLM, question: str, result: GraphResult) -> str:
 
 async def next_round(
     query: str,
-    ctx: RetrievalContext[Any],
+    ctx: RetrievalContext[RetrieverConfig],
     options: RoundsConfig,
     seen: set[Hashable],
-    log: list[dict[str, Any]],
+    log: list[dict[str, object]],
 ) -> GraphResult | None:
     """Search ``query`` as one more round and log it; None when the round's first
     ``round_k`` hits add nothing to ``seen`` (the loop has converged), else the
@@ -187,7 +187,7 @@ def offline_follow_up(query: str, *, gather: bool = False) -> NextQuery:
 
 async def run_rounds(
     query: str,
-    ctx: RetrievalContext[Any],
+    ctx: RetrievalContext[RetrieverConfig],
     options: RoundsConfig,
     next_query: NextQuery,
     *,
@@ -199,7 +199,7 @@ async def run_rounds(
     rounds = [first]
     seen: set[Hashable] = {hit_key(h) for h in _head(first, options.round_k).hits}
     used: set[Hashable] = set()
-    log: list[dict[str, Any]] = [{"query": query, "new": len(seen)}]
+    log: list[dict[str, object]] = [{"query": query, "new": len(seen)}]
     stop = "max_rounds"
     while len(rounds) < options.max_rounds:
         step = await next_query(merge_rounds(rounds, options.round_k), used)

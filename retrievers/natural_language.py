@@ -77,7 +77,11 @@ class NaturalLanguageRetriever:
                 attempts.append({"query": cypher, "error": str(exc)})
             else:
                 if result.rows:
-                    details = {"cypher": cypher, "attempts": attempts, "columns": result.columns}
+                    details: dict[str, object] = {
+                        "cypher": cypher,
+                        "attempts": attempts,
+                        "columns": result.columns,
+                    }
                     return RetrieverOutput(
                         hits=await rows_as_hits(ctx.read, result), details=details
                     )

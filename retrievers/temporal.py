@@ -41,8 +41,14 @@ from pydantic import Field
 from recall_engine.core.hits import ChunkHit, EventHit
 from recall_engine.core.search_types import SearchType
 from recall_engine.read.time_query import Interval, asks_for_time, query_interval
-from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
-from retrievers.graph_completion import GraphCompletionRetriever
+from retrievers.base import (
+    RetrievalContext,
+    RetrieverConfig,
+    RetrieverOutput,
+    config_of,
+    with_config,
+)
+from retrievers.graph_completion import GraphCompletionConfig, GraphCompletionRetriever
 from retrievers.hybrid_completion import timed
 from retrievers.layout import PASSAGES_AHEAD, after_lead, extend_tail
 from retrievers.passages import (
@@ -128,7 +134,7 @@ class _Ranked:
 
 async def _ranked(
     query: str,
-    ctx: RetrievalContext[Any],
+    ctx: RetrievalContext[RetrieverConfig],
     options: TemporalConfig,
     interval: Interval | None,
     *,
@@ -176,7 +182,9 @@ async def _ranked(
     return _Ranked([hits[c] for c in best], events, lanes)
 
 
-async def _event_chunks(ctx: RetrievalContext[Any], events: list[EventHit]) -> list[ChunkHit]:
+async def _event_chunks(
+    ctx: RetrievalContext[RetrieverConfig], events: list[EventHit]
+) -> list[ChunkHit]:
     """The chunks stating these events, in the events' order, each scored by its best event."""
     best: dict[str, float] = {}
     for event in events:
@@ -197,7 +205,7 @@ def _unique_events(events: list[EventHit]) -> list[EventHit]:
 
 
 async def _reference_time(
-    ctx: RetrievalContext[Any], options: TemporalConfig
+    ctx: RetrievalContext[RetrieverConfig], options: TemporalConfig
 ) -> tuple[datetime, str]:
     """The time relative phrases resolve against, and where it came from."""
     if options.reference_time is not None:
@@ -212,11 +220,11 @@ async def _reference_time(
 
 
 async def _fall_back(
-    query: str, ctx: RetrievalContext[Any], about: dict[str, Any]
+    query: str, ctx: RetrievalContext[RetrieverConfig], about: dict[str, Any]
 ) -> RetrieverOutput:
     """No time in the query: graph completion runs instead, and says so."""
     target = GraphCompletionRetriever.search_type
-    inner = dataclasses.replace(ctx, config=GraphCompletionRetriever.config_model())
+    inner = with_config(ctx, GraphCompletionConfig())
     output = await GraphCompletionRetriever().retrieve(query, inner)
     reason = f"no time found in the query; ran {target} instead"
     details = {**output.details, "fallback": reason}

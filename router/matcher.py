@@ -195,7 +195,7 @@ def _left(deadline: float) -> float:
 
 
 def _timed(search: Callable[..., Any]) -> Callable[..., Any]:
-    def scan(subject: str, pos: int = 0) -> Any:
+    def scan(subject: str, pos: int = 0) -> object:
         return search(subject, pos, timeout=RULE_TIMEOUT_S)
 
     return scan

@@ -59,7 +59,7 @@ class Rule:
             raise InvalidRuleError(f"Router rule {self.id!r}: description must be a string.")
         _check_pattern(self.id, self.pattern, case_sensitive=self.case_sensitive)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The rule as plain data, in the shape ``parse_rules`` reads back."""
         return {
             "id": self.id,
@@ -221,7 +221,7 @@ def load_rules(path: str | Path, *, base: Sequence[Rule] | None = None) -> tuple
         ) from exc
     try:
         if path.suffix.lower() == ".toml":
-            data: Any = tomllib.loads(text)
+            data: object = tomllib.loads(text)
         elif path.suffix.lower() == ".json":
             data = json.loads(text)
         else:
@@ -268,14 +268,14 @@ def save_rules(rules: Iterable[Rule], path: str | Path) -> None:
         raise InvalidRuleError(f"Router rules file {str(path)!r} must end in .toml or .json.")
 
 
-def _toml_table(item: Mapping[str, Any]) -> str:
+def _toml_table(item: Mapping[str, object]) -> str:
     lines = ["[[rules]]"]
     for key, value in item.items():
         lines.append(f"{key} = {_toml_value(value)}")
     return "\n".join(lines) + "\n"
 
 
-def _toml_value(value: Any) -> str:
+def _toml_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float | int):

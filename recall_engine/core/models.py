@@ -58,7 +58,7 @@ def _flat(exc: ValidationError) -> list[dict[str, Any]]:
     A nested input model's own ``InvalidFieldError`` (pydantic calls its
     ``__init__``) is unpacked.
     """
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     for error in exc.errors(include_url=False):
         inner = (error.get("ctx") or {}).get("error")
         loc = tuple(error.get("loc", ()))
@@ -235,7 +235,7 @@ class ResponseGraphEntry(BaseModel):
     dataset_name: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     raw: object = None
-    structured: dict[str, Any] | None = None
+    structured: dict[str, object] | None = None
     score: float | None = None
     source: Literal["graph"] = "graph"
 

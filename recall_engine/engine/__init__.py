@@ -76,7 +76,7 @@ class RecallEngine(WritesMixin, AccessMixin, FactsMixin, ListingMixin, TenantsMi
         *,
         config: RecallConfig | None = None,
         embedder: Embedder | None = None,
-        **overrides: Any,
+        **overrides: object,
     ) -> None:
         if data_dir is not None:
             overrides["data_dir"] = data_dir  # RecallConfig checks and converts it
@@ -283,7 +283,7 @@ class RecallEngine(WritesMixin, AccessMixin, FactsMixin, ListingMixin, TenantsMi
         """The stages every recall() of this engine runs; ``insert_stage`` adds one."""
         return self._pipeline
 
-    async def recall_with(self, params: Any) -> list[RecallResult]:
+    async def recall_with(self, params: object) -> list[RecallResult]:
         """``recall`` with its arguments validated in one ``RecallParams``."""
         request = RecallRequest.build(params)
         check_query_size(request.query_text, limit=self.config.max_query_chars)

@@ -33,7 +33,7 @@ class Recaller(Protocol):
     ) -> list[RecallResult]: ...
 
 
-def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
+def check_options(options: Mapping[str, object]) -> dict[str, object]:
     """The recall options, checked by name (values are checked by recall() itself).
 
     Raises:
@@ -69,7 +69,7 @@ async def recall_entries(
     *,
     top_k: int,
     datasets: list[str] | None,
-    options: Mapping[str, Any],
+    options: Mapping[str, object],
 ) -> list[RecallResult]:
     """One recall for an adapter: its own ``top_k`` and ``datasets`` over its options.
 
@@ -82,7 +82,7 @@ async def recall_entries(
     return await engine.recall(query, query_type, **call)
 
 
-def run_sync(call: Coroutine[Any, Any, T]) -> T:
+def run_sync(call: Coroutine[object, object, T]) -> T:
     """Run ``call`` to its end from synchronous code.
 
     Without a running event loop in this thread it runs on a new one; inside a
@@ -124,7 +124,7 @@ def result_id(entry: RecallResult) -> str | None:
     return None
 
 
-def result_metadata(entry: RecallResult) -> dict[str, Any]:
+def result_metadata(entry: RecallResult) -> dict[str, object]:
     """The result's provenance as metadata: everything of ``metadata`` (``sources``
     in rank order, ``route``, ``coverage``, ...) plus ``source``, ``search_type``,
     ``dataset_id``, ``dataset_name``, ``kind`` and ``score``."""

@@ -81,7 +81,7 @@ class RecallRetriever(BaseRetriever):
 
     @field_validator("engine")
     @classmethod
-    def _engine(cls, value: Any) -> Recaller:
+    def _engine(cls, value: object) -> Recaller:
         return check_engine(value)
 
     def _get_relevant_documents(

@@ -52,7 +52,7 @@ class LLMConfig(BaseModel):
         return value
 
     @classmethod
-    def from_recall_config(cls, config: RecallConfig, **overrides: Any) -> LLMConfig:
+    def from_recall_config(cls, config: RecallConfig, **overrides: object) -> LLMConfig:
         """Build from ``RecallConfig.llm_*`` (itself read from ``LLM_MODEL``, ``LLM_API_KEY``...).
 
         Raises:

@@ -23,7 +23,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
 
 from recall_engine.core.errors import (
     LLMAuthenticationError,
@@ -73,7 +72,7 @@ def _causes(exc: BaseException) -> list[BaseException]:
     return chain
 
 
-def _error_body(exc: BaseException) -> dict[str, Any]:
+def _error_body(exc: BaseException) -> dict[str, object]:
     body = getattr(exc, "body", None)
     if not isinstance(body, dict):
         response = getattr(exc, "response", None)

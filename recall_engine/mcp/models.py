@@ -3,7 +3,7 @@ and answers with structured content (and the same JSON as text for older clients
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -35,7 +35,7 @@ class RecallItem(BaseModel):
     qa_id: str | None = Field(
         default=None, description="The session entry this answer was stored as (add_feedback)."
     )
-    references: list[dict[str, Any]] | None = None
+    references: list[dict[str, object]] | None = None
 
     @classmethod
     def of(cls, entry: RecallResult) -> RecallItem:
@@ -66,7 +66,7 @@ class RecallItem(BaseModel):
 
 class RecallOutput(BaseModel):
     results: list[RecallItem]
-    route: dict[str, Any] | None = Field(
+    route: dict[str, object] | None = Field(
         default=None,
         description="The router's decision (search_type, score, runner_up, fired rules) when "
         "query_type was auto.",
@@ -132,7 +132,7 @@ class ChunkInfo(BaseModel):
     chunk_index: int
     text: str
     message_ids: list[str] = Field(default_factory=list)
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, object] = Field(default_factory=dict)
 
 
 class ItemDetail(ItemInfo):

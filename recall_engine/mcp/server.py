@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -104,8 +103,8 @@ def public_message(exc: BaseException, hidden: Sequence[tuple[str, str]]) -> str
 
 
 def _tool_errors(
-    method: Callable[..., Awaitable[Any]], hidden: Sequence[tuple[str, str]], name: str
-) -> Callable[..., Awaitable[Any]]:
+    method: Callable[..., Awaitable[object]], hidden: Sequence[tuple[str, str]], name: str
+) -> Callable[..., Awaitable[object]]:
     """``method`` with library (and ValueError / TypeError) failures as ToolErrors, each
     call an OpenTelemetry span ``tools/call {name}`` when telemetry records (MCP's
     semantic conventions; arguments and results stay out of it)."""

@@ -23,7 +23,7 @@ class StrictTool(Tool):
 
     @classmethod
     def strict(
-        cls, fn: Callable[..., Any], *, name: str, annotations: ToolAnnotations | None = None
+        cls, fn: Callable[..., object], *, name: str, annotations: ToolAnnotations | None = None
     ) -> StrictTool:
         """The tool of ``fn`` (as ``Tool.from_function``), closed to undeclared arguments."""
         tool = cls.from_function(fn, name=name, annotations=annotations)
@@ -37,7 +37,7 @@ class StrictTool(Tool):
 
     async def run(
         self, arguments: dict[str, Any], context: Any, convert_result: bool = False
-    ) -> Any:
+    ) -> object:
         """Run the tool (``Tool.run``) once every argument is a declared one.
 
         Raises:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context
 from pydantic import Field
@@ -62,7 +62,7 @@ Datasets = Annotated[
 TopK = Annotated[int, Field(ge=1, le=100)]
 
 
-def _declared(option: str) -> Any:
+def _declared(option: str) -> object:
     """A ``Field`` with the description recall()'s declaration gives ``option``
     (``core.recall_options``): the recall tool's parameters are those options."""
     return Field(description=option_fields()[option][1].description)
@@ -124,7 +124,7 @@ class RecallTools:
         session_id: Annotated[
             str | None, Field(description="Kept in each item's metadata as session_id.")
         ] = None,
-        metadata: dict[str, Any] | None = None,
+        metadata: dict[str, object] | None = None,
         node_set: Annotated[
             list[str] | None, Field(description="Named node sets to put the items in.")
         ] = None,
@@ -136,7 +136,7 @@ class RecallTools:
             raise InvalidInputError(
                 f"remember needs exactly one of text, messages or path, got {given or 'none'}."
             )
-        data: Any
+        data: object
         if text is not None:
             data = Document(text=text)  # never read as a path, whatever it says
         elif messages is not None:

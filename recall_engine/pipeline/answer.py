@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from recall_engine.completion import Answer, generate_answer, resolve_llm_config
 from recall_engine.config import RecallConfig
@@ -54,12 +53,13 @@ def computed_answer(output: RetrieverOutput) -> Answer | None:
     list, GRAPH_REPORT's report), or None: then sentences are extracted."""
     if "records" in output.metadata:
         return records_answer(RecordSet.model_validate(output.metadata["records"]))
-    if "graph_report" in output.metadata:
-        return report_answer(output.metadata["graph_report"])
+    report = output.metadata.get("graph_report")
+    if isinstance(report, Mapping):
+        return report_answer(report)
     return None
 
 
-def _answer_origin(answer: Answer, hits: list[AnyHit]) -> dict[str, Any]:
+def _answer_origin(answer: Answer, hits: list[AnyHit]) -> dict[str, str | None]:
     """dataset and data item of what the answer rests on: its first evidence
     sentence (extractive) or first source (LLM), else the one dataset of the hits."""
     origin = answer.evidence[0] if answer.evidence else next(iter(answer.sources), None)
@@ -113,7 +113,7 @@ async def answer_entry(
         expand=ReaderExpander(read) if read is not None else None,
     )
     origin = _answer_origin(answer, hits)
-    metadata: dict[str, Any] = {
+    metadata: dict[str, object] = {
         "sources": [s.model_dump() for s in dedupe_sources(hits)],
         "answer_sources": [s.model_dump() for s in answer.sources],
         "answer_mode": answer.answer_mode,

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from recall_engine.core.hits import AnyHit, ChunkHit, RowHit
 from recall_engine.core.names import normalize_name
@@ -46,7 +45,7 @@ class Coverage:
     low: bool
     signals: dict[str, float]
 
-    def metadata(self) -> dict[str, Any]:
+    def metadata(self) -> dict[str, object]:
         return {
             "coverage": self.value,
             "coverage_low": self.low,

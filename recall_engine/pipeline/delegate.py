@@ -13,7 +13,7 @@ from recall_engine.core.search_types import CYPHER_SEARCH_TYPES, SearchType, Sea
 from recall_engine.pipeline.llm_port import PromptLLM
 from recall_engine.storage.tenant import TenantStore
 from retrievers import REGISTRY, RetrievalContext, Retriever, RetrieverOutput
-from retrievers.base import wants_query_vector
+from retrievers.base import RetrieverConfig, wants_query_vector
 
 
 def holds_data(store: TenantStore, dataset_ids: tuple[str, ...]) -> bool:
@@ -82,7 +82,7 @@ class PipelineSearchTypes:
         return self._routed
 
     async def run(
-        self, search_type: SearchTypeName, query: str, ctx: RetrievalContext[Any]
+        self, search_type: SearchTypeName, query: str, ctx: RetrievalContext[RetrieverConfig]
     ) -> RetrieverOutput:
         if search_type not in self._available:
             choices = ", ".join(self._available)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
 
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.hits import ChunkHit, EventHit, Hit, TripletHit
@@ -31,7 +30,7 @@ from retrievers import RetrieverOutput
 MAX_METADATA_FILTERS = 32
 
 
-def check_metadata_filters(value: Any) -> ChunkFilter | None:
+def check_metadata_filters(value: object) -> ChunkFilter | None:
     """``metadata_filters`` as a filter; None or {} filters nothing.
 
     Either exact equalities ({key: value}, all required, on the metadata given to
@@ -53,7 +52,7 @@ def check_metadata_filters(value: Any) -> ChunkFilter | None:
         raise InvalidInputError(
             f"metadata_filters holds {len(value)} keys; at most {MAX_METADATA_FILTERS} are allowed."
         )
-    pairs: list[tuple[tuple[str, ...], Any]] = []
+    pairs: list[tuple[tuple[str, ...], object]] = []
     for key in value:
         if not isinstance(key, str) or not key.strip():
             raise InvalidInputError(
@@ -76,7 +75,7 @@ def check_metadata_filters(value: Any) -> ChunkFilter | None:
     return ChunkFilter(equals=tuple(pairs)) if pairs else None
 
 
-def _is_query(value: Mapping[str, Any]) -> bool:
+def _is_query(value: Mapping[str, object]) -> bool:
     """Whether a filter uses the query language: an operator, or a dotted key."""
     return any(
         key.startswith("$")
@@ -86,7 +85,7 @@ def _is_query(value: Mapping[str, Any]) -> bool:
     )
 
 
-def _scalar(value: Any) -> bool:
+def _scalar(value: object) -> bool:
     if isinstance(value, float):
         return math.isfinite(value)
     return value is None or isinstance(value, str | int | bool)

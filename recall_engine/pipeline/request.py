@@ -54,13 +54,13 @@ RETRIEVER_PARAMS = (
     "wide_search_top_k",
     "triplet_distance_penalty",
 )
-_PARAM_DEFAULTS: dict[str, Any] = {
+_PARAM_DEFAULTS: dict[str, object] = {
     name: info.default for name, (_, info) in option_fields().items() if name in RETRIEVER_PARAMS
 }
 
 # Parameters whose stage does not exist yet: a non-default value is refused,
 # never accepted and ignored. Each entry goes when its stage lands.
-NOT_SUPPORTED_YET: dict[str, Any] = {}
+NOT_SUPPORTED_YET: dict[str, object] = {}
 
 
 @dataclass(frozen=True)
@@ -78,13 +78,13 @@ class RecallRequest:
     system_prompt: str | None
     system_prompt_path: str | Path | None
     verbose: bool
-    retriever_specific_config: dict[str, Any]
+    retriever_specific_config: dict[str, object]
     response_model: type[BaseModel] | None
     include_references: bool
-    retriever_params: dict[str, Any]
+    retriever_params: dict[str, object]
     """The RETRIEVER_PARAMS the caller set to something other than the default."""
     feedback_influence: float
-    user: Any
+    user: object
     tenant_id: str | None
     scope: tuple[str, ...] | None = None
     """The sources to search (``SOURCES``); None is the default path."""
@@ -184,7 +184,7 @@ def check_scope(scope: Sequence[str] | None, session_id: str | None) -> tuple[st
     return tuple(scope)
 
 
-def _retriever_params(params: Any) -> dict[str, Any]:
+def _retriever_params(params: object) -> dict[str, object]:
     """The RETRIEVER_PARAMS the caller set to something other than their default."""
     values = {name: getattr(params, name) for name in RETRIEVER_PARAMS}
     return {k: v for k, v in values.items() if v != _PARAM_DEFAULTS[k]}

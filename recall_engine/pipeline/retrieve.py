@@ -71,7 +71,7 @@ async def retrieve(
         with StageTimer(state.timings, "embed"), stage_span("recall.embed"):
             vector = await embed_query(request.query_text)
         state.query_vector = vector
-    ctx: RetrievalContext[Any] = RetrievalContext(
+    ctx: RetrievalContext[RetrieverConfig] = RetrievalContext(
         read=reader(state),
         query_vector=vector,
         embed=embed_query,

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
 
 from recall_engine.core.facts import Fact, parse_utc
 from recall_engine.core.hits import ChunkHit, EventHit, Hit, TripletHit
@@ -89,7 +89,7 @@ class Tense:
         """``as_of`` when a time was given, else the question's reading."""
         return "as_of" if self.as_of is not None else self.reading.reading
 
-    def metadata(self) -> dict[str, Any]:
+    def metadata(self) -> dict[str, object]:
         """``metadata["temporal"]``'s reading keys."""
         meta = self.reading.metadata()
         meta["reading"] = self.name

@@ -32,9 +32,9 @@ from recall_engine.storage.graph_reads import EdgeRecord
 from recall_engine.storage.tenant import TenantStore
 
 _MEMO_LOCK = threading.Lock()
-_MEMO: weakref.WeakKeyDictionary[TenantStore, tuple[tuple[int | None, ...], dict[Any, Any]]] = (
-    weakref.WeakKeyDictionary()
-)
+_MEMO: weakref.WeakKeyDictionary[
+    TenantStore, tuple[tuple[int | None, ...], dict[object, object]]
+] = weakref.WeakKeyDictionary()
 _MEMO_CAP = 50_000
 """Entries one store version keeps at most (subjects and chunks); past it, it starts again."""
 

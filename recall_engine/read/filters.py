@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,7 +18,7 @@ class ChunkFilter(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    equals: tuple[tuple[tuple[str, ...], Any], ...] = Field(
+    equals: tuple[tuple[tuple[str, ...], object], ...] = Field(
         default=(), description="(path into chunk metadata, value) pairs, all required."
     )
     alive_at: float | None = Field(

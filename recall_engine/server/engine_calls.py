@@ -55,7 +55,7 @@ def engine_router(
     engine: EnginePort,
     auth: Authenticator,
     store_of: Callable[[EnginePort, str | None, Principal], str],
-    item: Callable[[Any], Document | Conversation],
+    item: Callable[[object], Document | Conversation],
 ) -> APIRouter:
     """``store_of`` maps a request's tenant id to its store once the key may act on
     it, and ``item`` turns a text or object into a Document / Conversation (a text

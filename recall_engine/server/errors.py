@@ -96,7 +96,7 @@ def status_of(exc: BaseException) -> tuple[int, str]:
 
 # What the OpenAPI document declares for every operation: each error status the
 # server answers, with the envelope's schema.
-ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
     status: {"description": text, "model": ActualErrorResponse}
     for status, text in (
         (400, "Invalid parameters (INVALID_PARAMETERS)"),

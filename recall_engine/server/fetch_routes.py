@@ -33,9 +33,9 @@ class ListFilters(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    tenant_metadata: dict[str, Any] | None = None
-    document_metadata: dict[str, Any] | None = None
-    source_fields: dict[str, Any] | None = Field(
+    tenant_metadata: dict[str, object] | None = None
+    document_metadata: dict[str, object] | None = None
+    source_fields: dict[str, object] | None = Field(
         default=None, description="Fields of the source itself (title, type, url, ...)."
     )
 

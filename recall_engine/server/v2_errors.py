@@ -41,7 +41,7 @@ V2_PREFIXES = (
 
 # What the OpenAPI document declares for every v2 operation: v1's statuses but 422
 # (a validation failure is 400 here), each with v2's error body.
-V2_ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+V2_ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
     status: {
         "description": "Invalid parameters (VALIDATION_ERROR, INVALID_PARAMETERS, "
         "UNSUPPORTED_API_VERSION)"
@@ -58,7 +58,7 @@ def is_v2(path: str) -> bool:
     return any(path == p or path.startswith(p + "/") for p in V2_PREFIXES)
 
 
-def v2_body(status: int, detail: dict[str, Any], request_id: str) -> dict[str, Any]:
+def v2_body(status: int, detail: dict[str, object], request_id: str) -> dict[str, object]:
     """v2's error body of an envelope's ``detail`` (kept beside it)."""
     code = str(detail.get("error_code") or f"HTTP_{status}")
     return {

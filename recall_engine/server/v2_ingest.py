@@ -41,7 +41,7 @@ def _json_list(raw: Any, what: str) -> list[Any]:
     return raw
 
 
-def _flag(raw: Any) -> bool:
+def _flag(raw: object) -> bool:
     if raw is None or raw == "":
         return True
     text = str(raw).strip().lower()
@@ -52,7 +52,7 @@ def _flag(raw: Any) -> bool:
     raise ApiError(400, "VALIDATION_ERROR", f"upsert must be true or false, got {raw!r}.")
 
 
-def _v1_fields(item: Mapping[str, Any], what: str, n: int) -> dict[str, Any]:
+def _v1_fields(item: Mapping[str, object], what: str, n: int) -> dict[str, object]:
     """A v2 item as v1's fields."""
     fields = dict(item)
     if fields.pop("acl", None) is not None:
@@ -79,7 +79,7 @@ async def ingest(
     api: TenantAPI,
     database: str,
     collection: str | None,
-    form: Mapping[str, Any],
+    form: Mapping[str, object],
     files: list[tuple[str, bytes]],
 ) -> IngestResponse:
     """Store the form's memories or knowledge in ``database`` / ``collection``.

@@ -20,7 +20,7 @@ from recall_engine.tenants.ids import MEMORIES
 from recall_engine.tenants.scopes import KINDS
 
 
-def _holds(stored: Mapping[str, Any], wanted: Mapping[str, Any] | None) -> bool:
+def _holds(stored: Mapping[str, object], wanted: Mapping[str, object] | None) -> bool:
     return all(stored.get(k) == v for k, v in (wanted or {}).items())
 
 

@@ -45,7 +45,7 @@ def recall_options(body: QueryRequest, scope: DatasetScope) -> dict[str, Any]:
     Raises:
         ApiError: 400 for an ``alpha`` outside 0..1.
     """
-    options: dict[str, Any] = {
+    options: dict[str, object] = {
         "tenant_id": scope.store,
         "dataset_ids": list(scope.dataset_ids),
         "top_k": body.max_results or DEFAULT_RESULTS,
@@ -71,11 +71,11 @@ def recall_options(body: QueryRequest, scope: DatasetScope) -> dict[str, Any]:
     return options
 
 
-def filter_query(body: QueryRequest) -> dict[str, Any] | None:
+def filter_query(body: QueryRequest) -> dict[str, object] | None:
     """``attributes``, ``metadata_filters``, ``ids`` and ``titles`` as one query of
     recall()'s ``metadata_filters`` language, over the chunk metadata the tenant
     API writes (attributes under ``tenant_metadata``)."""
-    parts: list[dict[str, Any]] = []
+    parts: list[dict[str, object]] = []
     if body.attributes:
         parts.append(_prefixed(body.attributes, TENANT_KEY))
     if body.metadata_filters:
@@ -95,7 +95,7 @@ def _prefixed(query: Any, prefix: str) -> Any:
         return [_prefixed(q, prefix) for q in query]
     if not isinstance(query, Mapping):
         return query
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for key, value in query.items():
         if not isinstance(key, str) or not key:
             raise ApiError(400, "VALIDATION_ERROR", f"attributes: bad field name {key!r}.")

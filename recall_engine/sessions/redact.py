@@ -81,7 +81,7 @@ class Redactor:
         elif dataclasses.is_dataclass(value) and not isinstance(value, type):
             value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
         if isinstance(value, Mapping):
-            out: dict[str, Any] = {}
+            out: dict[str, object] = {}
             for i, (k, v) in enumerate(value.items()):
                 if i >= MAX_ITEMS:
                     out["..."] = f"{len(value) - MAX_ITEMS} more"

@@ -107,7 +107,7 @@ def traced(
         if inspect.iscoroutinefunction(fn):
 
             @functools.wraps(fn)
-            async def run_async(*args: P.args, **kwargs: P.kwargs) -> Any:
+            async def run_async(*args: P.args, **kwargs: P.kwargs) -> object:
                 call = _Call(target, label, _arguments(signature, args, kwargs))
                 try:
                     result = await cast(Callable[..., Any], fn)(*args, **kwargs)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from recall_engine.core.errors import InvalidInputError, QueryTimeoutError, StoreError
 from recall_engine.storage.cypher_guard import check_read_query
@@ -68,7 +68,7 @@ class ReadOnlyHandle:
         params: dict[str, object],
         timeout_ms: int,
         generation: int,
-    ) -> tuple[list[str], list[list[Any]]]:
+    ) -> tuple[list[str], list[list[object]]]:
         """Run one read-only query; return column names and at most ``MAX_ROWS + 1`` rows.
 
         Raises:
@@ -87,7 +87,7 @@ class ReadOnlyHandle:
                 if isinstance(result, list):  # never more than one statement (guarded)
                     result = result[-1]
                 columns = list(result.get_column_names())
-                rows: list[list[Any]] = []
+                rows: list[list[object]] = []
                 while len(rows) <= MAX_ROWS and result.has_next():
                     rows.append(list(result.get_next()))
                 result.close()

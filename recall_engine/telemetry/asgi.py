@@ -46,7 +46,7 @@ class TelemetryMiddleware:
             return
         started = time.perf_counter()
         method = str(scope.get("method", "_OTHER"))
-        reply: dict[str, Any] = {}
+        reply: dict[str, object] = {}
 
         async def observed_send(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -91,15 +91,15 @@ def generation() -> int:
     return _generation
 
 
-_UNSET: Any = object()
+_UNSET: object = object()
 
 
 def configure(
     *,
     enabled: bool | None = None,
     capture_content: bool | None = None,
-    tracer_provider: Any = _UNSET,
-    meter_provider: Any = _UNSET,
+    tracer_provider: object = _UNSET,
+    meter_provider: object = _UNSET,
 ) -> TelemetrySettings:
     """Change the process's telemetry settings; arguments left out keep their value.
 
