@@ -95,6 +95,9 @@ class TenantSearch(TenantBase):
         options: dict[str, Any] = lane_weights(alpha)
         if request.additional_context:
             options["embed_text"] = f"{request.query}\n{request.additional_context}"
+        # Concurrent requests' query embeddings are computed together (``batching``);
+        # the pipeline then finds this one in the per-process query cache.
+        await self._embed(request.query)
         state = await self.engine.run(
             lane_request(
                 GraphLane if thinking else PassageLane,
