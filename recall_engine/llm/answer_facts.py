@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Protocol
 
 from recall_engine.core.facts import Fact, is_multi_valued
-from recall_engine.llm.extractive import terms
+from recall_engine.core.terms import terms
 
 _NAME = re.compile(r"\b[A-Z][\w-]+")
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 from recall_engine.core.hits import AnyHit, ChunkHit, RowHit
 from recall_engine.core.names import normalize_name
+from recall_engine.core.terms import terms
 from recall_engine.graph.rules_entities import Claims, identifier_spans, name_spans
-from recall_engine.llm.extractive import terms
 
 WEIGHTS = {"names": 0.5, "terms": 0.3, "dense": 0.2}
 DENSE_FLOOR = 0.15

@@ -20,8 +20,8 @@ from typing import Protocol
 from recall_engine.core.facts import Fact, parse_utc
 from recall_engine.core.hits import ChunkHit, EventHit, Hit, TripletHit
 from recall_engine.core.models import ResponseGraphEntry
+from recall_engine.core.terms import terms
 from recall_engine.llm.answer_facts import asked_family, fact_answer
-from recall_engine.llm.extractive import terms
 from recall_engine.pipeline.tense_aspect import aspect_terms, habit_family, of_kind
 from recall_engine.read.periods import (
     Interval,

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from recall_engine.core.facts import Fact, is_multi_valued, kind_of
-from recall_engine.llm.extractive import terms
+from recall_engine.core.terms import terms
 
 _NAME = re.compile(r"\b[A-Z][\w-]+(?:[ \t]+[A-Z][\w-]+)*")
 HABIT_FAMILY = "preference"
