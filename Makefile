@@ -14,7 +14,7 @@ $(VENV)/.installed: pyproject.toml
 	# HydraDB's v2 SDK beside the v1 one (both are the package hydra_db): its own folder.
 	$(PY) -m pip install --quiet --no-deps --target $(VENV)/hydradb-sdk-v2 "hydradb-sdk==2.1.7"
 	# Export the packaged model to ONNX once now, so no recall ever waits for it.
-	$(PY) -m recall_engine.embedding_onnx
+	$(PY) -m recall_engine.embedding.onnx
 	touch $@
 
 install: $(VENV)/.installed

@@ -114,7 +114,7 @@ def with_bulk(embedder, texts: list[str], work):  # type: ignore[no-untyped-def]
 
 def worker(backend: str, n_queries: int, n_texts: int, contention_s: float) -> dict:
     from recall_engine.embedding import SentenceTransformerEmbedder
-    from recall_engine.embedding_onnx import OnnxEmbedder
+    from recall_engine.embedding.onnx import OnnxEmbedder
 
     t0 = time.perf_counter()
     embedder = OnnxEmbedder() if backend == "onnx" else SentenceTransformerEmbedder()

@@ -49,7 +49,7 @@ _EXPORTS = {
     "TenantNotFoundError": "recall_engine.tenants.errors",
 }
 # submodules reachable as attributes after ``import recall_engine`` (``recall_engine.errors.X``)
-_SUBMODULES = frozenset({"config", "models", "search_types"})
+_SUBMODULES = frozenset({"config"})
 
 __all__ = [
     "Conversation",

@@ -70,7 +70,7 @@ def minilm():
 @pytest.fixture(scope="session")
 def onnx_minilm():
     """The packaged model on ONNX Runtime (exported once into the user cache), once per session."""
-    from recall_engine.embedding_onnx import OnnxEmbedder
+    from recall_engine.embedding.onnx import OnnxEmbedder
 
     embedder = OnnxEmbedder()
     embedder.warm_up()

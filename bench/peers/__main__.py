@@ -42,8 +42,8 @@ from bench.peers._cognee import CogneePeer, PeerError, spec_sample
 from bench.peers._ours import ROUTED, OursPeer
 from bench.peers._server import PeerServer
 from recall_engine.config import RecallConfig
+from recall_engine.core.search_types import parse_search_type
 from recall_engine.embedding import make_embedder
-from recall_engine.search_types import parse_search_type
 
 MODES = ("CHUNKS", "CHUNKS_LEXICAL", "RAG_COMPLETION", "HYBRID_COMPLETION", "GRAPH_COMPLETION")
 DEFAULT_ROW = "default"

@@ -7,7 +7,6 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
-from recall_engine.completion import resolve_llm_config
 from recall_engine.config import RecallConfig
 from recall_engine.core.errors import (
     ConfigError,
@@ -30,6 +29,7 @@ from recall_engine.engine.writes import WritesMixin
 from recall_engine.identity import IdentityRegistry
 from recall_engine.identity.service import AccessControl
 from recall_engine.ingest.writer import writers_for
+from recall_engine.llm.completion import resolve_llm_config
 from recall_engine.pipeline.request import RecallRequest
 from recall_engine.pipeline.run import RecallPipeline
 from recall_engine.pipeline.scope import resolve_dataset_ids

@@ -19,8 +19,8 @@ from typing import Any
 from recall_engine.core.errors import InvalidInputError, UserNotFoundError
 from recall_engine.core.validation import check_name, stable_id
 from recall_engine.identity.models import DEFAULT_USER_NAME, Access, Permission, User
-from recall_engine.identity.sqlite import SqliteFile
 from recall_engine.state.sql import SqlDatabase
+from recall_engine.state.sqlite import SqliteFile
 
 FILE_NAME = "identity.sqlite3"
 _SCHEMA = """

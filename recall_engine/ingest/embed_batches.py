@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from recall_engine.embedding import Embedder
-from recall_engine.embedding_common import check_vectors
+from recall_engine.embedding.common import check_vectors
 from recall_engine.telemetry.spans import stage
 
 PROGRESS_MIN_CHUNKS = 512

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from recall_engine.completion import Answer, AnswerSentence
 from recall_engine.core.records import Ask, Record, RecordSet
+from recall_engine.llm.completion import Answer, AnswerSentence
 from recall_engine.llm.usage import LLMUsage
 
 

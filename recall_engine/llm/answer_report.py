@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from recall_engine.completion import Answer, AnswerSentence
+from recall_engine.llm.completion import Answer, AnswerSentence
 from recall_engine.llm.usage import LLMUsage
 
 

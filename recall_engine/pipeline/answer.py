@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from recall_engine.completion import Answer, generate_answer, resolve_llm_config
 from recall_engine.config import RecallConfig
 from recall_engine.core.hits import AnyHit, dedupe_sources
 from recall_engine.core.models import ResponseGraphEntry
@@ -13,6 +12,7 @@ from recall_engine.core.results import hit_raw, single_dataset
 from recall_engine.core.search_types import SearchTypeName
 from recall_engine.llm.answer_records import records_answer
 from recall_engine.llm.answer_report import report_answer
+from recall_engine.llm.completion import Answer, generate_answer, resolve_llm_config
 from recall_engine.pipeline.coverage import Coverage
 from recall_engine.pipeline.request import RecallRequest
 from recall_engine.read.api import ReadAPI

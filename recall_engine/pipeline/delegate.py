@@ -6,10 +6,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from recall_engine.completion import resolve_llm_config
 from recall_engine.config import RecallConfig
 from recall_engine.core.errors import LLMNotConfiguredError, UnsupportedSearchTypeError
 from recall_engine.core.search_types import CYPHER_SEARCH_TYPES, SearchType, SearchTypeName
+from recall_engine.llm.completion import resolve_llm_config
 from recall_engine.pipeline.llm_port import PromptLLM
 from recall_engine.storage.tenant import TenantStore
 from retrievers import REGISTRY, RetrievalContext, Retriever, RetrieverOutput

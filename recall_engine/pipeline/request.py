@@ -114,7 +114,7 @@ class RecallRequest:
                     f"leave {name} at its default ({default!r})."
                 )
         specific = params.retriever_specific_config or {}
-        from recall_engine.completion import resolve_response_model
+        from recall_engine.llm.completion import resolve_response_model
 
         response_model = resolve_response_model(params.response_model, specific)
         return cls(

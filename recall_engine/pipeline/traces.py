@@ -23,7 +23,7 @@ import numpy as np
 from recall_engine.core.models import ResponseSessionContextEntry, ResponseTraceEntry
 from recall_engine.core.terms import terms
 from recall_engine.embedding import Embedder
-from recall_engine.embedding_common import check_vectors
+from recall_engine.embedding.common import check_vectors
 from recall_engine.pipeline.session import HISTORY_TURNS, SessionHistory, cache_hits
 from recall_engine.pipeline.state import EngineServices, RecallState
 from recall_engine.sessions.traces import TraceRecord

@@ -25,8 +25,8 @@ from typing import Any
 
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.models import ResponseQAEntry
-from recall_engine.identity.sqlite import SqliteFile
 from recall_engine.state.sql import Connection, SqlDatabase
+from recall_engine.state.sqlite import SqliteFile
 
 FILE_NAME = "sessions.sqlite3"
 DEFAULT_TTL_S = 7 * 24 * 3600.0

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from recall_engine.core.models import ResponseTraceEntry
-from recall_engine.identity.sqlite import SqliteFile
+from recall_engine.state.sqlite import SqliteFile
 
 FILE_NAME = "traces.sqlite3"
 MAX_PER_SESSION = 2000

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from recall_engine.core.errors import StoreError
-from recall_engine.embedding_common import QUERY_CACHE
+from recall_engine.embedding.common import QUERY_CACHE
 from recall_engine.state.redis_store import RedisStore
 
 if TYPE_CHECKING:

@@ -38,7 +38,7 @@ def open_state(config: RecallConfig) -> SqlDatabase:
         from recall_engine.state.postgres import PostgresDatabase
 
         return PostgresDatabase(config.state_url)
-    from recall_engine.identity.sqlite import SqliteFile
+    from recall_engine.state.sqlite import SqliteFile
 
     return SqliteFile(config.data_dir / FILE_NAME, LEDGER_SCHEMA + LEASE_SCHEMA, wal=True)
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from recall_engine.embedding import Embedder, embed_query
-from recall_engine.embedding_common import QUERY_CACHE
+from recall_engine.embedding.common import QUERY_CACHE
 
 MAX_BATCH = 32
 

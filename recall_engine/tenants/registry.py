@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from recall_engine.core.errors import InvalidInputError
-from recall_engine.identity.sqlite import SqliteFile
 from recall_engine.state.sql import Connection, SqlDatabase
+from recall_engine.state.sqlite import SqliteFile
 from recall_engine.tenants.errors import TenantAlreadyExistsError, TenantNotFoundError
 from recall_engine.tenants.ids import legacy_name, safe_name
 from recall_engine.tenants.keystore import ADMIN, KeyRecord, KeyStore, key_digest, new_key_id

@@ -202,7 +202,7 @@ class TenantSearch(TenantBase):
     async def qna(self, request: QnARequest | dict[str, Any]) -> QnASearchResponse:
         """Recall, then answer from the chunks (through the LLM when one is
         configured, extractively offline)."""
-        from recall_engine.completion import generate_answer
+        from recall_engine.llm.completion import generate_answer
 
         started = time.perf_counter()
         ask = QnARequest.model_validate(request)

@@ -7,7 +7,7 @@ import pytest
 from recall_engine.config import PACKAGED_EMBEDDING_MODEL, RecallConfig
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.embedding import SentenceTransformerEmbedder, default_threads, make_embedder
-from recall_engine.embedding_onnx import OnnxEmbedder
+from recall_engine.embedding.onnx import OnnxEmbedder
 
 
 def test_packaged_model_defaults_to_onnx(monkeypatch):

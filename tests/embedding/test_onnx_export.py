@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from recall_engine import embedding_onnx
 from recall_engine.core.errors import EmbeddingError
+from recall_engine.embedding import onnx as embedding_onnx
 from recall_engine.embedding import packaged_model_dir
-from recall_engine.embedding_onnx import SOURCE_FILES, ensure_exported, source_hash
+from recall_engine.embedding.onnx import SOURCE_FILES, ensure_exported, source_hash
 
 
 @pytest.fixture
@@ -82,7 +82,7 @@ def test_onnx_embeds_without_loading_torch(onnx_minilm):
         "import sys\n"
         "import recall_engine\n"
         "assert 'onnxruntime' not in sys.modules and 'torch' not in sys.modules\n"
-        "from recall_engine.embedding_onnx import OnnxEmbedder\n"
+        "from recall_engine.embedding.onnx import OnnxEmbedder\n"
         "e = OnnxEmbedder()\n"
         "print(e.embed(['hello world']).shape, sorted(m for m in ('torch', 'transformers',"
         " 'sentence_transformers') if m in sys.modules))\n"

@@ -7,17 +7,17 @@ import json
 import pytest
 from pydantic import BaseModel, SecretStr
 
-from recall_engine.completion import (
-    extractive_answer,
-    generate_answer,
-    resolve_llm_config,
-    resolve_response_model,
-)
 from recall_engine.config import RecallConfig
 from recall_engine.core.errors import InvalidInputError, PromptNotFoundError, PromptRenderError
 from recall_engine.core.hits import ChunkHit
 from recall_engine.core.models import SourceRef
 from recall_engine.llm import LLMConfig
+from recall_engine.llm.completion import (
+    extractive_answer,
+    generate_answer,
+    resolve_llm_config,
+    resolve_response_model,
+)
 from recall_engine.llm.extractive import NO_CONTEXT_TEXT, NOT_IN_CONTEXT_TEXT
 from recall_engine.testing import FakeLLMServer
 

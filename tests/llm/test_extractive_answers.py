@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from recall_engine.completion import (
+from recall_engine.config import RecallConfig
+from recall_engine.core.hits import AnyHit, ChunkHit
+from recall_engine.llm.answer_types import ANSWER_TYPE_RULES, AnswerType, answer_type
+from recall_engine.llm.completion import (
     ABSTAIN_TEXT,
     abstained_answer,
     extractive_answer,
     generate_answer,
     offline_answer,
 )
-from recall_engine.config import RecallConfig
-from recall_engine.core.hits import AnyHit, ChunkHit
-from recall_engine.llm.answer_types import ANSWER_TYPE_RULES, AnswerType, answer_type
 from recall_engine.llm.extractive import split_sentences
 from recall_engine.testing import FakeLLMServer
 

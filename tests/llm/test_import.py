@@ -30,9 +30,9 @@ def run(code: str, **env: str) -> str:
 
 def test_import_recall_engine_loads_no_heavy_module():
     code = (
-        "import sys, recall_engine, recall_engine.completion, recall_engine.llm, "
+        "import sys, recall_engine, recall_engine.llm.completion, recall_engine.llm, "
         "recall_engine.prompts, recall_engine.testing, recall_engine.embedding, "
-        "recall_engine.embedding_onnx\n"
+        "recall_engine.embedding.onnx\n"
         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
     )
     assert run(code).strip() == "[]"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from recall_engine import RecallEngine, SearchType
-from recall_engine.embedding_common import QUERY_CACHE
+from recall_engine.embedding.common import QUERY_CACHE
 from recall_engine.testing import DeterministicEmbedder
 
 

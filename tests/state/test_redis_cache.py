@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from recall_engine.embedding import embed_query
-from recall_engine.embedding_common import QUERY_CACHE
+from recall_engine.embedding.common import QUERY_CACHE
 from recall_engine.state.redis_cache import RedisQueryCache, SharedQueryEmbedder
 from recall_engine.state.redis_store import RedisStore
 from recall_engine.testing import DeterministicEmbedder

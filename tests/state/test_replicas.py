@@ -16,7 +16,7 @@ import pytest
 
 from recall_engine import RecallEngine
 from recall_engine.core.errors import StoreError
-from recall_engine.embedding_common import QUERY_CACHE
+from recall_engine.embedding.common import QUERY_CACHE
 from recall_engine.server import ServerSettings, create_app
 from recall_engine.state.redis_cache import SharedQueryEmbedder
 from recall_engine.tenants.registry import ADMIN

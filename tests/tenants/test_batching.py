@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from recall_engine.embedding import embed_query
-from recall_engine.embedding_common import QUERY_CACHE
+from recall_engine.embedding.common import QUERY_CACHE
 from recall_engine.tenants.batching import QueryBatcher
 from recall_engine.testing import DeterministicEmbedder
 

