@@ -59,3 +59,18 @@ def test_bad_environment_value_is_refused(monkeypatch):
 def test_unknown_option_is_a_type_error():
     with pytest.raises(TypeError, match="chunk_sise"):
         RecallConfig.load(chunk_sise=10)
+
+
+def test_every_environment_variable_sets_a_config_field():
+    from recall_engine.config.env import ENV_VARS, EnvSettings
+
+    assert set(EnvSettings.model_fields) <= set(RecallConfig.model_fields)
+    assert ENV_VARS["RECALL_ENGINE_TENANT"] == "default_tenant"
+    assert ENV_VARS["LLM_TIMEOUT"] == "llm_timeout_s"
+    assert ENV_VARS["RECALL_ENGINE_CHUNK_SIZE"] == "chunk_size"
+
+
+def test_variable_names_are_case_sensitive(monkeypatch):
+    monkeypatch.delenv("RECALL_ENGINE_CHUNK_SIZE", raising=False)
+    monkeypatch.setenv("recall_engine_chunk_size", "120")
+    assert RecallConfig.load().chunk_size == 200

@@ -1,52 +1,83 @@
 """Where ``RecallConfig`` values come from, and how a bad one is told.
 
-The environment variables and the field each sets; a ConfigError message that
-names the field, the variable it came from, and never a secret's value.
+``EnvSettings`` (pydantic-settings) declares the environment variables and the
+field each sets: ``RECALL_ENGINE_<FIELD>`` unless the field names another
+variable. A ConfigError message names the field, the variable it came from, and
+never a secret's value.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from pydantic import ValidationError
+from pydantic import AliasGenerator, Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from recall_engine.config.distributed import SECRET_FIELDS
 
+ENV_PREFIX = "RECALL_ENGINE_"
+
+
+def _variable(field: str) -> str:
+    return ENV_PREFIX + field.upper()
+
+
+class EnvSettings(BaseSettings):
+    """The configuration fields read from the environment, each as its raw text.
+
+    A field's variable is ``RECALL_ENGINE_<FIELD>`` (upper case) unless its
+    ``validation_alias`` names another; names are case-sensitive. The values are
+    checked (and converted) by ``RecallConfig``, so an error reads the same
+    whether a value came from here or from an argument.
+    """
+
+    # Case-sensitive, as the variables have always been read; that is why the prefix
+    # is applied by the alias generator (pydantic-settings' env_prefix would keep the
+    # field name's lower case).
+    model_config = SettingsConfigDict(
+        case_sensitive=True,
+        extra="ignore",
+        hide_input_in_errors=True,
+        alias_generator=AliasGenerator(validation_alias=_variable),
+    )
+
+    data_dir: str | None = None
+    embedding_model: str | None = None
+    embedding_batch_size: str | None = None
+    embedding_backend: str | None = None
+    embedding_threads: str | None = None
+    embedding_cache_dir: str | None = None
+    chunk_size: str | None = None
+    chunk_overlap: str | None = None
+    sentence_vectors: str | None = None
+    default_tenant: str | None = Field(default=None, validation_alias="RECALL_ENGINE_TENANT")
+    graph_extractor: str | None = None
+    llm_model: str | None = Field(default=None, validation_alias="LLM_MODEL")
+    llm_api_key: str | None = Field(default=None, validation_alias="LLM_API_KEY")
+    llm_api_base: str | None = Field(default=None, validation_alias="LLM_API_BASE")
+    llm_timeout_s: str | None = Field(default=None, validation_alias="LLM_TIMEOUT")
+    llm_max_retries: str | None = Field(default=None, validation_alias="LLM_MAX_RETRIES")
+    allow_cypher_query: str | None = Field(default=None, validation_alias="ALLOW_CYPHER_QUERY")
+    router_rules: str | None = None
+    session_ttl_days: str | None = None
+    max_item_chars: str | None = None
+    max_query_chars: str | None = None
+    trace_redact: str | None = None
+    trace_max_chars: str | None = None
+    state_url: str | None = None
+    redis_url: str | None = None
+    graph_url: str | None = None
+    vector_uri: str | None = None
+    vector_refresh_s: str | None = None
+    writer_lease_ttl_s: str | None = None
+    writer_wait_s: str | None = None
+
+
 # Environment variable -> config field.
 ENV_VARS: dict[str, str] = {
-    "RECALL_ENGINE_DATA_DIR": "data_dir",
-    "RECALL_ENGINE_EMBEDDING_MODEL": "embedding_model",
-    "RECALL_ENGINE_EMBEDDING_BATCH_SIZE": "embedding_batch_size",
-    "RECALL_ENGINE_EMBEDDING_BACKEND": "embedding_backend",
-    "RECALL_ENGINE_EMBEDDING_THREADS": "embedding_threads",
-    "RECALL_ENGINE_EMBEDDING_CACHE_DIR": "embedding_cache_dir",
-    "RECALL_ENGINE_CHUNK_SIZE": "chunk_size",
-    "RECALL_ENGINE_CHUNK_OVERLAP": "chunk_overlap",
-    "RECALL_ENGINE_SENTENCE_VECTORS": "sentence_vectors",
-    "RECALL_ENGINE_TENANT": "default_tenant",
-    "RECALL_ENGINE_GRAPH_EXTRACTOR": "graph_extractor",
-    "LLM_MODEL": "llm_model",
-    "LLM_API_KEY": "llm_api_key",
-    "LLM_API_BASE": "llm_api_base",
-    "LLM_TIMEOUT": "llm_timeout_s",
-    "LLM_MAX_RETRIES": "llm_max_retries",
-    "ALLOW_CYPHER_QUERY": "allow_cypher_query",
-    "RECALL_ENGINE_ROUTER_RULES": "router_rules",
-    "RECALL_ENGINE_SESSION_TTL_DAYS": "session_ttl_days",
-    "RECALL_ENGINE_MAX_ITEM_CHARS": "max_item_chars",
-    "RECALL_ENGINE_MAX_QUERY_CHARS": "max_query_chars",
-    "RECALL_ENGINE_TRACE_REDACT": "trace_redact",
-    "RECALL_ENGINE_TRACE_MAX_CHARS": "trace_max_chars",
-    "RECALL_ENGINE_STATE_URL": "state_url",
-    "RECALL_ENGINE_REDIS_URL": "redis_url",
-    "RECALL_ENGINE_GRAPH_URL": "graph_url",
-    "RECALL_ENGINE_VECTOR_URI": "vector_uri",
-    "RECALL_ENGINE_VECTOR_REFRESH_S": "vector_refresh_s",
-    "RECALL_ENGINE_WRITER_LEASE_TTL_S": "writer_lease_ttl_s",
-    "RECALL_ENGINE_WRITER_WAIT_S": "writer_wait_s",
+    str(info.validation_alias): name for name, info in EnvSettings.model_fields.items()
 }
 
 _BLANK_IS_AN_ERROR = frozenset({"RECALL_ENGINE_DATA_DIR"})
@@ -57,14 +88,20 @@ _FROM_ENV: ContextVar[dict[str, str] | None] = ContextVar("recall_config_from_en
 
 
 def read_env(overrides: dict[str, object]) -> tuple[dict[str, object], dict[str, str]]:
-    """The field values set in the environment for the fields ``overrides`` leaves
-    unset (None), and field -> the variable each came from."""
+    """The environment's values for the fields that ``overrides`` leaves unset.
+
+    Args:
+        overrides: explicit field values; a field set here (not None) is not read.
+
+    Returns:
+        Field -> the variable's text (stripped), and field -> the variable it came from.
+    """
     values: dict[str, object] = {}
     from_env: dict[str, str] = {}
-    for env_name, field in ENV_VARS.items():
-        raw = os.environ.get(env_name)
-        if raw is None or overrides.get(field) is not None:
+    for field, raw in EnvSettings().model_dump(exclude_none=True).items():
+        if overrides.get(field) is not None:
             continue
+        env_name = str(EnvSettings.model_fields[field].validation_alias)
         # A blank variable is unset, except where unset means "here": a blank
         # data dir is a script's empty $VAR, and would silently use ./.recall_engine.
         if raw.strip() != "" or env_name in _BLANK_IS_AN_ERROR:
