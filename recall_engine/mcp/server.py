@@ -68,7 +68,7 @@ def create_server(engine: RecallEngine, settings: McpSettings | None = None) -> 
     hidden = _hidden_paths(engine, tools)
     listed: list[Tool] = [
         StrictTool.strict(
-            _tool_errors(getattr(tools, name), hidden, name),
+            _tool_errors(tools.tool(name), hidden, name),
             name=name,
             annotations=ANNOTATIONS.get(name, READ_ONLY),
         )

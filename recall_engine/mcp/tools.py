@@ -8,18 +8,22 @@ from under ``files_root``.
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, cast, get_args, get_origin
 
 from mcp.server.mcpserver import Context
 from pydantic import Field
+from pydantic.fields import FieldInfo
 
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.models import Conversation, Document, Message, ResponseGraphEntry
-from recall_engine.core.recall_options import option_fields
+from recall_engine.core.recall_options import RecallOptions, option_fields
 from recall_engine.engine import RecallEngine
 from recall_engine.mcp import reads
 from recall_engine.mcp.models import (
@@ -40,6 +44,7 @@ from recall_engine.mcp.models import (
     StatusOutput,
     SubjectFactsOutput,
 )
+from recall_engine.server.app import LOCAL_ONLY_OPTIONS
 from recall_engine.tenants.registry import ADMIN
 
 DEFAULT_TOOLS = ("remember", "recall", "forget", "status")
@@ -62,10 +67,58 @@ Datasets = Annotated[
 TopK = Annotated[int, Field(ge=1, le=100)]
 
 
-def _declared(option: str) -> object:
-    """A ``Field`` with the description recall()'s declaration gives ``option``
-    (``core.recall_options``): the recall tool's parameters are those options."""
-    return Field(description=option_fields()[option][1].description)
+# recall()'s options the recall tool does not take: those that cannot travel in JSON
+# (LOCAL_ONLY_OPTIONS), and the tenant, which is the caller's key's (``tenant``).
+NOT_TOOL_OPTIONS = LOCAL_ONLY_OPTIONS | {"tenant_id"}
+# Declared by the tool itself: its own cap and default for top_k.
+TOOL_OWN_OPTIONS = frozenset({"top_k"})
+
+
+def recall_tool_options() -> dict[str, tuple[object, FieldInfo]]:
+    """The recall tool's parameters beyond ``query``, ``query_type`` and ``top_k``.
+
+    Returns:
+        Every option recall() declares (``core.recall_options``) but those in
+        ``NOT_TOOL_OPTIONS`` and ``TOOL_OWN_OPTIONS``: name -> (its type without the
+        engine's checks, its ``Field``); the engine checks the values on the call.
+    """
+    fields: dict[str, tuple[object, FieldInfo]] = {}
+    for name, (hint, info) in option_fields().items():
+        if name not in NOT_TOOL_OPTIONS | TOOL_OWN_OPTIONS:
+            base = get_args(hint)[0] if get_origin(hint) is Annotated else hint
+            fields[name] = (base, info)
+    return fields
+
+
+def with_options(method: Callable[..., Awaitable[object]]) -> Callable[..., Awaitable[object]]:
+    """``method`` (which takes ``**options``) with a keyword parameter per recall tool
+    option in its signature, with the option's type, default and description: the SDK
+    builds a tool's input schema from its signature.
+
+    Args:
+        method: the bound ``RecallTools.recall``.
+
+    Returns:
+        A function that calls ``method``, with that signature.
+    """
+    own = inspect.signature(method, eval_str=True)
+    keep = [p for p in own.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    options = [
+        inspect.Parameter(
+            name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=info.default,
+            annotation=Annotated[base, Field(description=info.description)],
+        )
+        for name, (base, info) in recall_tool_options().items()
+    ]
+
+    @functools.wraps(method)
+    async def call(*args: object, **kwargs: object) -> object:
+        return await method(*args, **kwargs)
+
+    call.__signature__ = own.replace(parameters=[*keep, *options])  # type: ignore[attr-defined]
+    return call
 
 
 @dataclass(frozen=True)
@@ -93,6 +146,12 @@ class RecallTools:
         self.engine = engine
         self.settings = settings
         self.root = settings.files_root.expanduser().resolve()
+
+    def tool(self, name: str) -> Callable[..., Awaitable[object]]:
+        """The tool ``name`` as the server lists it: the method of that name; for
+        ``recall``, with every option it takes in its signature (``with_options``)."""
+        method: Callable[..., Awaitable[object]] = getattr(self, name)
+        return with_options(method) if name == "recall" else method
 
     def tenant(self, ctx: Context) -> str | None:
         """The tenant a call acts in: its key's tenant over HTTP, else the server's."""
@@ -179,29 +238,16 @@ class RecallTools:
         query_type: Annotated[
             str, Field(description="A search type such as CHUNKS or TEMPORAL, or auto: routed.")
         ] = "auto",
-        datasets: Annotated[list[str] | None, _declared("datasets")] = None,
         top_k: TopK = 10,
-        session_id: Annotated[str | None, _declared("session_id")] = None,
-        only_context: Annotated[bool, _declared("only_context")] = False,
-        include_references: Annotated[bool, _declared("include_references")] = False,
-        scope: Annotated[list[str] | None, _declared("scope")] = None,
-        as_of: Annotated[str | None, _declared("as_of")] = None,
+        **options: object,
     ) -> RecallOutput:
         """Ask memory a question: ranked results, each with its source tag and provenance
         (data_id, chunk_id, message ids), plus the router's decision."""
         chosen = None if query_type.strip().lower() == "auto" else query_type
-        results = await self.engine.recall(
-            query,
-            chosen,
-            datasets=datasets,
-            top_k=top_k,
-            session_id=session_id,
-            only_context=only_context,
-            include_references=include_references,
-            scope=scope,
-            as_of=as_of,
-            tenant_id=self.tenant(ctx),
-        )
+        declared = recall_tool_options()
+        given = {k: v for k, v in options.items() if v != declared[k][1].default}
+        given.update(top_k=top_k, tenant_id=self.tenant(ctx))
+        results = await self.engine.recall(query, chosen, **cast(RecallOptions, given))
         routes = (r.metadata.get("route") for r in results if isinstance(r, ResponseGraphEntry))
         route = next((r for r in routes if r is not None), None) if chosen is None else None
         return RecallOutput(results=[RecallItem.of(r) for r in results], route=route)
