@@ -78,6 +78,7 @@ class AgenticCompletionRetriever:
     prompt: ClassVar[str] = "answer_from_graph_context"
     needs_llm: ClassVar[bool] = True
     embeds_query: ClassVar[bool] = True
+    whole_scope: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = AgenticConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[AgenticConfig]) -> RetrieverOutput:

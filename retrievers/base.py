@@ -181,6 +181,12 @@ class Retriever(Protocol[ConfigT_contra]):
     """True: the pipeline embeds the query into ``ctx.query_vector`` before it
     retrieves; False: ``ctx.query_vector`` is ``NO_VECTOR`` (BM25 and Cypher read text
     only, so they do not pay for an embedding they never use)."""
+    whole_scope: ClassVar[bool] = False
+    """True: its hits are about the whole scope, complete and in their own order (a
+    report, a subject's whole history): the tense stage leaves their order, and a
+    question sharing no word with the scope still gets them. A class that subclasses
+    ``Retriever`` inherits False; ``register_retriever`` sets False on a class that
+    does not say."""
     config_model: ClassVar[type[RetrieverConfig]]
     """Its options (``retriever_specific_config``), a frozen model that refuses unknown keys."""
 

@@ -24,6 +24,7 @@ class LexicalChunksRetriever:
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
     embeds_query: ClassVar[bool] = False
+    whole_scope: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = LexicalConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[LexicalConfig]) -> RetrieverOutput:

@@ -59,6 +59,7 @@ class CypherRetriever:
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
     embeds_query: ClassVar[bool] = False
+    whole_scope: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = CypherConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[CypherConfig]) -> RetrieverOutput:

@@ -31,6 +31,7 @@ class FeelingLuckyRetriever:
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
     embeds_query: ClassVar[bool] = True
+    whole_scope: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = FeelingLuckyConfig
 
     async def retrieve(

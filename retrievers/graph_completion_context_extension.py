@@ -45,6 +45,7 @@ class GraphCompletionContextExtensionRetriever:
     prompt: ClassVar[str] = "answer_from_graph_context"
     needs_llm: ClassVar[bool] = False
     embeds_query: ClassVar[bool] = True
+    whole_scope: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = GraphContextExtensionConfig
 
     async def retrieve(

@@ -38,6 +38,7 @@ class GraphCompletionCotRetriever:
     prompt: ClassVar[str] = "answer_from_graph_context"
     needs_llm: ClassVar[bool] = False
     embeds_query: ClassVar[bool] = True
+    whole_scope: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = GraphCotConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[GraphCotConfig]) -> RetrieverOutput:

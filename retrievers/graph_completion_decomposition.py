@@ -70,6 +70,7 @@ class GraphCompletionDecompositionRetriever:
     prompt: ClassVar[str] = "answer_from_graph_context"
     needs_llm: ClassVar[bool] = False
     embeds_query: ClassVar[bool] = True
+    whole_scope: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = GraphDecompositionConfig
 
     async def retrieve(

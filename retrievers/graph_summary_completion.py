@@ -32,6 +32,7 @@ class GraphSummaryCompletionRetriever:
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
     embeds_query: ClassVar[bool] = True
+    whole_scope: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = GraphSummaryConfig
 
     async def retrieve(

@@ -69,6 +69,7 @@ class HybridCompletionRetriever:
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
     embeds_query: ClassVar[bool] = True
+    whole_scope: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = HybridConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[HybridConfig]) -> RetrieverOutput:

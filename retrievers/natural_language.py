@@ -37,6 +37,7 @@ class NaturalLanguageRetriever:
     prompt: ClassVar[str] = "text_to_cypher"
     needs_llm: ClassVar[bool] = True
     embeds_query: ClassVar[bool] = False
+    whole_scope: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = NaturalLanguageConfig
 
     async def retrieve(

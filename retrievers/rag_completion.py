@@ -18,6 +18,7 @@ class RagCompletionRetriever:
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
     embeds_query: ClassVar[bool] = True
+    whole_scope: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = ChunksConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[ChunksConfig]) -> RetrieverOutput:

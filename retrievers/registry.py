@@ -86,7 +86,7 @@ class RetrieverRegistry(Mapping[SearchTypeName, type[Retriever[Any]]]):
             name: the new type's name, of the built-ins' form (``KEYWORDS``).
             retriever: a class implementing ``retrievers.base.Retriever`` whose
                 ``search_type`` is ``name``; the pipeline builds one per call,
-                without arguments.
+                without arguments. A class without ``whole_scope`` gets False.
             replace: allow replacing another class already registered as ``name``
                 (a class of the same module and name, as after a module reload or a
                 script run again, replaces it without).
@@ -112,6 +112,8 @@ class RetrieverRegistry(Mapping[SearchTypeName, type[Retriever[Any]]]):
                 f"Search type {name} is already registered to {_qualname(current)}; "
                 "call unregister_retriever first or pass replace=True."
             )
+        if "whole_scope" not in dir(retriever):
+            retriever.whole_scope = False  # the Protocol's default, for the pipeline to read
         add_name(name)
         self._added[name] = retriever
         return name
@@ -175,6 +177,8 @@ def check_retriever_class(name: str, retriever: object) -> None:
     for fact, kind in _CLASS_FACTS:
         if not isinstance(getattr(retriever, fact, None), kind):
             problems.append(f"{fact}: {kind.__name__ if isinstance(kind, type) else kind}")
+    if not isinstance(getattr(retriever, "whole_scope", False), bool):
+        problems.append("whole_scope: bool (or nothing: False)")
     config = getattr(retriever, "config_model", None)
     if not (inspect.isclass(config) and issubclass(config, RetrieverConfig)):
         problems.append("config_model: a RetrieverConfig subclass")

@@ -22,6 +22,7 @@ class SummariesRetriever:
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
     embeds_query: ClassVar[bool] = True
+    whole_scope: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = SummariesConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[SummariesConfig]) -> RetrieverOutput:

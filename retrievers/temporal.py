@@ -87,6 +87,7 @@ class TemporalRetriever:
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
     embeds_query: ClassVar[bool] = True
+    whole_scope: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = TemporalConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[TemporalConfig]) -> RetrieverOutput:

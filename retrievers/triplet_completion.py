@@ -61,6 +61,7 @@ class TripletCompletionRetriever:
     prompt: ClassVar[str] = "answer_from_graph_context"
     needs_llm: ClassVar[bool] = False
     embeds_query: ClassVar[bool] = True
+    whole_scope: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = TripletCompletionConfig
 
     async def retrieve(

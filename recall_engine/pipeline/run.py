@@ -193,7 +193,7 @@ class RecallPipeline:
             return
         if state.search_type in CYPHER_SEARCH_TYPES:
             return  # rows in the order the caller's query asked for
-        if getattr(state.retriever, "whole_scope", False):
+        if state.retriever is not None and state.retriever.whole_scope:
             return  # a complete list in time order (BROAD, GRAPH_REPORT) keeps it
         request = state.request
         state.tense = await apply_tense(
@@ -238,7 +238,7 @@ class RecallPipeline:
         chosen = (
             state.llm_retrieval
             or bool(request.retriever_params.get("node_name"))
-            or getattr(state.retriever, "whole_scope", False)  # about the scope, not its words
+            or (state.retriever is not None and state.retriever.whole_scope)  # about the scope
         )
         if coverage.signals.get("terms") == 0.0 and not chosen:
             overlap = bool(await read.lexical_chunks(request.query_text, 1))

@@ -74,6 +74,7 @@ class PassageLane:
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
     embeds_query: ClassVar[bool] = True
+    whole_scope: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = PassageLaneConfig
 
     async def retrieve(
@@ -104,6 +105,7 @@ class GraphLane:
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
     embeds_query: ClassVar[bool] = True
+    whole_scope: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = GraphLaneConfig
 
     async def retrieve(self, query: str, ctx: RetrievalContext[GraphLaneConfig]) -> RetrieverOutput:
@@ -142,6 +144,7 @@ class BooleanLane:
     prompt: ClassVar[str] = "answer_from_context"
     needs_llm: ClassVar[bool] = False
     embeds_query: ClassVar[bool] = False
+    whole_scope: ClassVar[bool] = False
     config_model: ClassVar[type[RetrieverConfig]] = BooleanLaneConfig
 
     async def retrieve(

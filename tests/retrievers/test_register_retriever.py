@@ -108,6 +108,10 @@ class _Mismatch(ShortestFirstRetriever):
     search_type: ClassVar[str] = "OTHER"
 
 
+class _VagueScope(ShortestFirstRetriever):
+    whole_scope = "yes"
+
+
 class _Sync(ShortestFirstRetriever):
     def retrieve(self, query, ctx):  # type: ignore[override]  # pragma: no cover
         raise AssertionError
@@ -125,6 +129,7 @@ class _Sync(ShortestFirstRetriever):
         (NAME, _NoFacts, TypeError, r"search_type = 'SHORTEST_FIRST'.*kind: str.*config_model"),
         (NAME, _Mismatch, TypeError, "search_type = 'SHORTEST_FIRST'"),
         (NAME, _Sync, TypeError, "async def retrieve"),
+        (NAME, _VagueScope, TypeError, "whole_scope: bool"),
     ],
 )
 def test_a_bad_registration_is_refused_and_changes_nothing(name, retriever, error, match) -> None:
@@ -132,6 +137,10 @@ def test_a_bad_registration_is_refused_and_changes_nothing(name, retriever, erro
     with pytest.raises(error, match=match):
         register_retriever(name, retriever)
     assert (tuple(REGISTRY), search_type_names()) == before
+
+
+def test_a_class_that_says_nothing_of_whole_scope_is_not_whole_scope(registered) -> None:
+    assert REGISTRY[NAME].whole_scope is False
 
 
 def test_a_taken_name_needs_replace(registered) -> None:
