@@ -8,6 +8,7 @@ a shared config.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -176,7 +177,7 @@ class RecallConfig(BaseModel):
         "writer lease before raising WriterBusyError (HTTP 503 with Retry-After).",
     )
 
-    def __repr_args__(self) -> Any:
+    def __repr_args__(self) -> Iterator[tuple[str | None, object]]:
         for name, value in super().__repr_args__():
             yield name, redacted(value) if name in URL_FIELDS and value else value
 
