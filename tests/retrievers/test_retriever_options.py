@@ -1,5 +1,6 @@
-"""GRAPH_COMPLETION's own options (``retriever_specific_config``) each change what a
-recall returns when set away from their default, so none is a knob with no effect."""
+"""Retriever options (``retriever_specific_config``) of the graph and hybrid searches
+each change what a recall returns when set away from their default, so none of these
+is a knob with no effect."""
 
 from __future__ import annotations
 
@@ -26,23 +27,30 @@ TURNS = Conversation(
 )
 QUERY = "Who did Ada Lovelace work with in London?"
 
-# option -> a value away from its default that this corpus shows
-CHANGED = {
-    "dense_weight": 0.0,
-    "lexical_weight": 0.0,
-    "entity_weight": 0.0,
-    "question_weight": 0.0,
-    "triplet_weight": 0.0,
-    "relation_lane_k": 0,
-    "include_passages": False,
-    "passages_ahead": 0,
+GRAPH = SearchType.GRAPH_COMPLETION
+HYBRID = SearchType.HYBRID_COMPLETION
+# (search type, option) -> a value away from its default that this corpus shows
+CHANGED: dict[tuple[SearchType, str], object] = {
+    (GRAPH, "dense_weight"): 0.0,
+    (GRAPH, "lexical_weight"): 0.0,
+    (GRAPH, "entity_weight"): 0.0,
+    (GRAPH, "question_weight"): 0.0,
+    (GRAPH, "triplet_weight"): 0.0,
+    (GRAPH, "relation_lane_k"): 0,
+    (GRAPH, "include_passages"): False,
+    (GRAPH, "passages_ahead"): 0,
+    (HYBRID, "neighbour_share"): 0.0,
+    (HYBRID, "neighbour_window"): 0,
+    (HYBRID, "neighbour_seeds"): 0,
 }
 
 
-async def _context(engine: RecallEngine, options: dict[str, object] | None) -> list[object]:
+async def _context(
+    engine: RecallEngine, search_type: SearchType, options: dict[str, object] | None
+) -> list[object]:
     results = await engine.recall(
         QUERY,
-        SearchType.GRAPH_COMPLETION,
+        search_type,
         only_context=True,
         top_k=5,
         retriever_specific_config=options,
@@ -55,11 +63,11 @@ async def test_each_option_changes_the_context(tmp_path: Path, hash_embedder) ->
     try:
         await engine.remember(TEXTS, dataset_name="docs")
         await engine.remember(TURNS, dataset_name="docs")
-        default = await _context(engine, None)
+        defaults = {t: await _context(engine, t, None) for t in (GRAPH, HYBRID)}
         unchanged = [
-            name
-            for name, value in CHANGED.items()
-            if await _context(engine, {name: value}) == default
+            (search_type.value, name)
+            for (search_type, name), value in CHANGED.items()
+            if await _context(engine, search_type, {name: value}) == defaults[search_type]
         ]
     finally:
         engine.close()
