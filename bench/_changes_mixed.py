@@ -56,7 +56,7 @@ def _sessions(
         turns = [(friend, a[0]), (speaker, a[1]), (speaker, text), (friend, "Oh really?")]
         turns += [(friend, b[0]), (speaker, b[1])]
         for turn, (who, said) in enumerate(turns):
-            at = (stamp + timedelta(minutes=turn)).isoformat()
+            at = stamp + timedelta(minutes=turn)
             messages.append(Message(id=f"S{i}:{turn}", speaker=who, text=said, timestamp=at))
         when += timedelta(days=rng.randrange(90, 200))
     return messages, times
