@@ -2,8 +2,10 @@
 
 Runs the conversations of ``bench._changes_data`` (a subject changes home, job,
 partner, pet, favourite food, mood or the drink they switched to one to five times,
-or adds pets one by one) and the profiles of ``bench._changes_docs`` (one document
-that states a history of homes or jobs) through the default recall(), no LLM. Each
+or adds pets one by one), the conversations of ``bench._changes_mixed`` (two kinds of
+preference switched at different times; a pet ended by its species only while another
+stays) and the profiles of ``bench._changes_docs`` (one document that states a history
+of homes or jobs) through the default recall(), no LLM. Each
 case is its own dataset. Reported per number of changes, and per aspect:
 
 - ``current_first``: present questions whose first relevant source (a message that
@@ -18,7 +20,8 @@ case is its own dataset. Reported per number of changes, and per aspect:
 Period figures need message ids, so a document's questions count only in the
 answer figures.
 
-    .venv/bin/python -m bench.changes [--count N] [--documents N] [--seed S] [--json FILE]
+    .venv/bin/python -m bench.changes [--count N] [--documents N] [--mixed N] [--seed S]
+        [--json FILE]
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from pathlib import Path
 
 from bench._changes_data import TIED, Case, Question, generate
 from bench._changes_docs import generate_documents
+from bench._changes_mixed import generate_mixed
 from recall_engine import RecallEngine
 
 
@@ -137,9 +141,10 @@ def summarise(rows: list[dict], by: str = "changes") -> dict:
     return out
 
 
-async def run(count: int, seed: int, data_dir: Path, documents: int = 10) -> dict:
+async def run(count: int, seed: int, data_dir: Path, documents: int = 10, mixed: int = 6) -> dict:
     """Ingest every case, ask every question, return the report."""
     cases = generate(count, seed) + generate_documents(documents, seed + 1)
+    cases += generate_mixed(mixed, seed + 2)
     engine = RecallEngine(data_dir)
     try:
         start = time.perf_counter()
@@ -175,11 +180,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--count", type=int, default=45, help="conversations (default 45)")
     parser.add_argument("--documents", type=int, default=10, help="profiles (default 10)")
+    parser.add_argument(
+        "--mixed", type=int, default=6, help="conversations of each mixed shape (default 6)"
+    )
     parser.add_argument("--seed", type=int, default=36)
     parser.add_argument("--json", type=Path, default=None, help="also write the report here")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        report = asyncio.run(run(args.count, args.seed, Path(tmp), args.documents))
+        report = asyncio.run(run(args.count, args.seed, Path(tmp), args.documents, args.mixed))
     print_report(report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2, default=str))
