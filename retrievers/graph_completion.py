@@ -29,10 +29,9 @@ from retrievers.hop_gate import gated
 from retrievers.hop_vector import stored_vector_follow_up
 
 HOP_MODE = "follow-up hops: question + best new evidence"
-ROUTED_HOP: dict[str, object] = {"follow_up_hops": 1, "hop_coverage": 0.7, "hop_vector_share": 0.5}
+ROUTED_HOP: dict[str, object] = {"follow_up_hops": 1, "hop_coverage": 0.7}
 """What the routed default runs GRAPH_COMPLETION with (``pipeline.route.HANDOVER``,
-BROAD's fallback): one follow-up hop, when the first round needs it, searched with
-a vector built from stored ones (``retrievers.hop_vector``): no second embedding."""
+BROAD's fallback): one follow-up hop, when the first round needs it."""
 
 
 class GraphCompletionConfig(GraphSearchConfig):

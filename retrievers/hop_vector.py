@@ -1,4 +1,4 @@
-"""The routed hop's query vector from vectors the store already holds.
+"""A follow-up hop's query vector from vectors the store already holds (opt-in).
 
 The offline follow-up hop searches the question plus the text of its best new
 evidence (``graph_rounds.offline_follow_up``). Embedding that text is a second
@@ -6,7 +6,8 @@ model pass per recall, as costly as the hop's graph search. When the evidence is
 a stored chunk, its embedding is already in the store, so the hop's vector is
 built from the two vectors at hand instead: the question's vector plus
 ``share`` times the chunk's, scaled back to unit length. The text searched
-lexically is the same question-plus-evidence text. What it keeps and costs, and
+lexically is the same question-plus-evidence text. GRAPH_COMPLETION uses it with
+``hop_vector_share``; the routed default does not (yet). What it keeps and costs, and
 the shares tried: ``docs/decisions.md``.
 """
 

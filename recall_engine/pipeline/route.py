@@ -23,9 +23,8 @@ only when the first round's best passage holds under 70% of the question's conte
 words and the question does not ask for a list (``retrievers.hop_gate``). An
 explicit ``query_type`` runs one search.
 
-The hop costs a second graph search; its query vector is the question's plus half
-its evidence's stored vector (``retrievers.hop_vector``), not a second embedding.
-What it adds, the gate, and the variants tried, are recorded in ``docs/decisions.md``."""
+The hop costs a second query embedding and graph search; what it adds, the gate,
+and the variants tried, are recorded in ``docs/decisions.md``."""
 
 
 def check_search_type_allowed(search_type: SearchTypeName, config: RecallConfig | None) -> None:

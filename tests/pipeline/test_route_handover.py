@@ -17,7 +17,7 @@ QUERY = "Where was the collaborator of Ada Lovelace born?"  # the router's defau
 # The best passage ("Ada Lovelace worked with Charles Babbage ...") leaves
 # "collaborator" and "born" uncovered: a bridge, so the hop runs.
 COVERED = "Who worked with Charles Babbage?"  # the best passage holds every word
-HANDED_OVER = {"follow_up_hops": 1, "hop_coverage": 0.7, "hop_vector_share": 0.5}
+HANDED_OVER = {"follow_up_hops": 1, "hop_coverage": 0.7}
 
 
 async def test_the_routed_default_takes_one_follow_up_hop_and_says_so(engine):

@@ -1,11 +1,12 @@
-"""The routed hop searches with a vector built from stored ones: no second embedding."""
+"""A hop with ``hop_vector_share`` searches with a vector built from stored ones:
+no second embedding."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from recall_engine.read.store_reader import StoreReader
-from retrievers.graph_completion import ROUTED_HOP, GraphCompletionRetriever
+from retrievers.graph_completion import GraphCompletionRetriever
 from retrievers.hop_vector import blend
 from tests.retrievers.graph_fixtures import make_ctx, remember_docs
 
@@ -37,11 +38,6 @@ async def test_the_hop_with_a_vector_share_embeds_nothing_more(engine):
     assert len(rounds) == 2
     assert rounds[1]["query"] == embedded.details["rounds"][1]["query"]  # same text searched
     assert stored.hits[0].text == embedded.hits[0].text  # the first round still leads
-
-
-async def test_the_routed_default_asks_for_the_stored_vector_hop():
-    assert ROUTED_HOP["hop_vector_share"] == 0.5
-    assert ROUTED_HOP["follow_up_hops"] == 1
 
 
 def test_blend_is_the_weighted_sum_at_unit_length():
