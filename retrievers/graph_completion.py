@@ -26,6 +26,7 @@ from retrievers.graph_output import graph_output as graph_output  # re-exported
 from retrievers.graph_rounds import RoundsConfig, offline_follow_up, run_rounds
 from retrievers.graph_search import GraphSearchConfig, graph_search
 from retrievers.hop_gate import gated
+from retrievers.hop_vector import stored_vector_follow_up
 
 HOP_MODE = "follow-up hops: question + best new evidence"
 ROUTED_HOP: dict[str, object] = {"follow_up_hops": 1, "hop_coverage": 0.7}
@@ -51,6 +52,14 @@ class GraphCompletionConfig(GraphSearchConfig):
         "less than this share of the question's content words and the question does not "
         "ask for a list (retrievers.hop_gate); None: always hop.",
     )
+    hop_vector_share: float | None = Field(
+        default=None,
+        ge=0,
+        le=4,
+        description="With follow_up_hops: search each hop with the question's vector plus "
+        "this share of its evidence's stored vector (retrievers.hop_vector) instead of "
+        "embedding the hop's text; None: embed it.",
+    )
 
 
 class GraphCompletionRetriever:
@@ -71,10 +80,17 @@ class GraphCompletionRetriever:
         options = config_of(ctx, GraphCompletionConfig)
         if options.follow_up_hops > 0:
             rounds = RoundsConfig(
-                **options.model_dump(exclude={"follow_up_hops", "hop_coverage"}),
+                **options.model_dump(
+                    exclude={"follow_up_hops", "hop_coverage", "hop_vector_share"}
+                ),
                 max_rounds=1 + options.follow_up_hops,
             )
-            follow_up = offline_follow_up(query)
+            share = options.hop_vector_share
+            follow_up = (
+                offline_follow_up(query)
+                if share is None
+                else stored_vector_follow_up(query, ctx.query_vector, ctx.read, share)
+            )
             if options.hop_coverage is not None:
                 follow_up = gated(query, follow_up, options.hop_coverage)
             return await run_rounds(query, ctx, rounds, follow_up, mode=HOP_MODE)

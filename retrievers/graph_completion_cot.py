@@ -19,7 +19,14 @@ from typing import ClassVar
 
 from recall_engine.core.search_types import SearchType
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
-from retrievers.graph_rounds import RoundsConfig, Stop, llm_answer, offline_follow_up, run_rounds
+from retrievers.graph_rounds import (
+    Query,
+    RoundsConfig,
+    Stop,
+    llm_answer,
+    offline_follow_up,
+    run_rounds,
+)
 from retrievers.graph_search import GraphResult, render_context
 
 OFFLINE_MODE = "offline: follow-up = question + best new evidence"
@@ -46,7 +53,7 @@ class GraphCompletionCotRetriever:
 
         offline = offline_follow_up(query)
 
-        async def follow_up(merged: GraphResult, used: set[Hashable]) -> str | Stop:
+        async def follow_up(merged: GraphResult, used: set[Hashable]) -> str | Query | Stop:
             if llm is None:
                 return await offline(merged, used)
             if not merged.hits:

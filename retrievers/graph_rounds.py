@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from pydantic import Field
 
 from recall_engine.core.hits import AnyHit, ChunkHit, TripletHit
@@ -43,15 +44,23 @@ class RoundsConfig(GraphSearchConfig):
 
 
 @dataclass(frozen=True)
+class Query:
+    """A next query whose vector is already known: the round embeds nothing."""
+
+    text: str
+    vector: np.ndarray
+
+
+@dataclass(frozen=True)
 class Stop:
     """Ends the loop before another round; ``reason`` is reported as ``stopped``."""
 
     reason: str
 
 
-NextQuery = Callable[[GraphResult, set[Hashable]], Awaitable[str | Stop]]
+NextQuery = Callable[[GraphResult, set[Hashable]], Awaitable[str | Query | Stop]]
 """(the rounds merged so far, the keys of hits already used as queries) -> the
-next round's query, or ``Stop``."""
+next round's query (a text to embed, or a ``Query`` with its vector), or ``Stop``."""
 
 
 def hit_key(hit: AnyHit) -> Hashable:
@@ -135,7 +144,7 @@ async def llm_answer(llm: LLM, question: str, result: GraphResult) -> str:
 
 
 async def next_round(
-    query: str,
+    query: str | Query,
     ctx: RetrievalContext[RetrieverConfig],
     options: RoundsConfig,
     seen: set[Hashable],
@@ -143,11 +152,15 @@ async def next_round(
 ) -> GraphResult | None:
     """Search ``query`` as one more round and log it; None when the round's first
     ``round_k`` hits add nothing to ``seen`` (the loop has converged), else the
-    round's result (``max(top_k, round_k)`` hits)."""
-    vector = await ctx.embed(query)
-    result = await _search(query, vector, ctx, options)
+    round's result (``max(top_k, round_k)`` hits). A ``Query`` is searched with its
+    own vector; a text is embedded first."""
+    if isinstance(query, Query):
+        text, vector = query.text, query.vector
+    else:
+        text, vector = query, await ctx.embed(query)
+    result = await _search(text, vector, ctx, options)
     added = new_keys(_head(result, options.round_k), seen)
-    log.append({"query": query, "new": len(added)})
+    log.append({"query": text, "new": len(added)})
     if not added:
         return None
     seen.update(added)

@@ -22,7 +22,7 @@ from collections.abc import Hashable
 
 from recall_engine.core.hits import ChunkHit
 from recall_engine.core.terms import terms
-from retrievers.graph_rounds import NextQuery, Stop
+from retrievers.graph_rounds import NextQuery, Query, Stop
 from retrievers.graph_search import GraphResult
 
 _AUX = r"(?:has|have|does|do)"
@@ -102,7 +102,7 @@ def gated(question: str, follow_up: NextQuery, coverage: float) -> NextQuery:
     """
     asked = False
 
-    async def next_query(merged: GraphResult, used: set[Hashable]) -> str | Stop:
+    async def next_query(merged: GraphResult, used: set[Hashable]) -> str | Query | Stop:
         nonlocal asked
         if not asked:
             asked = True

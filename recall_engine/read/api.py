@@ -157,6 +157,11 @@ class ChunkReads(ScopedReads, Protocol):
         ``neighbours`` chunks before and after it in the same data item."""
         ...
 
+    async def chunk_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored embeddings of these chunks (those in scope): chunk id -> vector,
+        so a query built from a chunk's text can reuse its vector instead of embedding it."""
+        ...
+
     async def dense_places(self, vector: np.ndarray, k: int) -> list[ChunkPlace]:
         """``dense_chunks`` as places: the same chunks and scores, no hits built."""
         ...

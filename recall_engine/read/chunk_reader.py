@@ -57,6 +57,13 @@ class ChunkReader(ScopedReader):
     ) -> list[ChunkHit]:
         return [self._chunk_hit(r, s) for r, s in self._around(chunk_ids, neighbours)]
 
+    async def chunk_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        index = self._store.index
+        allowed = [
+            r.id for r in index.by_id(dict.fromkeys(chunk_ids), self._scope) if self._allows(r)
+        ]
+        return index.vectors.vectors_of(allowed, self._scope)
+
     async def places_by_id(
         self, chunk_ids: Sequence[str], *, neighbours: int = 0
     ) -> list[ChunkPlace]:

@@ -202,6 +202,28 @@ class VectorIndex(Generic[Row]):
                         out.append(self._rows[at])
             return out
 
+    def vectors_of(
+        self, ids: Iterable[str], dataset_ids: Sequence[str] | None = None
+    ) -> dict[str, np.ndarray]:
+        """The stored vectors of the alive rows with these ids (in the scope).
+
+        Args:
+            ids: row ids.
+            dataset_ids: the scope; None: every dataset.
+
+        Returns:
+            Row id -> a copy of its vector (the first alive row of an id).
+        """
+        with self.lock:
+            codes = self._dataset_codes
+            allowed = None if dataset_ids is None else {codes[d] for d in dataset_ids if d in codes}
+            out: dict[str, np.ndarray] = {}
+            for i in ids:
+                for at in self._by_id.get(i, []):
+                    if self._alive[at] and (allowed is None or int(self._codes[at]) in allowed):
+                        out.setdefault(i, self._vectors[at].copy())
+            return out
+
     def search(
         self,
         query: np.ndarray,
