@@ -11,9 +11,9 @@ turn ids in rank order, recall@k over categories 1-4 and category 5 apart.
 
 With ``--sources`` the same turns are also uploaded through the tenant API, one
 knowledge source per turn (speaker as the title, the turn's time), into two
-sub-tenants of another tenant: typed ``conversation`` (remembered as conversation turns) and typed
-``document`` (plain documents, as every source was before); full_recall is asked of
-each (issue 37: conversation sources stored as conversations).
+sub-tenants of another tenant: typed ``conversation`` (stored as one conversation per
+sub-tenant, ``tenants.conversations``) and typed ``document`` (plain documents); full_recall
+is asked of each (issue 37: conversation sources stored as conversations).
 
     .venv/bin/python -m bench.tenant_recall [--limit N] [--alphas 0.5,auto] [--thinking]
         [--sources] [--json FILE]

@@ -13,3 +13,8 @@ TENANT_KEY = "tenant_metadata"
 """A tenant-level metadata object (fields the tenant's schema declares)."""
 ADDITIONAL_KEY = "additional_metadata"
 """Per-source metadata given by the caller."""
+TURNS_KEY = "message_metadata"
+"""In a ``Conversation``'s metadata: message id -> that message's own metadata. The
+map stays off the stored records; each chunk of a message carries the conversation's
+other metadata updated with its message's entry (the tenant API keeps each
+conversation-turn source's fields so)."""

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from recall_engine.config import RecallConfig
+from recall_engine.core.metadata import TURNS_KEY
 from recall_engine.core.validation import stable_id
 from recall_engine.graph.extractor import ChunkInput
 from recall_engine.graph.stage import parse_time
@@ -94,6 +95,7 @@ def chunk_records(
     items: list[DataItemRecord] = []
     for p in prepared:
         item = p.item
+        shared, per_message = split_turn_metadata(item.metadata)
         items.append(
             DataItemRecord(
                 id=p.data_id,
@@ -103,7 +105,7 @@ def chunk_records(
                 kind=item.kind,
                 content_hash=p.content_hash,
                 source_id=item.source_id,
-                metadata=item.metadata,
+                metadata=shared,
                 created_at=item.created_at.isoformat() if item.created_at else now,
                 chunk_count=len(p.drafts),
             )
@@ -117,7 +119,7 @@ def chunk_records(
                 chunk_index=index,
                 text=draft.text,
                 document_name=item.name,
-                metadata=item.metadata,
+                metadata=_of_message(shared, per_message, draft.message_ids),
                 message_ids=draft.message_ids,
                 speaker=draft.speaker,
                 timestamp=draft.timestamp,
@@ -125,3 +127,27 @@ def chunk_records(
             )
             records.append((chunk, draft))
     return records, items
+
+
+def split_turn_metadata(
+    metadata: dict[str, object],
+) -> tuple[dict[str, object], dict[str, dict[str, object]]]:
+    """An item's metadata less its per-message map (``TURNS_KEY``), and that map
+    (message id -> the message's own metadata; empty when there is none)."""
+    turns = metadata.get(TURNS_KEY)
+    if turns is None:
+        return metadata, {}
+    shared = {k: v for k, v in metadata.items() if k != TURNS_KEY}
+    if not isinstance(turns, dict):
+        return shared, {}
+    return shared, {str(k): v for k, v in turns.items() if isinstance(v, dict)}
+
+
+def _of_message(
+    shared: dict[str, object],
+    per_message: dict[str, dict[str, object]],
+    message_ids: Sequence[str],
+) -> dict[str, object]:
+    """A chunk's metadata: its item's, updated with its message's own entry."""
+    own = per_message.get(message_ids[0]) if message_ids and per_message else None
+    return {**shared, **own} if own else shared

@@ -14,14 +14,18 @@ from collections.abc import Mapping
 from typing import Any
 
 
-def _get(obj: Any, name: str, default: Any = None) -> Any:
+def _get(obj: object, name: str, default: object = None) -> Any:
+    """A field of a mapping or an attribute of an object, else ``default``.
+
+    Untyped: each of a result's three shapes holds what its producer put there.
+    """
     if obj is None:
         return default
     value = obj.get(name, default) if isinstance(obj, Mapping) else getattr(obj, name, default)
     return default if value is None else value
 
 
-def _triplet_line(triplet: Any) -> str:
+def _triplet_line(triplet: object) -> str:
     relation = _get(triplet, "relation")
     line = (
         f"[{_get(_get(triplet, 'source'), 'name', '')}] -> "
@@ -31,7 +35,7 @@ def _triplet_line(triplet: Any) -> str:
     return line
 
 
-def _format_path_chain(path: Any) -> str:
+def _format_path_chain(path: object) -> str:
     parts = []
     for triplet in _get(path, "triplets", []):
         relation = _get(triplet, "relation")
@@ -46,7 +50,7 @@ def _format_path_chain(path: Any) -> str:
     return "\n  ↳ ".join(parts)
 
 
-def _superseded_line(metadata: Any) -> str:
+def _superseded_line(metadata: object) -> str:
     """The ``Superseded on <date> by: ...`` line of a chunk, or "".
 
     A chunk gets one when a later statement replaced its facts (``tenants.validity``).
@@ -58,7 +62,7 @@ def _superseded_line(metadata: Any) -> str:
     return f"Superseded on {str(until)[:10]}" + (f" by: {later}" if later else "")
 
 
-def build_context_string(result: Any) -> str:
+def build_context_string(result: object) -> str:
     """The context string for one recall result, to put in an LLM prompt.
 
     Args:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
 import regex
 
@@ -29,7 +28,7 @@ _QUESTION = regex.compile(
 _WORD = regex.compile(r"[\p{L}\p{N}]+")
 
 
-def parse_filters(filters: Mapping[str, Any] | None, filterable: frozenset[str]) -> ChunkFilter:
+def parse_filters(filters: Mapping[str, object] | None, filterable: frozenset[str]) -> ChunkFilter:
     """``metadata_filters`` as a filter: AND of exact equalities.
 
     Raises:
@@ -37,7 +36,7 @@ def parse_filters(filters: Mapping[str, Any] | None, filterable: frozenset[str])
             with ``enable_match``, an operator (``$gte``, ``$in``, ...), or a
             value that is not a scalar.
     """
-    pairs: list[tuple[tuple[str, ...], Any]] = []
+    pairs: list[tuple[tuple[str, ...], object]] = []
     for key, value in (filters or {}).items():
         if key == ADDITIONAL_KEY:
             if not isinstance(value, Mapping):
@@ -61,7 +60,7 @@ def parse_filters(filters: Mapping[str, Any] | None, filterable: frozenset[str])
     return ChunkFilter(equals=tuple(pairs))
 
 
-def _check(label: str, key: str, value: Any) -> None:
+def _check(label: str, key: str, value: object) -> None:
     if key.startswith("$"):
         raise InvalidFilterError(
             f"metadata_filters {label!r}: operators are not supported; filters are exact "

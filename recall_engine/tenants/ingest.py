@@ -5,8 +5,8 @@ sources deleted by id."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
 from recall_engine.core.hydra import (
     DEFAULT_SUB_TENANT,
@@ -17,9 +17,21 @@ from recall_engine.core.hydra import (
     SourceUploadResponse,
     SourceUploadResultItem,
 )
+from recall_engine.core.models import Conversation, Document
+from recall_engine.read.tenant_reader import TenantReader
 from recall_engine.tenants.base import Collection, TenantBase
+from recall_engine.tenants.conversations import (
+    GROUP_PREFIX,
+    Turn,
+    as_conversation,
+    is_group,
+    merged,
+    stored_turns,
+)
 from recall_engine.tenants.ids import KNOWLEDGE, MEMORIES
 from recall_engine.tenants.memories import Prepared, prepare_memory, prepare_source
+
+SummaryT = TypeVar("SummaryT", AddMemoryResponse, SourceUploadResponse)
 
 
 class TenantIngest(TenantBase):
@@ -28,7 +40,7 @@ class TenantIngest(TenantBase):
     async def add_memory(
         self,
         tenant_id: str,
-        memories: Sequence[MemoryItem | dict[str, Any]],
+        memories: Sequence[MemoryItem | Mapping[str, object]],
         *,
         sub_tenant_id: str | None = None,
         upsert: bool = True,
@@ -59,9 +71,9 @@ class TenantIngest(TenantBase):
     async def upload_knowledge(
         self,
         tenant_id: str,
-        sources: Sequence[KnowledgeSource | dict[str, Any]] = (),
+        sources: Sequence[KnowledgeSource | Mapping[str, object]] = (),
         *,
-        files: Sequence[tuple[str, bytes, dict[str, Any]]] = (),
+        files: Sequence[tuple[str, bytes, Mapping[str, object]]] = (),
         sub_tenant_id: str | None = None,
         upsert: bool = True,
     ) -> SourceUploadResponse:
@@ -110,7 +122,8 @@ class TenantIngest(TenantBase):
         *,
         upsert: bool,
     ) -> list[str | None]:
-        """Remember the prepared sources in one ingest; the error of each (or None)."""
+        """Remember the prepared sources in one ingest (turns with the rest of their
+        conversations); the error of each (or None)."""
         store = await self._store(tenant_id)
         name, dataset_id = self._dataset(store, collection, sub)
         errors: list[str | None] = [p.error for p in prepared]
@@ -119,24 +132,34 @@ class TenantIngest(TenantBase):
             if errors[n] is None and p.source_id in seen:
                 errors[n] = f"source_id {p.source_id!r} appears twice in this request"
             seen.add(p.source_id)
+        reader = await asyncio.to_thread(self.engine.reader, store, [dataset_id])
+        has_turns = any(p.is_turn for p, e in zip(prepared, errors, strict=True) if e is None)
+        stored = await _conversations(reader) if has_turns else {}
         if not upsert:
             ids = [p.source_id for p, e in zip(prepared, errors, strict=True) if e is None]
-            reader = await asyncio.to_thread(self.engine.reader, store, [dataset_id])
-            existing = await reader.data_ids_of_sources(ids)
+            existing = set(await reader.data_ids_of_sources(ids))
+            existing |= {t.source_id for _, turns in stored.values() for t in turns}
             for n, p in enumerate(prepared):
                 if errors[n] is None and p.source_id in existing:
                     errors[n] = f"source_id {p.source_id!r} exists and upsert is false"
-        data = [p.data for p, e in zip(prepared, errors, strict=True) if e is None]
+        ok = [p for p, e in zip(prepared, errors, strict=True) if e is None]
+        data: list[Document | Conversation] = [p.data for p in ok if p.data is not None]
+        turns = [p.turn for p in ok if p.turn is not None]
+        emptied = _regroup(turns, {p.source_id for p in ok}, stored, data)
+        if turns:  # a turn stored as an item of its own (it expired, or from before groups)
+            alone = await reader.data_ids_of_sources([t.source_id for t in turns])
+            emptied += [d for s, d in alone.items() if not is_group(s)]
         if data:
             await self.engine.remember(data, dataset_name=name, tenant_id=store)
             self.registry.add_sub_tenant(tenant_id, sub or DEFAULT_SUB_TENANT)
-            stored_ids = [p.source_id for p, e in zip(prepared, errors, strict=True) if e is None]
             reader = await asyncio.to_thread(self.engine.reader, store, [dataset_id])
-            stored = await reader.data_ids_of_sources(stored_ids)
+            kept = await reader.data_ids_of_sources([p.source_id for p in ok if p.turn is None])
             for n, p in enumerate(prepared):
-                if errors[n] is None and p.source_id not in stored:
+                if errors[n] is None and p.turn is None and p.source_id not in kept:
                     # The engine keeps identical content once per dataset.
                     errors[n] = "the same content is already stored in this sub-tenant"
+        if emptied:
+            await self.engine.forget(data_id=emptied, tenant_id=store)
         return errors
 
     async def delete_sources(
@@ -147,22 +170,85 @@ class TenantIngest(TenantBase):
         sub_tenant_id: str | None = None,
         collection: Collection = KNOWLEDGE,
     ) -> dict[str, bool]:
-        """Delete sources by id; source id -> whether it existed (and is now gone)."""
+        """Delete sources by id; source id -> whether it existed (and is now gone).
+        A conversation turn's conversation is stored again without it (or forgotten
+        when no turn is left)."""
         store = await self._store(tenant_id)
-        _name, dataset_id = self._dataset(store, collection, sub_tenant_id)
+        name, dataset_id = self._dataset(store, collection, sub_tenant_id)
         reader = await asyncio.to_thread(self.engine.reader, store, [dataset_id])
-        found = await reader.data_ids_of_sources(list(source_ids))
-        if found:
-            await self.engine.forget(data_id=sorted(set(found.values())), tenant_id=store)
-        return {s: s in found for s in source_ids}
+        wanted = set(source_ids)
+        found = {
+            s: d
+            for s, d in (await reader.data_ids_of_sources(list(wanted))).items()
+            if not is_group(s)
+        }
+        gone: set[str] = set(found)
+        again: list[Document | Conversation] = []
+        emptied: list[str] = []
+        for key, (data_id, turns) in (await _conversations(reader)).items():
+            hit = {t.source_id for t in turns} & wanted
+            if not hit:
+                continue
+            gone |= hit
+            left = merged(turns, [], hit)
+            if left:
+                again.append(as_conversation(key, left))
+            else:
+                emptied.append(data_id)
+        if again:
+            await self.engine.remember(again, dataset_name=name, tenant_id=store)
+        forget = sorted(set(found.values()) | set(emptied))
+        if forget:
+            await self.engine.forget(data_id=forget, tenant_id=store)
+        return {s: s in gone for s in source_ids}
 
 
-def _summary(model: Any, results: list[Any]) -> Any:
+async def _conversations(reader: TenantReader) -> dict[str, tuple[str, list[Turn]]]:
+    """Conversation key -> (data id, stored turns) of the scope's grouped conversations."""
+    out: dict[str, tuple[str, list[Turn]]] = {}
+    for row in await reader.documents():
+        if is_group(row.source_id):
+            key = (row.source_id or "")[len(GROUP_PREFIX) :]
+            out[key] = (row.id, stored_turns(await reader.chunks_of_data([row.id])))
+    return out
+
+
+def _regroup(
+    turns: Sequence[Turn],
+    ids: set[str],
+    stored: dict[str, tuple[str, list[Turn]]],
+    data: list[Document | Conversation],
+) -> list[str]:
+    """Add to ``data`` each conversation that a write changes: a new turn joins its
+    conversation (replacing a stored turn of its id), and a source of a stored turn's
+    id (``ids``: every source written) takes its place out of another conversation.
+    Returns the data ids of conversations left with no turn."""
+    emptied: list[str] = []
+    for key in dict.fromkeys([*stored, *(t.key for t in turns)]):
+        data_id, old = stored.get(key, ("", []))
+        new = [t for t in turns if t.key == key]
+        moved = {t.source_id for t in old} & (ids - {t.source_id for t in new})
+        if not new and not moved:
+            continue
+        left = merged(old, new, moved)
+        if left:
+            data.append(as_conversation(key, left))
+        elif data_id:
+            emptied.append(data_id)
+    return emptied
+
+
+def _summary(
+    model: type[SummaryT], results: Sequence[MemoryResultItem | SourceUploadResultItem]
+) -> SummaryT:
+    """The response of a write: its per-item results and their counts."""
     failed = sum(1 for r in results if r.status == "failed")
-    return model(
-        success=failed == 0,
-        message=f"{len(results) - failed} stored, {failed} failed",
-        results=results,
-        success_count=len(results) - failed,
-        failed_count=failed,
+    return model.model_validate(
+        {
+            "success": failed == 0,
+            "message": f"{len(results) - failed} stored, {failed} failed",
+            "results": list(results),
+            "success_count": len(results) - failed,
+            "failed_count": failed,
+        }
     )

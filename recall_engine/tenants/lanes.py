@@ -60,7 +60,7 @@ class GraphLaneConfig(GraphSearchConfig, _Embedded):
     """``GraphSearchConfig`` plus the text the dense list embeds."""
 
 
-async def _vector(ctx: RetrievalContext[Any], options: _Embedded) -> np.ndarray:
+async def _vector(ctx: RetrievalContext[RetrieverConfig], options: _Embedded) -> np.ndarray:
     return await ctx.embed(options.embed_text) if options.embed_text else ctx.query_vector
 
 
@@ -131,7 +131,7 @@ class BooleanLaneConfig(RetrieverConfig):
     """How ``boolean_recall`` matches terms."""
 
     operator: Literal["or", "and", "phrase"] = Field(
-        default="or", description="Any term, every term, or the exact phrase."
+        default="or", description="One term or more, every term, or the exact phrase."
     )
 
 
@@ -170,7 +170,7 @@ def lane_request(
     dataset_id: str,
     top_k: int,
     where: ChunkFilter | None,
-    options: Mapping[str, Any] | None = None,
+    options: Mapping[str, object] | None = None,
     recency_bias: float = 0.0,
     as_of: datetime | None = None,
 ) -> RecallRequest:

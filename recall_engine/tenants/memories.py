@@ -7,16 +7,17 @@ import time
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
-from recall_engine.core.hydra import KnowledgeSource, MemoryItem
+from recall_engine.core.hydra import ForcefulRelations, KnowledgeSource, MemoryItem
 from recall_engine.core.metadata import ADDITIONAL_KEY, EXPIRES_KEY, SOURCE_KEY, TENANT_KEY
 from recall_engine.core.models import Conversation, Document, Message
 from recall_engine.core.validation import check_metadata
+from recall_engine.tenants.conversations import Turn, conversation_key
 
 CONVERSATION = "conversation"
-"""A knowledge source of this ``type`` is one turn of a conversation: it is remembered
-as a conversation (``remember(Conversation(...))``), its speaker and time kept."""
+"""A knowledge source of this ``type`` is one turn of a conversation: it is stored
+with the other turns of its conversation as one ``Conversation``, its speaker and
+time kept (``tenants.conversations``)."""
 SPEAKER_KEYS = ("speaker", "role", "author", "user_name")
 
 
@@ -29,6 +30,10 @@ class Prepared:
     data: Document | Conversation | None = None
     error: str | None = None
     filename: str | None = None
+    turn: Turn | None = None
+    """A conversation turn, stored with the other turns of its conversation."""
+    is_turn: bool = False
+    """A conversation turn, grouped (``turn``) or stored alone (it expires)."""
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -41,12 +46,12 @@ def _iso(value: datetime | None) -> str | None:
 
 def _metadata(
     *,
-    source: dict[str, Any],
-    tenant_metadata: dict[str, Any] | None,
-    additional: dict[str, Any] | None,
+    source: dict[str, object],
+    tenant_metadata: dict[str, object] | None,
+    additional: dict[str, object] | None,
     expiry_time: int | None,
-) -> dict[str, Any]:
-    metadata: dict[str, Any] = {
+) -> dict[str, object]:
+    metadata: dict[str, object] = {
         SOURCE_KEY: {k: v for k, v in source.items() if v is not None},
         TENANT_KEY: check_metadata(tenant_metadata, what="tenant_metadata"),
         ADDITIONAL_KEY: check_metadata(additional, what="additional_metadata"),
@@ -56,7 +61,7 @@ def _metadata(
     return metadata
 
 
-def _relations(relations: Any) -> list[str]:
+def _relations(relations: ForcefulRelations | None) -> list[str]:
     return list(relations.cortex_source_ids) if relations is not None else []
 
 
@@ -120,7 +125,8 @@ def prepare_memory(item: MemoryItem) -> Prepared:
 
 def prepare_source(source: KnowledgeSource, *, filename: str | None = None) -> Prepared:
     """A knowledge source (an app source or an uploaded file's text) as a document; a
-    source of type ``conversation`` as a conversation turn (``_speaker``)."""
+    source of type ``conversation`` as a turn of its conversation (``_speaker``,
+    ``tenants.conversations``)."""
     source_id = source.id or source.source_id or uuid.uuid4().hex
     title = source.title or filename
     text = source.text
@@ -148,24 +154,33 @@ def prepare_source(source: KnowledgeSource, *, filename: str | None = None) -> P
     except ValueError as exc:
         return Prepared(source_id, title, error=str(exc), filename=filename)
     if is_turn:
-        speaker = _speaker(source)
-        turn = Message(id=source_id, speaker=speaker, text=text, timestamp=source.timestamp)
-        # A title that names the speaker is not the item's title: every turn of that
-        # speaker would then match a question naming them by title.
-        conversation = Conversation(
-            messages=[turn],
-            title=None if title == speaker else title,
-            metadata=metadata,
-            source_id=source_id,
+        key = conversation_key(
+            [source.metadata, source.additional_metadata, source.document_metadata]
         )
-        return Prepared(source_id, title, data=conversation, filename=filename)
+        record = metadata[SOURCE_KEY]
+        assert isinstance(record, dict)
+        record.update(text=text, conversation=key)  # to store the conversation again
+        turn = Message(
+            id=source_id, speaker=_speaker(source), text=text, timestamp=source.timestamp
+        )
+        if EXPIRES_KEY in metadata:
+            # Alone: expiry forgets a whole data item, the other turns with it.
+            alone = Conversation(messages=[turn], metadata=metadata, source_id=source_id)
+            return Prepared(source_id, title, data=alone, filename=filename, is_turn=True)
+        return Prepared(
+            source_id,
+            title,
+            turn=Turn(source_id, key, turn, metadata),
+            filename=filename,
+            is_turn=True,
+        )
     document = Document(
         text=text, title=title, metadata=metadata, created_at=source.timestamp, source_id=source_id
     )
     return Prepared(source_id, title, data=document, filename=filename)
 
 
-def _own_fields(source: KnowledgeSource, *, turn: bool) -> dict[str, Any]:
+def _own_fields(source: KnowledgeSource, *, turn: bool) -> dict[str, object]:
     """The source's metadata fields, less a turn's ``speaker`` (the turn keeps it as
     its speaker, a provenance field)."""
     fields = {

@@ -33,7 +33,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.state.sql import Connection, SqlDatabase
@@ -69,7 +68,7 @@ def _now() -> str:
 @dataclass(frozen=True)
 class TenantRecord:
     tenant_id: str
-    metadata_schema: list[dict[str, Any]]
+    metadata_schema: list[dict[str, object]]
     created_at: str
     store: str = ""
     """The engine name of the tenant's store."""
@@ -77,7 +76,7 @@ class TenantRecord:
     @property
     def filterable(self) -> frozenset[str]:
         """Tenant metadata fields declared with ``enable_match``."""
-        return frozenset(f["name"] for f in self.metadata_schema if f.get("enable_match"))
+        return frozenset(str(f["name"]) for f in self.metadata_schema if f.get("enable_match"))
 
 
 class TenantRegistry(KeyStore):
@@ -183,7 +182,7 @@ class TenantRegistry(KeyStore):
 
     # tenants
 
-    def create(self, tenant_id: str, metadata_schema: list[dict[str, Any]]) -> TenantRecord:
+    def create(self, tenant_id: str, metadata_schema: list[dict[str, object]]) -> TenantRecord:
         """Register a tenant and the name of its store.
 
         Raises:

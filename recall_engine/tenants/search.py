@@ -7,7 +7,8 @@ recall_preferences then put chunks whose facts still hold before superseded ones
 from __future__ import annotations
 
 import time
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Literal
 
 import numpy as np
 
@@ -54,7 +55,7 @@ class TenantSearch(TenantBase):
         return await self._batcher.embed(text)
 
     async def full_recall(
-        self, request: RecallSearchRequest | dict[str, Any] | None = None, **fields: Any
+        self, request: RecallSearchRequest | Mapping[str, object] | None = None, **fields: object
     ) -> RetrievalResult:
         """Hybrid search of a sub-tenant's knowledge (see ``RecallSearchRequest``).
 
@@ -65,7 +66,7 @@ class TenantSearch(TenantBase):
         return await self._recall(_request(request, fields), KNOWLEDGE)
 
     async def recall_preferences(
-        self, request: RecallSearchRequest | dict[str, Any] | None = None, **fields: Any
+        self, request: RecallSearchRequest | Mapping[str, object] | None = None, **fields: object
     ) -> RetrievalResult:
         """Hybrid search of a sub-tenant's memories (same request as ``full_recall``)."""
         return await self._recall(_request(request, fields), MEMORIES)
@@ -92,9 +93,11 @@ class TenantSearch(TenantBase):
         k = request.max_results or DEFAULT_MAX_RESULTS
         thinking = request.mode == "thinking"
         as_of = parse_utc(request.as_of)
-        options: dict[str, Any] = lane_weights(alpha)
+        options: dict[str, object] = {**lane_weights(alpha)}
+        embed_text = request.query
         if request.additional_context:
-            options["embed_text"] = f"{request.query}\n{request.additional_context}"
+            embed_text = f"{request.query}\n{request.additional_context}"
+            options["embed_text"] = embed_text
         # Concurrent requests' query embeddings are computed together (``batching``);
         # the pipeline then finds this one in the per-process query cache.
         await self._embed(request.query)
@@ -125,7 +128,7 @@ class TenantSearch(TenantBase):
         if request.graph_context:
             vector = state.query_vector
             if vector is None or request.additional_context:
-                vector = await self._embed(options.get("embed_text", request.query))
+                vector = await self._embed(embed_text)
             result.graph_context = await build_graph_context(reader, request.query, vector, hits)
         if thinking and request.search_forceful_relations:
             await self._attach_relations(reader, result, where)
@@ -199,7 +202,7 @@ class TenantSearch(TenantBase):
         hits = _chunk_hits(state)
         return RetrievalResult(chunks=[to_chunk(h) for h in hits], sources=to_sources(hits))
 
-    async def qna(self, request: QnARequest | dict[str, Any]) -> QnASearchResponse:
+    async def qna(self, request: QnARequest | Mapping[str, object]) -> QnASearchResponse:
         """Recall, then answer from the chunks (through the LLM when one is
         configured, extractively offline)."""
         from recall_engine.llm.completion import generate_answer
@@ -231,7 +234,9 @@ class TenantSearch(TenantBase):
         )
 
 
-def _request(request: RecallSearchRequest | dict[str, Any] | None, fields: dict[str, Any]):
+def _request(
+    request: RecallSearchRequest | Mapping[str, object] | None, fields: dict[str, object]
+) -> RecallSearchRequest:
     if isinstance(request, RecallSearchRequest):
         return request.model_copy(update=fields) if fields else request
     return RecallSearchRequest.model_validate({**(request or {}), **fields})

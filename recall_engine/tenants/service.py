@@ -15,8 +15,7 @@ and ``tenants.sources`` (listing and fetching); this module adds the tenants.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.hydra import (
@@ -36,7 +35,7 @@ class TenantAPI(TenantIngest, TenantSearch, TenantSources):
     async def create_tenant(
         self,
         tenant_id: str,
-        metadata_schema: Sequence[CustomPropertyDefinition | dict[str, Any]] | None = None,
+        metadata_schema: Sequence[CustomPropertyDefinition | Mapping[str, object]] | None = None,
     ) -> TenantCreateAcceptedResponse:
         """Create a tenant with its own store; ``metadata_schema`` declares its
         tenant-level metadata fields (``enable_match``: usable in metadata_filters).

@@ -32,31 +32,38 @@ class TenantSources(TenantBase):
         rows = await reader.documents()
         rows.sort(key=lambda r: (r.created_at, r.id))
         chunks = await reader.chunks_of_data([r.id for r in rows])
-        by_data: dict[str, list[str]] = {}
-        meta_of: dict[str, dict[str, Any]] = {}
+        # One entry per source: a document's chunks, or a conversation turn's.
+        by_source: dict[tuple[str, str], list[str]] = {}
+        meta_of: dict[tuple[str, str], dict[str, object]] = {}
+        keys_of: dict[str, list[tuple[str, str]]] = {}
         for hit in chunks:
-            by_data.setdefault(hit.data_id, []).append(hit.text)
-            meta_of.setdefault(hit.data_id, hit.metadata)
+            key = (hit.data_id, str(source_of(hit.metadata).get("source_id") or ""))
+            if key not in meta_of:
+                keys_of.setdefault(hit.data_id, []).append(key)
+                meta_of[key] = hit.metadata
+            by_source.setdefault(key, []).append(hit.text)
         out: list[dict[str, Any]] = []
         for row in rows:
-            metadata = meta_of.get(row.id, {})
-            source = source_of(metadata)
-            out.append(
-                {
-                    "id": str(source.get("source_id") or row.source_id or row.id),
-                    "data_id": row.id,
-                    "title": source.get("title") or row.name,
-                    "type": source.get("type"),
-                    "description": source.get("description"),
-                    "url": source.get("url"),
-                    "timestamp": source.get("timestamp") or source.get("uploaded_at"),
-                    "text": "\n".join(by_data.get(row.id, [])),
-                    "tenant_metadata": metadata.get("tenant_metadata") or {},
-                    "document_metadata": metadata.get("additional_metadata") or {},
-                    "relations": source.get("relations") or [],
-                    "expires_at": metadata.get("expires_at"),
-                }
-            )
+            keys = keys_of.get(row.id) or [(row.id, "")]
+            for key in keys:
+                metadata = meta_of.get(key, {})
+                source = source_of(metadata)
+                out.append(
+                    {
+                        "id": str(source.get("source_id") or row.source_id or row.id),
+                        "data_id": row.id,
+                        "title": source.get("title") or row.name,
+                        "type": source.get("type"),
+                        "description": source.get("description"),
+                        "url": source.get("url"),
+                        "timestamp": source.get("timestamp") or source.get("uploaded_at"),
+                        "text": "\n".join(by_source.get(key, [])),
+                        "tenant_metadata": metadata.get("tenant_metadata") or {},
+                        "document_metadata": metadata.get("additional_metadata") or {},
+                        "relations": source.get("relations") or [],
+                        "expires_at": metadata.get("expires_at"),
+                    }
+                )
         now = time.time()
         return [s for s in out if not (s["expires_at"] is not None and s["expires_at"] <= now)]
 
@@ -101,7 +108,11 @@ class TenantSources(TenantBase):
             tenant_id, source_id, sub_tenant_id=sub_tenant_id, collection=collection
         )
         reader = await self._reader(tenant_id, collection, sub_tenant_id)
-        chunk_ids = [h.chunk_id for h in await reader.chunks_of_data([found["data_id"]])]
+        chunk_ids = [
+            h.chunk_id
+            for h in await reader.chunks_of_data([found["data_id"]])
+            if source_of(h.metadata).get("source_id", source_id) == source_id
+        ]
         relations = await reader.chunk_relations(chunk_ids)
         groups: dict[tuple[str, str, str], dict[str, Any]] = {}
         for chunk_id in chunk_ids:
