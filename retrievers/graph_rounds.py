@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import Field
 
-from recall_engine.core.hits import AnyHit, ChunkHit, TripletHit
+from recall_engine.core.hits import AnyHit, ChunkHit, EntityRef, TripletHit
 from retrievers.base import LLM, RetrievalContext, RetrieverConfig, RetrieverOutput
 from retrievers.graph_output import graph_output
 from retrievers.graph_search import GraphResult, GraphSearchConfig, graph_search, render_context
@@ -85,7 +85,7 @@ def merge_rounds(
             first.setdefault(key, hit)
     order = sorted(score, key=lambda k: (-score[k], best_at[k]))[:top_k]
     hits: list[AnyHit] = [first[k].with_score(round(score[k], 6)) for k in order]
-    entities: dict[str, Any] = {}
+    entities: dict[str, EntityRef] = {}
     distances: dict[str, float] = {}
     for result in rounds:
         for entity_id, ref in result.entities.items():

@@ -155,7 +155,7 @@ class RecallOptions(TypedDict, total=False):
         BeforeValidator(c.optional(c.moment("as_of"))),
     ]
     metadata_filters: Annotated[
-        dict[str, Any] | None,
+        dict[str, object] | None,
         Field(
             default=None,
             description="Exact equalities on the metadata given to remember(), all required "
@@ -170,7 +170,7 @@ class RecallOptions(TypedDict, total=False):
         BeforeValidator(c.flag("verbose")),
     ]
     retriever_specific_config: Annotated[
-        dict[str, Any] | None,
+        dict[str, object] | None,
         Field(default=None, description="Options of the chosen retriever's own config."),
         BeforeValidator(
             c.optional(c.mapping("retriever_specific_config", "the retriever's options"))
@@ -239,7 +239,7 @@ class _ParamsBase(BaseModel):
 
     @classmethod
     def check(
-        cls, query_text: Any, query_type: Any = None, options: Mapping[str, Any] | None = None
+        cls, query_text: Any, query_type: Any = None, options: Mapping[str, object] | None = None
     ) -> Any:
         """One call's arguments, validated (the first bad one raises).
 

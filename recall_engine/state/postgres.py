@@ -57,7 +57,7 @@ class _Conn:
     def __init__(self, conn: Any) -> None:
         self._conn = conn
 
-    def execute(self, sql: str, params: Sequence[Any] = (), /) -> Any:
+    def execute(self, sql: str, params: Sequence[object] = (), /) -> Any:
         return self._conn.execute(sql.replace("%", "%%").replace("?", "%s"), tuple(params))
 
 

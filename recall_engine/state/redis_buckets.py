@@ -83,7 +83,7 @@ class RedisTokenBuckets:
         return self.rate > 0
 
     def _run(self, key: str, cost: int) -> float:
-        args: list[Any] = [repr(float(self.rate)), self.burst, cost, self._ttl_ms]
+        args: list[object] = [repr(float(self.rate)), self.burst, cost, self._ttl_ms]
         if self._clock is not None:
             args.append(repr(float(self._clock())))
         with self._redis.calls("rate limit"):
