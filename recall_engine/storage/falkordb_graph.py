@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from recall_engine.core.cells import Row
 from recall_engine.core.errors import StoreError
 from recall_engine.storage import falkordb_schema as fs
 from recall_engine.storage import falkordb_validity as validity
@@ -110,7 +111,7 @@ class FalkorGraphStore(FalkorReads):
     def close(self) -> None:
         """Nothing to release: the server's connection pools belong to the engine."""
 
-    def read(self, query: str, params: dict[str, object] | None = None) -> list[list[Any]]:
+    def read(self, query: str, params: dict[str, object] | None = None) -> list[Row]:
         """Run one of the store's own parameterised read queries; all rows.
 
         Raises:
@@ -128,7 +129,7 @@ class FalkorGraphStore(FalkorReads):
 
     def read_only_query(
         self, query: str, params: dict[str, object] | None = None, *, timeout_ms: int = 5000
-    ) -> tuple[list[str], list[list[Any]]]:
+    ) -> tuple[list[str], list[Row]]:
         """Run caller-written Cypher through ``GRAPH.RO_QUERY`` (``falkordb_readonly``).
 
         Raises:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from recall_engine.core.cells import Row
 from recall_engine.core.errors import InvalidInputError, QueryTimeoutError
 from recall_engine.storage import falkordb_schema as fs
 from recall_engine.storage.cypher_guard import _mask, check_read_query
@@ -40,7 +41,7 @@ _INVALID = ("errmsg:", "invalid input", "unknown function", "not defined", "synt
 
 def run_read_only(
     graph: Any, query: str, params: dict[str, object] | None, timeout_ms: int
-) -> tuple[list[str], list[list[Any]]]:
+) -> tuple[list[str], list[Row]]:
     """Run one read-only query on a ``falkordb.Graph``; column names and rows.
 
     Raises:

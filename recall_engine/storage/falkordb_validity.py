@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
+from recall_engine.core.cells import Row
 from recall_engine.storage.kuzu_validity import Group, changed_rows
 
 
 class _Graph(Protocol):
-    def read(self, query: str, params: dict[str, object] | None = None) -> list[list[Any]]: ...
+    def read(self, query: str, params: dict[str, object] | None = None) -> list[Row]: ...
 
     def _write(
         self, text: str, params: dict[str, object], *, touched: list[str], landed: Any
