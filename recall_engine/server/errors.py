@@ -16,7 +16,6 @@ import logging
 import math
 import os
 import uuid
-from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, NoReturn
 
 from fastapi import FastAPI, Request
@@ -24,7 +23,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from recall_engine.core import errors as core
 from recall_engine.core.hydra import ActualErrorResponse, ErrorResponse
@@ -166,12 +165,6 @@ def install(app: FastAPI) -> None:
         return envelope(422, "VALIDATION_ERROR", redact(request, message))
 
     app.add_middleware(CatchAll)
-
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 
 
 class CatchAll:
