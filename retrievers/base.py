@@ -206,7 +206,8 @@ class Retriever(Protocol[ConfigT_contra]):
 
 RetrieverClass = type[Retriever[Any]]
 """A retriever class whatever its config model: each one's config type is its own, so
-the pipeline builds the context from the class's ``config_model`` (the one ``Any`` here)."""
+the pipeline builds the context from the class's ``config_model``: the type argument
+is genuinely open here."""
 
 
 def with_config(

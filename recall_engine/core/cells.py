@@ -4,7 +4,7 @@ A Kuzu, FalkorDB, LanceDB or SQL result cell holds whatever its column holds (st
 int, float, bool, datetime, list, dict or None): the query that named the column
 knows, the checker cannot. Readers take rows as ``Sequence[Cell]`` and decode them
 into typed records at once (``edge_from_row``, ``entity_from_row``, ...), so the
-untyped values stop at the storage boundary instead of spreading as ``Any``.
+untyped values stop at the storage boundary instead of spreading through the reads.
 """
 
 from __future__ import annotations
