@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+import numpy as np
 from pydantic import Field
 
 from recall_engine.core.hits import AnyHit, ChunkHit, EntityRef, TripletHit
@@ -102,7 +102,7 @@ def merge_rounds(
 
 
 async def _search(
-    query: str, vector: Any, ctx: RetrievalContext[RetrieverConfig], options: RoundsConfig
+    query: str, vector: np.ndarray, ctx: RetrievalContext[RetrieverConfig], options: RoundsConfig
 ) -> GraphResult:
     """One round's graph search, long enough for the loop and for ``top_k``."""
     top_k = max(ctx.top_k, options.round_k)

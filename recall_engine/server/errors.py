@@ -16,12 +16,14 @@ import logging
 import math
 import os
 import uuid
-from typing import Any, NoReturn
+from collections.abc import Sequence
+from typing import NoReturn
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -129,7 +131,7 @@ _HTTP_CODES = {
 }
 
 
-def _validation_message(errors: list[Any]) -> str:
+def _validation_message(errors: Sequence[ErrorDetails]) -> str:
     parts = []
     for error in errors[:5]:
         where = ".".join(str(p) for p in error.get("loc", ()) if p != "body")
