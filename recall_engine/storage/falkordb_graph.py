@@ -30,8 +30,7 @@ pipeline never asks for.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from recall_engine.core.cells import Row
 from recall_engine.core.errors import StoreError
@@ -91,7 +90,7 @@ class FalkorGraphStore(FalkorReads):
                     )
 
     @staticmethod
-    def _schema_step(call: Any, *args: Any) -> None:
+    def _schema_step(call: Callable[..., object], *args: object) -> None:
         import redis
 
         try:
@@ -214,7 +213,12 @@ class FalkorGraphStore(FalkorReads):
         return bool(rows and rows[0][0])
 
     def _write(
-        self, text: str, params: dict[str, object], *, touched: list[str], landed: Any
+        self,
+        text: str,
+        params: dict[str, object],
+        *,
+        touched: list[str],
+        landed: Callable[[], object],
     ) -> list[str]:
         """Run one write query; the list in its one row (the removed entities), if any.
 
@@ -242,7 +246,7 @@ class FalkorGraphStore(FalkorReads):
         rows = result.result_set
         return list(rows[0][0]) if rows else []
 
-    def _settled(self, landed: Any) -> bool:
+    def _settled(self, landed: Callable[[], object]) -> bool:
         try:
             return bool(landed())
         except StoreError as exc:
