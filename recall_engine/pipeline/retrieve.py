@@ -94,9 +94,7 @@ async def retrieve(
         state.retriever = REGISTRY[ran]  # FEELING_LUCKY: results take the ran type's shape
 
 
-def retrieval_k(
-    request: RecallRequest, retriever: RetrieverClass, *, recency: bool = True
-) -> int:
+def retrieval_k(request: RecallRequest, retriever: RetrieverClass, *, recency: bool = True) -> int:
     """Hits to ask for: ``top_k``, and for item results re-ranked by feedback at
     least ``FEEDBACK_WINDOW``, so a well-rated hit below the cut can move into it
     (by recency: the relevant pool, ``narrowing.retrieval_depth``)."""
