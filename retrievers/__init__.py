@@ -5,8 +5,6 @@ everything that runs a search type looks it up there."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from recall_engine.core.search_types import SearchType, SearchTypeName
 from retrievers.agentic_completion import AgenticCompletionRetriever
 from retrievers.base import (
@@ -14,6 +12,7 @@ from retrievers.base import (
     Identity,
     RetrievalContext,
     Retriever,
+    RetrieverClass,
     RetrieverConfig,
     RetrieverOutput,
     SessionView,
@@ -38,7 +37,7 @@ from retrievers.summaries import SummariesRetriever
 from retrievers.temporal import TemporalRetriever
 from retrievers.triplet_completion import TripletCompletionRetriever
 
-RETRIEVERS: dict[SearchType, type[Retriever[Any]]] = {
+RETRIEVERS: dict[SearchType, RetrieverClass] = {
     SearchType.CHUNKS: ChunksRetriever,
     SearchType.CHUNKS_LEXICAL: LexicalChunksRetriever,
     SearchType.RAG_COMPLETION: RagCompletionRetriever,
@@ -66,7 +65,7 @@ REGISTRY = RetrieverRegistry(RETRIEVERS)
 
 
 def register_retriever(
-    name: str, retriever: type[Retriever[Any]], *, replace: bool = False
+    name: str, retriever: RetrieverClass, *, replace: bool = False
 ) -> SearchTypeName:
     """Add a search type: ``recall(query_type=name)``, router rules, the server and
     MCP accept ``name`` from now on, in every engine of this process.

@@ -204,6 +204,12 @@ class Retriever(Protocol[ConfigT_contra]):
         ...
 
 
+RetrieverClass = type[Retriever[Any]]
+"""A retriever class whatever its config model: each one's config type is its own, so
+the pipeline builds the context from the class's ``config_model``: the type argument
+is genuinely open here."""
+
+
 def with_config(
     ctx: RetrievalContext[RetrieverConfig], config: ConfigT
 ) -> RetrievalContext[ConfigT]:
@@ -237,7 +243,7 @@ NO_VECTOR = np.zeros(0, dtype=np.float32)
 """``RetrievalContext.query_vector`` of a retriever that said it needs none."""
 
 
-def wants_query_vector(retriever: type[Retriever[Any]]) -> bool:
+def wants_query_vector(retriever: RetrieverClass) -> bool:
     """Whether the pipeline embeds the query for ``retriever`` (its ``embeds_query``)."""
     return retriever.embeds_query
 

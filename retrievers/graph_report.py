@@ -21,7 +21,8 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import OrderedDict
-from typing import Any, ClassVar
+from collections.abc import Hashable
+from typing import ClassVar, NotRequired, TypedDict
 
 from pydantic import Field
 
@@ -33,7 +34,40 @@ from retrievers.broad_items import sentences
 from retrievers.graph_report_build import Community, Structure, communities, structure
 from retrievers.hybrid_completion import timed
 
-_CACHE: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
+
+class _Hub(TypedDict):
+    name: str
+    type: str
+    neighbours: int
+    mentions: int
+
+
+class _Community(TypedDict):
+    id: int
+    size: int
+    members: list[str]
+    relations: list[str]
+    about: str
+    chunk_id: str | None
+
+
+class GraphReport(TypedDict):
+    """``metadata["graph_report"]``: the scope's sizes, hubs, communities and questions."""
+
+    entities: int
+    relations: int
+    hubs: list[_Hub]
+    communities: list[_Community]
+    questions: list[str]
+    text: NotRequired[str]
+
+
+class _Built(TypedDict):
+    report: GraphReport
+    hits: list[Hit]
+
+
+_CACHE: OrderedDict[tuple[Hashable, ...], _Built] = OrderedDict()
 _CACHE_SIZE = 32
 _LOCK = threading.Lock()
 
@@ -82,11 +116,12 @@ class GraphReportRetriever:
                 _CACHE.move_to_end(key)
         built = cached is None
         if cached is None:
-            cached = await timed(ctx.timings, "graph_report.build", _report(ctx, graph, options))
+            fresh = await timed(ctx.timings, "graph_report.build", _report(ctx, graph, options))
             with _LOCK:
-                _CACHE[key] = cached
+                _CACHE[key] = fresh
                 while len(_CACHE) > _CACHE_SIZE:
                     _CACHE.popitem(last=False)
+            cached = fresh
         report, hits = cached["report"], cached["hits"]
         return RetrieverOutput(
             hits=hits[: max(ctx.top_k, len(report["communities"]))],
@@ -98,7 +133,7 @@ class GraphReportRetriever:
 
 async def _report(
     ctx: RetrievalContext[GraphReportConfig], graph: ScopeGraph, options: GraphReportConfig
-) -> dict[str, Any]:
+) -> _Built:
     shape: Structure = await asyncio.to_thread(structure, graph)
     groups: list[Community] = await asyncio.to_thread(
         communities, shape, options.communities, options.members
@@ -111,7 +146,7 @@ async def _report(
     hub_chunks = [shape.first_chunk(h) for h in hubs]
     chunk_ids = list(dict.fromkeys([*lead_chunks, *(c for c in hub_chunks if c)]))
     chunks = {c.chunk_id: c for c in await ctx.read.chunks_by_id(chunk_ids)}
-    described = []
+    described: list[_Community] = []
     hits: list[Hit] = []
     for n, group in enumerate(groups, start=1):
         members = [name[e] for e in group.members if e in name]
@@ -143,12 +178,12 @@ async def _report(
                     method="graph_report",
                 )
             )
-    hub_rows = []
+    hub_rows: list[_Hub] = []
     for at, (hub, chunk_id) in enumerate(zip(hubs, hub_chunks, strict=True)):
         ref, chunk = refs.get(hub), chunks.get(chunk_id or "")
         if ref is None:
             continue
-        row = {
+        row: _Hub = {
             "name": ref.name,
             "type": ref.type,
             "neighbours": shape.degree(hub),
@@ -169,7 +204,7 @@ async def _report(
                 )
             )
     questions = _questions(hub_rows, described, options.questions)
-    report = {
+    report: GraphReport = {
         "entities": shape.entity_count,
         "relations": len(graph.edges),
         "hubs": hub_rows,
@@ -201,7 +236,7 @@ def _join(items: list[str]) -> str:
     return ", ".join(items)
 
 
-def _questions(hubs: list[dict[str, Any]], groups: list[dict[str, Any]], k: int) -> list[str]:
+def _questions(hubs: list[_Hub], groups: list[_Community], k: int) -> list[str]:
     out = []
     for hub in hubs[:3]:
         out.append(f"What do we know about {hub['name']}?")
@@ -214,7 +249,7 @@ def _questions(hubs: list[dict[str, Any]], groups: list[dict[str, Any]], k: int)
     return list(dict.fromkeys(out))[:k]
 
 
-def report_text(report: dict[str, Any]) -> str:
+def report_text(report: GraphReport) -> str:
     """The report in plain text: sizes, hubs, communities, suggested questions."""
     lines = [f"Graph of {report['entities']} entities and {report['relations']} relations."]
     if report["hubs"]:

@@ -19,12 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from pydantic import Field
 
-from recall_engine.core.hits import AnyHit, ChunkHit, TripletHit
+from recall_engine.core.hits import AnyHit, ChunkHit, EntityRef, TripletHit
 from retrievers.base import LLM, RetrievalContext, RetrieverConfig, RetrieverOutput
 from retrievers.graph_output import graph_output
 from retrievers.graph_search import GraphResult, GraphSearchConfig, graph_search, render_context
@@ -94,7 +93,7 @@ def merge_rounds(
             first.setdefault(key, hit)
     order = sorted(score, key=lambda k: (-score[k], best_at[k]))[:top_k]
     hits: list[AnyHit] = [first[k].with_score(round(score[k], 6)) for k in order]
-    entities: dict[str, Any] = {}
+    entities: dict[str, EntityRef] = {}
     distances: dict[str, float] = {}
     for result in rounds:
         for entity_id, ref in result.entities.items():
@@ -111,7 +110,7 @@ def merge_rounds(
 
 
 async def _search(
-    query: str, vector: Any, ctx: RetrievalContext[RetrieverConfig], options: RoundsConfig
+    query: str, vector: np.ndarray, ctx: RetrievalContext[RetrieverConfig], options: RoundsConfig
 ) -> GraphResult:
     """One round's graph search, long enough for the loop and for ``top_k``."""
     top_k = max(ctx.top_k, options.round_k)

@@ -25,7 +25,6 @@ import inspect
 import logging
 from collections.abc import Iterator, Mapping
 from importlib.metadata import entry_points
-from typing import Any
 
 from recall_engine.core.errors import ConfigError, InvalidInputError
 from recall_engine.core.search_types import (
@@ -35,7 +34,7 @@ from recall_engine.core.search_types import (
     check_new_name,
     remove_name,
 )
-from retrievers.base import Retriever, RetrieverConfig
+from retrievers.base import RetrieverClass, RetrieverConfig
 
 logger = logging.getLogger(__name__)
 
@@ -51,19 +50,19 @@ _CLASS_FACTS: tuple[tuple[str, type | tuple[type, ...]], ...] = (
 )
 
 
-class RetrieverRegistry(Mapping[SearchTypeName, type[Retriever[Any]]]):
+class RetrieverRegistry(Mapping[SearchTypeName, RetrieverClass]):
     """Search type name -> retriever class: the built-ins, then registered classes.
 
     Args:
         builtins: the built-in table (``retrievers.RETRIEVERS``), never changed here.
     """
 
-    def __init__(self, builtins: Mapping[SearchType, type[Retriever[Any]]]) -> None:
+    def __init__(self, builtins: Mapping[SearchType, RetrieverClass]) -> None:
         self._builtins = builtins
-        self._added: dict[str, type[Retriever[Any]]] = {}
+        self._added: dict[str, RetrieverClass] = {}
         self._entry_points_loaded = False
 
-    def __getitem__(self, name: SearchTypeName) -> type[Retriever[Any]]:
+    def __getitem__(self, name: SearchTypeName) -> RetrieverClass:
         if name in self._added:
             return self._added[name]
         if name in SearchType.__members__:
@@ -78,7 +77,7 @@ class RetrieverRegistry(Mapping[SearchTypeName, type[Retriever[Any]]]):
         return len(self._builtins) + len(self._added)
 
     def register(
-        self, name: str, retriever: type[Retriever[Any]], *, replace: bool = False
+        self, name: str, retriever: RetrieverClass, *, replace: bool = False
     ) -> SearchTypeName:
         """Add ``retriever`` as search type ``name``.
 

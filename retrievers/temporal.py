@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import Field
 
@@ -221,7 +222,7 @@ async def _reference_time(
 
 
 async def _fall_back(
-    query: str, ctx: RetrievalContext[RetrieverConfig], about: dict[str, Any]
+    query: str, ctx: RetrievalContext[RetrieverConfig], about: Mapping[str, object]
 ) -> RetrieverOutput:
     """No time in the query: graph completion runs instead, and says so."""
     target = GraphCompletionRetriever.search_type

@@ -26,7 +26,7 @@ import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol, cast
 
 import regex
 
@@ -136,6 +136,20 @@ class CompiledRule:
         return False
 
 
+class _Found(Protocol):
+    """A ``regex`` match: where it starts and ends."""
+
+    def start(self) -> int: ...
+    def end(self) -> int: ...
+
+
+class _TimedPattern(Protocol):
+    """A compiled ``regex`` pattern: unlike ``re``'s, its search and match take ``timeout=``."""
+
+    def search(self, string: str, pos: int = ..., *, timeout: float) -> _Found | None: ...
+    def match(self, string: str, pos: int = ..., *, timeout: float) -> _Found | None: ...
+
+
 class BoundedRule(CompiledRule):
     """A user rule: ``regex`` patterns, every search within the rule's time budget.
 
@@ -149,9 +163,9 @@ class BoundedRule(CompiledRule):
     def compile(
         cls, id: str, target: SearchTypeName, weight: float, case_sensitive: bool, source: str
     ) -> BoundedRule:
-        exact: Any = regex.compile(source)
+        exact = regex.compile(source)  # regex ships no types: these are its patterns
         relaxed = candidate_pattern(source)
-        candidates: Any = None
+        candidates = None
         if relaxed is not None:
             try:
                 candidates = regex.compile(relaxed)
@@ -160,22 +174,21 @@ class BoundedRule(CompiledRule):
         scan = _timed((candidates or exact).search)
         return cls(id, target, weight, case_sensitive, exact, candidates, None, scan)
 
-    def fires(self, subject: str, window: int, found: Any = None) -> bool:
+    def fires(self, subject: str, window: int, found: re.Match[str] | None = None) -> bool:
         deadline = time.perf_counter() + RULE_TIMEOUT_S
         negation = _NEGATION_ANY_CASE if self.case_sensitive else _NEGATION
-        exact: Any = self.exact  # regex patterns: their search takes timeout=
-        candidates: Any = self.candidates
+        # compile() stored regex patterns in these fields: their search takes timeout=
+        exact = cast(_TimedPattern, self.exact)
+        candidates = cast(_TimedPattern | None, self.candidates)
         scan = candidates if candidates is not None else exact
         at = 0
         while True:
-            found = scan.search(subject, at, timeout=_left(deadline))
-            if found is None:
+            hit = scan.search(subject, at, timeout=_left(deadline))
+            if hit is None:
                 return False
-            start = found.start()
+            start = hit.start()
             match = (
-                found
-                if candidates is None
-                else exact.match(subject, start, timeout=_left(deadline))
+                hit if candidates is None else exact.match(subject, start, timeout=_left(deadline))
             )
             if (
                 match is not None
@@ -194,9 +207,10 @@ def _left(deadline: float) -> float:
     return left
 
 
-def _timed(search: Callable[..., Any]) -> Callable[..., Any]:
-    def scan(subject: str, pos: int = 0) -> object:
-        return search(subject, pos, timeout=RULE_TIMEOUT_S)
+def _timed(search: Callable[..., object]) -> Callable[..., re.Match[str] | None]:
+    # ``search`` is a regex pattern's: its match stands in for re's (start, end).
+    def scan(subject: str, pos: int = 0) -> re.Match[str] | None:
+        return cast("re.Match[str] | None", search(subject, pos, timeout=RULE_TIMEOUT_S))
 
     return scan
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime
-from typing import Any
 from uuid import UUID
 
 from recall_engine.core.errors import InvalidInputError
@@ -35,9 +34,13 @@ def int_in(what: str, low: int, high: int) -> Callable[[object], object]:
 
 
 def number_in(what: str, meaning: str, *, high: float | None = 1.0) -> Callable[[object], object]:
-    def check(value: Any) -> object:
-        ok = not isinstance(value, bool) and isinstance(value, int | float) and value >= 0
-        if not ok or (high is not None and value > high):
+    def check(value: object) -> object:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not value >= 0  # NaN is refused too
+            or (high is not None and value > high)
+        ):
             raise InvalidInputError(f"{what} must be a number {meaning}, got {value!r}.")
         return float(value)
 
@@ -82,7 +85,7 @@ def optional(check: Callable[[object], object]) -> Callable[[object], object]:
     return lambda value: None if value is None else check(value)
 
 
-def query_type(value: Any) -> object:
+def query_type(value: object) -> object:
     try:
         return parse_search_type(value)
     except ValueError as exc:

@@ -155,7 +155,7 @@ class RecallOptions(TypedDict, total=False):
         BeforeValidator(c.optional(c.moment("as_of"))),
     ]
     metadata_filters: Annotated[
-        dict[str, Any] | None,
+        dict[str, object] | None,
         Field(
             default=None,
             description="Exact equalities on the metadata given to remember(), all required "
@@ -170,7 +170,7 @@ class RecallOptions(TypedDict, total=False):
         BeforeValidator(c.flag("verbose")),
     ]
     retriever_specific_config: Annotated[
-        dict[str, Any] | None,
+        dict[str, object] | None,
         Field(default=None, description="Options of the chosen retriever's own config."),
         BeforeValidator(
             c.optional(c.mapping("retriever_specific_config", "the retriever's options"))
@@ -205,9 +205,9 @@ class RecallOptions(TypedDict, total=False):
     ]
 
 
-def option_fields() -> dict[str, tuple[Any, FieldInfo]]:
+def option_fields() -> dict[str, tuple[object, FieldInfo]]:
     """Each option's name -> (its type with its checks, its ``Field``), in declared order."""
-    fields: dict[str, tuple[Any, FieldInfo]] = {}
+    fields: dict[str, tuple[object, FieldInfo]] = {}
     for name, hint in get_type_hints(RecallOptions, include_extras=True).items():
         if get_origin(hint) is not Annotated:
             raise TypeError(f"RecallOptions.{name} must be Annotated with a Field(default=...).")
@@ -239,7 +239,10 @@ class _ParamsBase(BaseModel):
 
     @classmethod
     def check(
-        cls, query_text: Any, query_type: Any = None, options: Mapping[str, Any] | None = None
+        cls,
+        query_text: object,
+        query_type: object = None,
+        options: Mapping[str, object] | None = None,
     ) -> Any:
         """One call's arguments, validated (the first bad one raises).
 
@@ -275,7 +278,7 @@ def _error_of(exc: ValidationError) -> Exception:
 RecallParams: Any = _params_model()
 """One validated recall() call: ``query_text``, ``query_type`` and every option."""
 
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
 
 
 def recall_signature(function: F) -> F:

@@ -108,15 +108,15 @@ def remove_name(name: str) -> None:
     _registered.pop(name, None)
 
 
-def parse_search_type(value: SearchType | str) -> SearchTypeName:
+def parse_search_type(value: object) -> SearchTypeName:
     """A search type's name from a ``SearchType`` or a name (any case).
 
     Returns:
         The ``SearchType`` member for a built-in, the registered name otherwise.
 
     Raises:
-        ValueError: no built-in or registered search type has that name; the message
-            lists the choices.
+        ValueError: ``value`` is no built-in or registered search type's name (or no
+            name at all); the message lists the choices.
     """
     if isinstance(value, SearchType):
         return value

@@ -6,7 +6,7 @@ Thin, typed delegations to one ``TenantAPI`` per engine.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from recall_engine.core.hydra import (
@@ -56,7 +56,7 @@ class TenantsMixin:
     async def add_memory(
         self,
         tenant_id: str,
-        memories: Sequence[MemoryItem | dict[str, Any]],
+        memories: Sequence[MemoryItem | dict[str, object]],
         *,
         sub_tenant_id: str | None = None,
         upsert: bool = True,
@@ -84,7 +84,7 @@ class TenantsMixin:
     async def upload_knowledge(
         self,
         tenant_id: str,
-        sources: Sequence[KnowledgeSource | dict[str, Any]] = (),
+        sources: Sequence[KnowledgeSource | dict[str, object]] = (),
         *,
         sub_tenant_id: str | None = None,
         upsert: bool = True,

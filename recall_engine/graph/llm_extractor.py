@@ -16,7 +16,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import regex
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -294,7 +294,7 @@ class LLMExtractor:
             return empty
         text = f"{chunk.speaker}: {chunk.text}" if chunk.speaker else chunk.text
         types = ", ".join(t.value for t in EntityType)
-        messages: list[dict[str, Any]] = render_prompt(
+        messages: list[dict[str, str]] = render_prompt(
             "graph_extraction", version=PROMPT_VERSION, text=text, entity_types=types
         ).messages()
         response_format = response_format_for(LLMGraph)

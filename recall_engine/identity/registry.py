@@ -14,8 +14,8 @@ import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
+from recall_engine.core.cells import Cell
 from recall_engine.core.errors import InvalidInputError, UserNotFoundError
 from recall_engine.core.validation import check_name, stable_id
 from recall_engine.identity.models import DEFAULT_USER_NAME, Access, Permission, User
@@ -44,7 +44,7 @@ def default_user_id(tenant_id: str) -> str:
     return stable_id("user", tenant_id, DEFAULT_USER_NAME)
 
 
-def _user(row: tuple[Any, ...]) -> User:
+def _user(row: tuple[Cell, ...]) -> User:
     tenant_id, user_id, name, created_at, is_default = row
     return User(
         id=user_id,

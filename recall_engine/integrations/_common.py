@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 from collections.abc import Coroutine, Mapping
-from typing import Any, Protocol, TypeVar, cast
+from typing import Protocol, TypeVar, Unpack, cast
 
 from recall_engine.core.models import (
     RecallResult,
@@ -16,6 +16,7 @@ from recall_engine.core.models import (
     ResponseSessionContextEntry,
     ResponseTraceEntry,
 )
+from recall_engine.core.recall_options import RecallOptions
 from recall_engine.core.search_types import SearchType
 from recall_engine.pipeline.request import RecallParams
 
@@ -29,7 +30,10 @@ class Recaller(Protocol):
     """What an adapter needs of an engine: ``RecallEngine`` and ``RemoteRecallEngine``."""
 
     async def recall(
-        self, query_text: str, query_type: SearchType | str | None = None, **options: Any
+        self,
+        query_text: str,
+        query_type: SearchType | str | None = None,
+        **options: Unpack[RecallOptions],
     ) -> list[RecallResult]: ...
 
 
@@ -76,7 +80,8 @@ async def recall_entries(
     Returns:
         The engine's results, in rank order.
     """
-    call = {**options, "top_k": top_k}
+    # names checked by check_options; recall() checks the values
+    call = cast(RecallOptions, {**options, "top_k": top_k})
     if datasets is not None:
         call["datasets"] = datasets
     return await engine.recall(query, query_type, **call)

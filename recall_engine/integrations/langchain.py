@@ -68,7 +68,7 @@ class RecallRetriever(BaseRetriever):
     query_type: Any = None
     top_k: int = 15
     datasets: list[str] | None = None
-    recall_options: dict[str, Any] = Field(default_factory=dict)
+    recall_options: dict[str, object] = Field(default_factory=dict)
 
     def __init__(self, engine: Any = None, /, **fields: Any) -> None:
         if engine is not None:

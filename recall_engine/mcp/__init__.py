@@ -6,7 +6,7 @@ an app; the names load lazily, so the command line stays quick to start.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from recall_engine.mcp.server import choose_tools, create_server
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_TOOLS", "MORE_TOOLS", "McpSettings", "choose_tools", "create_server"]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in ("choose_tools", "create_server"):
         from recall_engine.mcp import server
 

@@ -36,7 +36,7 @@ class StrictTool(Tool):
         return list(self.parameters.get("properties", {}))
 
     async def run(
-        self, arguments: dict[str, Any], context: Any, convert_result: bool = False
+        self, arguments: dict[str, object], context: Any, convert_result: bool = False
     ) -> object:
         """Run the tool (``Tool.run``) once every argument is a declared one.
 

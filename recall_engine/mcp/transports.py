@@ -20,7 +20,6 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import anyio
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -84,7 +83,7 @@ def http_app(
     auth: bool,
     host: str = "127.0.0.1",
     limits: ServerSettings | None = None,
-) -> Any:
+) -> BearerKeys:
     """The ASGI app of the stateless streamable-HTTP endpoint (``/mcp``), behind keys when
     ``auth`` and behind ``limits``' rate limits (rate, burst, trusted proxies, Redis;
     default: ``recall-engine serve``'s defaults, in the engine's Redis when it has one).

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from recall_engine.config import RecallConfig
 from recall_engine.core.errors import LLMNotConfiguredError, UnsupportedSearchTypeError
@@ -12,8 +11,8 @@ from recall_engine.core.search_types import CYPHER_SEARCH_TYPES, SearchType, Sea
 from recall_engine.llm.completion import resolve_llm_config
 from recall_engine.pipeline.llm_port import PromptLLM
 from recall_engine.storage.tenant import TenantStore
-from retrievers import REGISTRY, RetrievalContext, Retriever, RetrieverOutput
-from retrievers.base import RetrieverConfig, wants_query_vector
+from retrievers import REGISTRY, RetrievalContext, RetrieverOutput
+from retrievers.base import RetrieverClass, RetrieverConfig, wants_query_vector
 
 
 def holds_data(store: TenantStore, dataset_ids: tuple[str, ...]) -> bool:
@@ -31,7 +30,7 @@ def retrieval_llm(config: RecallConfig, *, only_context: bool) -> PromptLLM | No
     return PromptLLM(llm_config) if llm_config is not None else None
 
 
-def require_llm(retriever: type[Retriever[Any]], llm: object, *, only_context: bool) -> None:
+def require_llm(retriever: RetrieverClass, llm: object, *, only_context: bool) -> None:
     """Refuse a search type that cannot run without an LLM, before it retrieves.
 
     Raises:

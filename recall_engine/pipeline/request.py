@@ -32,7 +32,7 @@ from recall_engine.core.search_types import SearchTypeName
 from recall_engine.pipeline.narrowing import check_metadata_filters
 from recall_engine.prompts import PROMPTS_PACKAGE
 from recall_engine.read.filters import ChunkFilter
-from retrievers.base import Retriever
+from retrievers.base import RetrieverClass
 
 __all__ = [
     "MAX_SESSION_ID",
@@ -93,7 +93,7 @@ class RecallRequest:
     """Answer as of this time (naive UTC); None: now."""
     where: ChunkFilter | None = None
     """``metadata_filters`` as the filter every read of the call honours; None: none."""
-    retriever: type[Retriever[Any]] | None = None
+    retriever: RetrieverClass | None = None
     """A retriever class to run in place of the registry's ``query_type`` (an entry
     into the pipeline with its own search, as the tenant API's lanes); None: look
     ``query_type`` up."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any
 
 import numpy as np
 from pydantic import ValidationError
@@ -23,8 +22,8 @@ from recall_engine.pipeline.route import routed_handover
 from recall_engine.pipeline.state import EngineServices, RecallState, StageTimer
 from recall_engine.read.tenant_reader import TenantReader
 from recall_engine.telemetry.spans import stage as stage_span
-from retrievers import REGISTRY, Identity, RetrievalContext, Retriever, RetrieverOutput
-from retrievers.base import NO_VECTOR, RetrieverConfig, wants_query_vector
+from retrievers import REGISTRY, Identity, RetrievalContext, RetrieverOutput
+from retrievers.base import NO_VECTOR, RetrieverClass, RetrieverConfig, wants_query_vector
 
 FEEDBACK_WINDOW = 20
 """The best hits of an item result that feedback may reorder: the retriever is asked
@@ -95,9 +94,7 @@ async def retrieve(
         state.retriever = REGISTRY[ran]  # FEELING_LUCKY: results take the ran type's shape
 
 
-def retrieval_k(
-    request: RecallRequest, retriever: type[Retriever[Any]], *, recency: bool = True
-) -> int:
+def retrieval_k(request: RecallRequest, retriever: RetrieverClass, *, recency: bool = True) -> int:
     """Hits to ask for: ``top_k``, and for item results re-ranked by feedback at
     least ``FEEDBACK_WINDOW``, so a well-rated hit below the cut can move into it
     (by recency: the relevant pool, ``narrowing.retrieval_depth``)."""
@@ -107,7 +104,7 @@ def retrieval_k(
     return retrieval_depth(k, request.recency_bias, answers=retriever.answers) if recency else k
 
 
-def feedback_window(request: RecallRequest, retriever: type[Retriever[Any]]) -> int:
+def feedback_window(request: RecallRequest, retriever: RetrieverClass) -> int:
     """How many of the best hits feedback reorders (the rest keep their order);
     ``retriever`` is the type asked (FEELING_LUCKY's, not the one it ran), whose
     ``retrieval_k`` the hits were asked with."""
@@ -117,7 +114,7 @@ def feedback_window(request: RecallRequest, retriever: type[Retriever[Any]]) -> 
 
 
 def retriever_config(
-    retriever: type[Retriever[Any]],
+    retriever: RetrieverClass,
     request: RecallRequest,
     handover: dict[str, object] | None = None,
 ) -> RetrieverConfig:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal, cast
+from typing import Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
 
@@ -212,6 +212,9 @@ def _check_scalar(name: str, op: str, value: object) -> None:
         )
 
 
+Comparable = TypeVar("Comparable", str, float)
+
+
 def _equal(stored: object, wanted: object) -> bool:
     if isinstance(stored, bool) or isinstance(wanted, bool):
         return type(stored) is type(wanted) and stored == wanted
@@ -220,13 +223,16 @@ def _equal(stored: object, wanted: object) -> bool:
     return bool(stored == wanted)
 
 
-def _ordered(stored: Any, op: str, wanted: Any) -> bool:
+def _ordered(stored: object, op: str, wanted: object) -> bool:
+    if isinstance(stored, str) and isinstance(wanted, str):
+        return _compare(stored, op, wanted)
     numbers = (int, float)
-    same = (
-        isinstance(stored, numbers) and isinstance(wanted, numbers) and not isinstance(stored, bool)
-    ) or (isinstance(stored, str) and isinstance(wanted, str))
-    if not same:
-        return False
+    if isinstance(stored, numbers) and isinstance(wanted, numbers) and not isinstance(stored, bool):
+        return _compare(stored, op, wanted)
+    return False
+
+
+def _compare(stored: Comparable, op: str, wanted: Comparable) -> bool:
     if op == "$gt":
         return bool(stored > wanted)
     if op == "$gte":

@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 import numpy as np
 
+from recall_engine.core.cells import Record
 from recall_engine.core.graph import normalize_name
 from recall_engine.core.hits import EntityHit, EventHit, SummaryHit, TripletHit
 from recall_engine.read.adjacency import current_adjacency, fill_records, wants_all_records
@@ -68,7 +68,7 @@ class GraphReader(ScopedReader):
             )
         return out
 
-    def _event_hit(self, row: dict[str, Any], score: float) -> EventHit:
+    def _event_hit(self, row: Record, score: float) -> EventHit:
         return EventHit(
             score=score,
             sources=self._refs([row["chunk_id"]]),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TypeVar
 
 import numpy as np
 
@@ -112,7 +112,10 @@ class ScopedReader:
         )
 
 
-def latest_message_time(index: VectorIndex[Any], scope: Sequence[str]) -> datetime | None:
+RowT = TypeVar("RowT")
+
+
+def latest_message_time(index: VectorIndex[ChunkRecord], scope: Sequence[str]) -> datetime | None:
     """Newest first over the dated rows in scope: the time of the first that covers
     conversation messages."""
     with index.lock:
@@ -125,13 +128,13 @@ def latest_message_time(index: VectorIndex[Any], scope: Sequence[str]) -> dateti
 
 
 def in_time(
-    index: VectorIndex[Any],
+    index: VectorIndex[RowT],
     scope: Sequence[str],
     start: datetime,
     end: datetime,
     vector: np.ndarray | None,
     k: int,
-) -> list[tuple[Any, float]]:
+) -> list[tuple[RowT, float]]:
     """Rows of ``index`` in scope whose time is in [start, end): the ``k`` nearest
     to ``vector`` when given, else the first ``k`` in time order (score 1)."""
     with index.lock:

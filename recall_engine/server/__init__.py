@@ -3,7 +3,7 @@ on first use, so the CLI does not import FastAPI unless it serves)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from recall_engine.server.app import ServerSettings, create_app
@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 __all__ = ["ServerSettings", "create_app"]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in __all__:
         from recall_engine.server import app
 

@@ -16,15 +16,16 @@ import logging
 import math
 import os
 import uuid
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any, NoReturn
+from collections.abc import Sequence
+from typing import NoReturn
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from recall_engine.core import errors as core
 from recall_engine.core.hydra import ActualErrorResponse, ErrorResponse
@@ -130,7 +131,7 @@ _HTTP_CODES = {
 }
 
 
-def _validation_message(errors: list[Any]) -> str:
+def _validation_message(errors: Sequence[ErrorDetails]) -> str:
     parts = []
     for error in errors[:5]:
         where = ".".join(str(p) for p in error.get("loc", ()) if p != "body")
@@ -166,12 +167,6 @@ def install(app: FastAPI) -> None:
         return envelope(422, "VALIDATION_ERROR", redact(request, message))
 
     app.add_middleware(CatchAll)
-
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 
 
 class CatchAll:

@@ -1,5 +1,5 @@
 """What the server needs of an engine: a typed port, so that the routes are checked
-against ``RecallEngine`` (which satisfies it) rather than held as ``Any``."""
+against ``RecallEngine`` (which satisfies it) rather than held untyped."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from starlette.types import ASGIApp
 
@@ -113,7 +113,7 @@ class _V2Send:
         self.start: Message | None = None
         self.body = bytearray()
 
-    async def respond(self, response: Any, scope: Scope, receive: Receive) -> None:
+    async def respond(self, response: ASGIApp, scope: Scope, receive: Receive) -> None:
         await response(scope, receive, self)
 
     async def __call__(self, message: Message) -> None:

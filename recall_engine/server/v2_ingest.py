@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from recall_engine.core.hydra import KnowledgeSource, MemoryItem
 from recall_engine.server.errors import ApiError
@@ -23,8 +23,10 @@ from recall_engine.tenants import TenantAPI
 
 MAX_ITEMS = 1000
 
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
-def _json_list(raw: Any, what: str) -> list[Any]:
+
+def _json_list(raw: object, what: str) -> list[dict[str, object]]:
     if raw is None or raw == "":
         return []
     if isinstance(raw, str):
@@ -38,7 +40,7 @@ def _json_list(raw: Any, what: str) -> list[Any]:
         raise ApiError(400, "VALIDATION_ERROR", f"{what} must be a JSON array of objects.")
     if len(raw) > MAX_ITEMS:
         raise ApiError(400, "VALIDATION_ERROR", f"{what} holds more than {MAX_ITEMS} items.")
-    return raw
+    return [item for item in raw if isinstance(item, dict)]  # every one, checked above
 
 
 def _flag(raw: object) -> bool:
@@ -64,7 +66,7 @@ def _v1_fields(item: Mapping[str, object], what: str, n: int) -> dict[str, objec
     return fields
 
 
-def _parse(model: type[Any], fields: dict[str, Any], what: str, n: int) -> Any:
+def _parse(model: type[ModelT], fields: Mapping[str, object], what: str, n: int) -> ModelT:
     try:
         return model.model_validate(fields)
     except ValidationError as exc:

@@ -19,12 +19,14 @@ order, each scored ``1 / rank``, and its rendered context to ``llm_prompt``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from datetime import datetime
+from typing import Any, cast
 
 from recall_engine.core.hydra import DEFAULT_SUB_TENANT
 from recall_engine.core.metadata import ADDITIONAL_KEY, SOURCE_KEY, TENANT_KEY
+from recall_engine.core.models import RecallResult
 from recall_engine.core.recall_checks import moment
-from recall_engine.core.recall_options import RecallParams
+from recall_engine.core.recall_options import RecallOptions, RecallParams
 from recall_engine.server.errors import ApiError
 from recall_engine.server.port import EnginePort
 from recall_engine.server.v2_models import QueryRequest, V2Chunk, V2RetrievalResult, V2Source
@@ -39,13 +41,13 @@ def search_type(body: QueryRequest) -> str | None:
     return "CHUNKS_LEXICAL" if body.query_by == "text" else _MODES[body.mode]
 
 
-def recall_options(body: QueryRequest, scope: DatasetScope) -> dict[str, Any]:
+def recall_options(body: QueryRequest, scope: DatasetScope) -> RecallOptions:
     """recall()'s keyword options for ``body`` over ``scope``.
 
     Raises:
         ApiError: 400 for an ``alpha`` outside 0..1.
     """
-    options: dict[str, object] = {
+    options: RecallOptions = {
         "tenant_id": scope.store,
         "dataset_ids": list(scope.dataset_ids),
         "top_k": body.max_results or DEFAULT_RESULTS,
@@ -55,7 +57,7 @@ def recall_options(body: QueryRequest, scope: DatasetScope) -> dict[str, Any]:
     if body.recency_bias is not None:
         options["recency_bias"] = body.recency_bias
     if body.temporal_now:
-        options["as_of"] = moment("temporal_now")(body.temporal_now)
+        options["as_of"] = cast(datetime, moment("temporal_now")(body.temporal_now))
     where = filter_query(body)
     if where:
         options["metadata_filters"] = where
@@ -236,13 +238,15 @@ def render_markdown(result: V2RetrievalResult, contexts: Sequence[str]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-async def run_query(engine: EnginePort, body: QueryRequest, scope: DatasetScope) -> Any:
+async def run_query(
+    engine: EnginePort, body: QueryRequest, scope: DatasetScope
+) -> V2RetrievalResult | str:
     """The v2 ``data`` of ``body``: the structured result (with ``llm_prompt`` unless
     ``response_format="structured"``), or the Markdown alone (``"markdown"``)."""
     text = f"{body.additional_context}\n{body.query}" if body.additional_context else body.query
     options = recall_options(body, scope)
     if scope.dataset_ids:
-        results: list[Any] = await engine.recall(text, search_type(body), **options)
+        results: list[RecallResult] = await engine.recall(text, search_type(body), **options)
     else:  # nothing written yet: check the call all the same, so bad input is still a 400
         RecallParams.check(text, search_type(body), {**options, "dataset_ids": None})
         results = []

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -369,7 +370,7 @@ def _names(
     }
 
 
-def _refuse(what: str, auth: Authenticator) -> Any:
+def _refuse(what: str, auth: Authenticator) -> Callable[..., Awaitable[None]]:
     async def refuse(_: Principal = Depends(auth)) -> None:
         not_honoured(what)
 

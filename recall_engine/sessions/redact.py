@@ -20,7 +20,7 @@ import dataclasses
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import overload
 
 from pydantic import BaseModel
 
@@ -66,7 +66,11 @@ class Redactor:
             text = f"{text[: self.max_chars]}... [{len(text) - self.max_chars} more chars]"
         return text
 
-    def plain(self, value: Any, depth: int = 0) -> Any:
+    @overload
+    def plain(self, value: str, depth: int = 0) -> str: ...
+    @overload
+    def plain(self, value: object, depth: int = 0) -> object: ...
+    def plain(self, value: object, depth: int = 0) -> object:
         """``value`` as JSON-able data, redacted and cut."""
         if value is None or isinstance(value, bool | int | float):
             return value

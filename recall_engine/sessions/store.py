@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
+from recall_engine.core.cells import Cell
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.models import ResponseQAEntry
 from recall_engine.state.sql import Connection, SqlDatabase
@@ -82,7 +82,7 @@ _COLUMNS = (
 )
 
 
-def _record(row: Sequence[Any]) -> QARecord:
+def _record(row: Sequence[Cell]) -> QARecord:
     qa_id, session_id, at, question, context, answer, elements, datasets, score, text = row
     return QARecord(
         qa_id=qa_id,

@@ -21,8 +21,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
+from recall_engine.core.cells import Cell
 from recall_engine.core.models import ResponseTraceEntry
 from recall_engine.state.sqlite import SqliteFile
 
@@ -205,7 +206,7 @@ def _row(record: TraceRecord) -> tuple[object, ...]:
     )
 
 
-def _record(row: Sequence[Any]) -> TraceRecord:
+def _record(row: Sequence[Cell]) -> TraceRecord:
     trace_id, session_id, at, name, status, arguments, result, error, duration, summary = row
     return TraceRecord(
         trace_id, session_id, at, name, status, arguments, result, error, duration, summary

@@ -16,9 +16,9 @@ import functools
 import inspect
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal, ParamSpec, TypeVar, cast
+from typing import Literal, ParamSpec, TypeVar, cast
 
 from recall_engine.core.errors import RecallEngineError
 from recall_engine.sessions.redact import Redactor
@@ -110,7 +110,7 @@ def traced(
             async def run_async(*args: P.args, **kwargs: P.kwargs) -> object:
                 call = _Call(target, label, _arguments(signature, args, kwargs))
                 try:
-                    result = await cast(Callable[..., Any], fn)(*args, **kwargs)
+                    result = await cast(Callable[..., Awaitable[object]], fn)(*args, **kwargs)
                 except BaseException as exc:
                     if not isinstance(exc, asyncio.CancelledError):
                         await asyncio.to_thread(call.write, error=exc)

@@ -18,8 +18,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
+from recall_engine.core.cells import Cell
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.state.lease import WriterLeases
 from recall_engine.state.sql import SqlDatabase
@@ -56,7 +57,7 @@ class LedgerEntry:
         return (self.tenant_id, self.dataset_id, self.data_id)
 
 
-def _entry(row: Sequence[Any]) -> LedgerEntry:
+def _entry(row: Sequence[Cell]) -> LedgerEntry:
     tenant_id, dataset_id, data_id, content_hash, status, holder, updated_at = row
     return LedgerEntry(tenant_id, dataset_id, data_id, content_hash, status, holder, updated_at)
 

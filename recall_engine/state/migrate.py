@@ -13,7 +13,11 @@ import hashlib
 import re
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from psycopg import Connection
+    from psycopg.rows import TupleRow
 
 _FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 
@@ -45,7 +49,7 @@ def lock_key(schema: str) -> int:
     return int.from_bytes(digest[:8], "big", signed=True)
 
 
-def migrate(conn: Any, schema: str) -> list[int]:
+def migrate(conn: Connection[TupleRow], schema: str) -> list[int]:
     """Bring ``schema`` up to the newest version; returns the versions applied now.
 
     ``conn``: a psycopg connection in autocommit mode whose ``search_path``

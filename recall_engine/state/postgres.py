@@ -14,13 +14,17 @@ import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from recall_engine.core.errors import ConfigError, StoreError
 from recall_engine.state.migrate import migrate
-from recall_engine.state.sql import Dialect
+from recall_engine.state.sql import Cursor, Dialect
 from recall_engine.state.urls import POSTGRES_SCHEMES, check_url, redacted, scrub
+
+if TYPE_CHECKING:
+    from psycopg import Connection
+    from psycopg.rows import TupleRow
 
 CONNECT_TIMEOUT_S = 5
 POOL_TIMEOUT_S = 10.0
@@ -54,10 +58,10 @@ def split_schema(url: str) -> tuple[str, str]:
 class _Conn:
     """A psycopg connection that takes the seam's ``?`` placeholders."""
 
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: Connection[TupleRow]) -> None:
         self._conn = conn
 
-    def execute(self, sql: str, params: Sequence[Any] = (), /) -> Any:
+    def execute(self, sql: str, params: Sequence[object] = (), /) -> Cursor:
         return self._conn.execute(sql.replace("%", "%%").replace("?", "%s"), tuple(params))
 
 
@@ -105,7 +109,7 @@ class PostgresDatabase:
         return StoreError(f"The state store at {redacted(self.url)} {what}: {reason}")
 
     @contextmanager
-    def _connection(self) -> Iterator[Any]:
+    def _connection(self) -> Iterator[Connection[TupleRow]]:
         import psycopg
         from psycopg_pool import PoolTimeout
 

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from recall_engine.state.redis_store import RedisStore
+
+if TYPE_CHECKING:
+    from redis.commands.core import Script
 
 # KEYS[1] the bucket; ARGV rate, burst, cost (0: only look), ttl in ms, [now].
 _SCRIPT = """
@@ -74,7 +77,7 @@ class RedisTokenBuckets:
         self._redis = redis
         self._name = name
         self._clock = clock
-        self._script: Any = redis.client.register_script(_SCRIPT)
+        self._script: Script = redis.client.register_script(_SCRIPT)
         # Idle this long, a bucket is full again: it may as well not exist.
         self._ttl_ms = math.ceil((self.burst / rate + 1.0) * 1000) if rate > 0 else 1000
 
@@ -83,7 +86,7 @@ class RedisTokenBuckets:
         return self.rate > 0
 
     def _run(self, key: str, cost: int) -> float:
-        args: list[Any] = [repr(float(self.rate)), self.burst, cost, self._ttl_ms]
+        args: list[str | int] = [repr(float(self.rate)), self.burst, cost, self._ttl_ms]
         if self._clock is not None:
             args.append(repr(float(self._clock())))
         with self._redis.calls("rate limit"):

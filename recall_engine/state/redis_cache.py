@@ -20,7 +20,7 @@ import hashlib
 import logging
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,6 +29,8 @@ from recall_engine.embedding.common import QUERY_CACHE
 from recall_engine.state.redis_store import RedisStore
 
 if TYPE_CHECKING:
+    from redis.commands.core import Script
+
     from recall_engine.embedding import Embedder
 
 logger = logging.getLogger(__name__)
@@ -70,7 +72,7 @@ class RedisQueryCache:
         self._ttl_ms = max(1, round(ttl_s * 1000))
         self.max_entries = max(1, max_entries)
         self._index = (redis.key("qv-index"), redis.key("qv-count"))
-        self._put: Any = redis.client.register_script(_PUT)
+        self._put: Script = redis.client.register_script(_PUT)
 
     def key(self, model_id: str, text: str) -> str:
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
@@ -119,8 +121,9 @@ def _same(vector: np.ndarray) -> np.ndarray:
     return vector
 
 
-def _vector(raw: bytes | None, dimension: int) -> np.ndarray | None:
-    if raw is None or len(raw) != 4 * dimension:
+def _vector(raw: bytes | str | None, dimension: int) -> np.ndarray | None:
+    # the client does not decode replies: a stored value is bytes, never str
+    if not isinstance(raw, bytes) or len(raw) != 4 * dimension:
         return None
     vector = np.frombuffer(raw, dtype="<f4").astype(np.float32)
     if not np.isfinite(vector).all():

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from recall_engine.core.errors import ConfigError, StoreError
@@ -23,6 +23,9 @@ from recall_engine.state.urls import (
     redacted,
     scrub,
 )
+
+if TYPE_CHECKING:
+    from redis import Redis
 
 ROOT_PREFIX = KEY_ROOT
 TIMEOUT_S = 3.0
@@ -54,7 +57,7 @@ class RedisStore:
         self.url = check_url(url, schemes=REDIS_SCHEMES, what="Redis URL")
         conn_url, self.prefix = split_prefix(self.url)
         try:
-            self.client: Any = redis.Redis.from_url(
+            self.client: Redis = redis.Redis.from_url(
                 conn_url,
                 socket_connect_timeout=TIMEOUT_S,
                 socket_timeout=TIMEOUT_S,

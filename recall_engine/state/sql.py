@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Literal, Protocol
 
+from recall_engine.core.cells import Cell
+
 Dialect = Literal["sqlite", "postgres"]
 
 
@@ -26,11 +28,11 @@ class Cursor(Protocol):
 
     def fetchone(self) -> Any: ...
 
-    def fetchall(self) -> list[Any]: ...
+    def fetchall(self) -> list[Cell]: ...
 
 
 class Connection(Protocol):
-    def execute(self, sql: str, params: Sequence[Any] = ..., /) -> Cursor: ...
+    def execute(self, sql: str, params: Sequence[Cell] = ..., /) -> Cursor: ...
 
 
 class SqlDatabase(Protocol):

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
 
+from recall_engine.core.cells import Cell
 from recall_engine.storage.graph_reads import EntityRecord, entity_record_from_row
 
 KEY_MAP_COLUMNS = "e.keys, e.id, e.name, e.type, e.description, e.aliases, e.dataset_id"
@@ -27,7 +27,7 @@ KEY_MAP_COLUMNS = "e.keys, e.id, e.name, e.type, e.description, e.aliases, e.dat
 class KeyMap:
     """Lookup key -> entities (rows in ``ENTITY_RECORD_COLUMNS`` order)."""
 
-    def __init__(self, rows: Iterable[Sequence[Any]], separator: str) -> None:
+    def __init__(self, rows: Iterable[Sequence[Cell]], separator: str) -> None:
         """Index ``rows`` (``KEY_MAP_COLUMNS`` order) by each key of their first column,
         split on ``separator``; a row without keys (null) is found by none."""
         self._rows: dict[str, tuple[object, ...]] = {}

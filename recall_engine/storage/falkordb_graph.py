@@ -30,9 +30,9 @@ pipeline never asks for.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
+from recall_engine.core.cells import Row
 from recall_engine.core.errors import StoreError
 from recall_engine.storage import falkordb_schema as fs
 from recall_engine.storage import falkordb_validity as validity
@@ -90,7 +90,7 @@ class FalkorGraphStore(FalkorReads):
                     )
 
     @staticmethod
-    def _schema_step(call: Any, *args: Any) -> None:
+    def _schema_step(call: Callable[..., object], *args: object) -> None:
         import redis
 
         try:
@@ -110,7 +110,7 @@ class FalkorGraphStore(FalkorReads):
     def close(self) -> None:
         """Nothing to release: the server's connection pools belong to the engine."""
 
-    def read(self, query: str, params: dict[str, object] | None = None) -> list[list[Any]]:
+    def read(self, query: str, params: dict[str, object] | None = None) -> list[Row]:
         """Run one of the store's own parameterised read queries; all rows.
 
         Raises:
@@ -128,7 +128,7 @@ class FalkorGraphStore(FalkorReads):
 
     def read_only_query(
         self, query: str, params: dict[str, object] | None = None, *, timeout_ms: int = 5000
-    ) -> tuple[list[str], list[list[Any]]]:
+    ) -> tuple[list[str], list[Row]]:
         """Run caller-written Cypher through ``GRAPH.RO_QUERY`` (``falkordb_readonly``).
 
         Raises:
@@ -213,7 +213,12 @@ class FalkorGraphStore(FalkorReads):
         return bool(rows and rows[0][0])
 
     def _write(
-        self, text: str, params: dict[str, object], *, touched: list[str], landed: Any
+        self,
+        text: str,
+        params: dict[str, object],
+        *,
+        touched: list[str],
+        landed: Callable[[], object],
     ) -> list[str]:
         """Run one write query; the list in its one row (the removed entities), if any.
 
@@ -241,7 +246,7 @@ class FalkorGraphStore(FalkorReads):
         rows = result.result_set
         return list(rows[0][0]) if rows else []
 
-    def _settled(self, landed: Any) -> bool:
+    def _settled(self, landed: Callable[[], object]) -> bool:
         try:
             return bool(landed())
         except StoreError as exc:

@@ -14,10 +14,13 @@ name>"``; stores made before it have Kuzu), and both cases are refused.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from recall_engine.core.errors import ConfigError
 from recall_engine.storage.falkordb_server import SETTING, FalkorServer
+
+if TYPE_CHECKING:
+    from recall_engine.storage.protocols import GraphStore
 
 KUZU = "kuzu"
 
@@ -45,7 +48,7 @@ def check_home(meta: Mapping[str, object], home: str, *, tenant_id: str) -> None
     )
 
 
-def check_unclaimed(graph: Any, *, tenant_id: str) -> None:
+def check_unclaimed(graph: GraphStore, *, tenant_id: str) -> None:
     """Refuse a new data dir with vectors of its own beside a server graph that
     already holds items (remembered through another data dir).
 

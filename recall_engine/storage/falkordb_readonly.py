@@ -25,12 +25,16 @@ a node is its properties with ``_id`` and ``_label``; a relationship adds
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
+from recall_engine.core.cells import Cell, Row
 from recall_engine.core.errors import InvalidInputError, QueryTimeoutError
 from recall_engine.storage import falkordb_schema as fs
 from recall_engine.storage.cypher_guard import _mask, check_read_query
 from recall_engine.storage.kuzu_readonly import MAX_ROWS, MAX_TIMEOUT_MS
+
+if TYPE_CHECKING:
+    from falkordb import Graph  # the client ships no types
 
 _READ_ONLY = "to be executed only on read-only queries"
 _MEMORY = "mem consumption exceeded capacity"
@@ -39,8 +43,8 @@ _INVALID = ("errmsg:", "invalid input", "unknown function", "not defined", "synt
 
 
 def run_read_only(
-    graph: Any, query: str, params: dict[str, object] | None, timeout_ms: int
-) -> tuple[list[str], list[list[Any]]]:
+    graph: Graph, query: str, params: dict[str, object] | None, timeout_ms: int
+) -> tuple[list[str], list[Row]]:
     """Run one read-only query on a ``falkordb.Graph``; column names and rows.
 
     Raises:
@@ -99,7 +103,7 @@ def check_names(query: str) -> None:
                     )
 
 
-def plain(value: Any) -> Any:
+def plain(value: Cell) -> Cell:
     """A result value as plain Python: graph elements become dicts, recursively."""
     from falkordb import Edge, Node, Path
 

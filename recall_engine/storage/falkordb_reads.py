@@ -9,8 +9,8 @@ with a list. The Cypher is the openCypher subset Neo4j 5 accepts too.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from recall_engine.core.cells import Row
 from recall_engine.core.graph import Entity, Relation
 from recall_engine.storage import falkordb_schema as fs
 from recall_engine.storage.graph_reads import (
@@ -43,7 +43,7 @@ def _unique(values: Sequence[str]) -> list[str]:
 class FalkorReads:
     """Typed graph reads over ``read`` (implemented by ``FalkorGraphStore``)."""
 
-    def read(self, query: str, params: dict[str, object] | None = None) -> list[list[Any]]:
+    def read(self, query: str, params: dict[str, object] | None = None) -> list[Row]:
         raise NotImplementedError  # pragma: no cover - FalkorGraphStore.read
 
     def _edges(

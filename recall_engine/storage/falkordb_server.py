@@ -18,11 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from recall_engine.core.errors import ConfigError, StoreError
 from recall_engine.core.key_prefix import KEY_ROOT, take_prefix
+
+if TYPE_CHECKING:
+    from falkordb import FalkorDB  # the client ships no types
 
 ROOT_PREFIX = KEY_ROOT
 CONNECT_TIMEOUT_S = 3.0
@@ -65,7 +68,7 @@ class FalkorServer:
     def __repr__(self) -> str:
         return f"FalkorServer({self.where!r}, prefix={self.prefix!r})"
 
-    def _client(self, conn_url: str, *, timeout: float, retries: int) -> Any:
+    def _client(self, conn_url: str, *, timeout: float, retries: int) -> FalkorDB:
         try:
             from falkordb import FalkorDB
             from redis.backoff import ExponentialBackoff

@@ -10,17 +10,23 @@ deletion of the group recomputes it again.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
 
+from recall_engine.core.cells import Row
 from recall_engine.storage.kuzu_validity import Group, changed_rows
 
 
 class _Graph(Protocol):
-    def read(self, query: str, params: dict[str, object] | None = None) -> list[list[Any]]: ...
+    def read(self, query: str, params: dict[str, object] | None = None) -> list[Row]: ...
 
     def _write(
-        self, text: str, params: dict[str, object], *, touched: list[str], landed: Any
+        self,
+        text: str,
+        params: dict[str, object],
+        *,
+        touched: list[str],
+        landed: Callable[[], object],
     ) -> list[str]: ...
 
 

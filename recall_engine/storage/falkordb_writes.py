@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
+from recall_engine.core.cells import Cell
 from recall_engine.core.graph import Entity, Event, Mention, Relation, lookup_keys
 from recall_engine.storage import falkordb_schema as fs
 from recall_engine.storage.graph_records import GraphWrite, SummaryRecord
@@ -36,7 +36,7 @@ class WriteQuery:
     steps: list[str] = field(default_factory=list)
     params: dict[str, object] = field(default_factory=dict)
 
-    def step(self, name: str, rows: Sequence[Any], body: str) -> None:
+    def step(self, name: str, rows: Sequence[Cell], body: str) -> None:
         """``CALL { UNWIND $name AS r <body> }`` when there are rows."""
         if rows:
             self.params[name] = list(rows)

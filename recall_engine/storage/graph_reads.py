@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+from recall_engine.core.cells import Cell
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,7 @@ DOCUMENT_COLUMNS = (
 )
 
 
-def edge_from_row(row: Sequence[Any]) -> EdgeRecord:
+def edge_from_row(row: Sequence[Cell]) -> EdgeRecord:
     """An ``EdgeRecord`` from a row in ``EDGE_COLUMNS`` order."""
     (rid, aid, aname, atype, bid, bname, btype, pred, raw, context, conf, time_text,
      stamp, chunk_id, data_id, dataset_id, valid_from, valid_until, superseded_by,
@@ -132,7 +134,7 @@ def edge_from_row(row: Sequence[Any]) -> EdgeRecord:
     )  # fmt: skip
 
 
-def entity_record_from_row(row: Sequence[Any]) -> EntityRecord:
+def entity_record_from_row(row: Sequence[Cell]) -> EntityRecord:
     """An ``EntityRecord`` from a row in ``ENTITY_RECORD_COLUMNS`` order."""
     return EntityRecord(
         id=row[0],
@@ -155,7 +157,7 @@ def aliases_from(value: object) -> tuple[str, ...]:
     return tuple(str(a) for a in value) if isinstance(value, list) else ()
 
 
-def document_from_row(row: Sequence[Any]) -> DocumentRecord:
+def document_from_row(row: Sequence[Cell]) -> DocumentRecord:
     """A ``DocumentRecord`` from a row in ``DOCUMENT_COLUMNS`` order."""
     did, dataset_id, dataset_name, name, kind, content_hash, source_id, created, count, meta = row
     try:

@@ -8,10 +8,10 @@ its ``vector_rows`` just before, like chunks.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
+from recall_engine.core.cells import Record
 from recall_engine.core.graph import Entity, Event, Mention, Relation
 
 ENTITIES = "entities"
@@ -41,7 +41,7 @@ class VectorRows:
     """Rows of one LanceDB graph table: ``rows[i]`` (without vector) and ``vectors[i]``."""
 
     table: str
-    rows: list[dict[str, Any]]
+    rows: list[Record]
     vectors: np.ndarray
 
     def __post_init__(self) -> None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from recall_engine.core.cells import Row
 from recall_engine.core.errors import StoreError
 from recall_engine.core.graph import Entity, Relation
 from recall_engine.storage import kuzu_entity_lists as lists
@@ -25,12 +26,12 @@ class KuzuEntityReads:
     _conn: kuzu.Connection
     _lock: threading.RLock
 
-    def execute(self, query: str, params: dict[str, object] | None = None) -> list[list[Any]]:
+    def execute(self, query: str, params: dict[str, object] | None = None) -> list[Row]:
         raise NotImplementedError  # pragma: no cover - KuzuGraphStore.execute
 
     def _execute_sliced(
         self, query: str, values: Sequence[str], *, key: str, **params: object
-    ) -> list[list[Any]]:
+    ) -> list[Row]:
         raise NotImplementedError  # pragma: no cover - KuzuGraphStore._execute_sliced
 
     def entity_candidates(self, dataset_id: str, keys: Sequence[str]) -> list[Entity]:
@@ -97,7 +98,7 @@ class KuzuEntityReads:
         return out
 
 
-def _rows_with_keys(table: pa.Table, keys: Sequence[str]) -> list[list[Any]]:
+def _rows_with_keys(table: pa.Table, keys: Sequence[str]) -> list[Row]:
     """The rows (without their first column, the encoded keys) that hold one of ``keys``."""
     split = pc.split_pattern(table.column(0).combine_chunks(), pattern=lists.KEY_SEP)
     flat = pc.list_flatten(split)

@@ -14,8 +14,8 @@ import contextlib
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from recall_engine.core.cells import Row
 from recall_engine.core.errors import StoreError
 from recall_engine.storage import kuzu_bulk as bulk
 from recall_engine.storage import kuzu_entity_lists as lists
@@ -91,7 +91,7 @@ class KuzuGraphStore(KuzuEntityReads, KuzuReads):
             self._conn.close()
             self._db.close()
 
-    def read(self, query: str, params: dict[str, object] | None = None) -> list[list[Any]]:
+    def read(self, query: str, params: dict[str, object] | None = None) -> list[Row]:
         """Run one of the store's own parameterised read queries on the read connection."""
         with self._read_lock:
             try:
@@ -103,7 +103,7 @@ class KuzuGraphStore(KuzuEntityReads, KuzuReads):
 
     def read_only_query(
         self, query: str, params: dict[str, object] | None = None, *, timeout_ms: int = 5000
-    ) -> tuple[list[str], list[list[Any]]]:
+    ) -> tuple[list[str], list[Row]]:
         """Run caller-written Cypher on a handle opened ``read_only``: Kuzu itself
         refuses any write there. Returns column names and rows.
 
@@ -113,7 +113,7 @@ class KuzuGraphStore(KuzuEntityReads, KuzuReads):
         """
         return self._guard.run(query, params or {}, timeout_ms, self._generation)
 
-    def execute(self, query: str, params: dict[str, object] | None = None) -> list[list[Any]]:
+    def execute(self, query: str, params: dict[str, object] | None = None) -> list[Row]:
         """Run one parameterised query and return all rows."""
         with self._lock:
             try:
@@ -125,9 +125,9 @@ class KuzuGraphStore(KuzuEntityReads, KuzuReads):
 
     def _execute_sliced(
         self, query: str, values: Sequence[str], *, key: str, **params: object
-    ) -> list[list[Any]]:
+    ) -> list[Row]:
         """``execute`` once per ``ROW_SLICE`` of ``values`` (bound as ``$<key>``)."""
-        rows: list[list[Any]] = []
+        rows: list[Row] = []
         for start in range(0, len(values), ge.ROW_SLICE):
             chunk = list(values[start : start + ge.ROW_SLICE])
             rows += self.execute(query, {**params, key: chunk})

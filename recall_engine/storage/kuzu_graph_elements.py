@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
+from recall_engine.core.cells import Cell, Record, Row
 from recall_engine.core.graph import Entity, EntityType, Relation
 from recall_engine.storage import kuzu_bulk as bulk
 from recall_engine.storage import kuzu_entity_lists as lists
@@ -88,15 +89,15 @@ scan less (``WHERE x.id IN $ids`` instead compares every row with every id)."""
 def execute_rows(
     conn: Connection,
     query: str,
-    rows: Sequence[Any],
+    rows: Sequence[Cell],
     *,
     key: str = "rows",
     size: int | None = None,
-) -> list[list[Any]]:
+) -> list[Row]:
     """Run ``query`` once per slice of ``rows`` (bound as ``$<key>``; ``ROW_SLICE``
     rows unless ``size``), in the caller's transaction; return the rows every call
     returned, in order."""
-    out: list[list[Any]] = []
+    out: list[Row] = []
     step = size or ROW_SLICE
     for start in range(0, len(rows), step):
         result = conn.execute(query, {key: list(rows[start : start + step])})
@@ -113,7 +114,7 @@ def _time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
 
 
-def entity_from_row(row: Sequence[Any]) -> Entity:
+def entity_from_row(row: Sequence[Cell]) -> Entity:
     """An ``Entity`` from a row in ``ENTITY_RETURN`` order."""
     return Entity(
         id=row[0],
@@ -129,7 +130,7 @@ def entity_from_row(row: Sequence[Any]) -> Entity:
     )
 
 
-def relation_from_row(row: Sequence[Any]) -> Relation:
+def relation_from_row(row: Sequence[Cell]) -> Relation:
     """A ``Relation`` from a row in ``RELATION_RETURN`` order."""
     return Relation(
         id=row[0],
@@ -152,7 +153,7 @@ def relation_from_row(row: Sequence[Any]) -> Relation:
     )
 
 
-def _entity_row(e: Entity, dataset_id: str) -> dict[str, Any]:
+def _entity_row(e: Entity, dataset_id: str) -> Record:
     return {
         "id": e.id,
         "name": e.name,

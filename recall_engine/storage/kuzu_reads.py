@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Any
 
+from recall_engine.core.cells import Row
 from recall_engine.storage.entity_key_map import KEY_MAP_COLUMNS, KeyMap, KeyMapCache
 from recall_engine.storage.graph_reads import (
     EDGE_COLUMNS,
@@ -32,7 +32,7 @@ _KEY_MAPS_LOCK = threading.Lock()
 class KuzuReads:
     """Typed graph reads over ``read`` (implemented by ``KuzuGraphStore``)."""
 
-    def read(self, query: str, params: dict[str, object] | None = None) -> list[list[Any]]:
+    def read(self, query: str, params: dict[str, object] | None = None) -> list[Row]:
         raise NotImplementedError  # pragma: no cover - KuzuGraphStore.read
 
     @property

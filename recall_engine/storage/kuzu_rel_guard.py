@@ -34,6 +34,8 @@ import contextlib
 from collections.abc import Collection, Iterable
 from typing import Any, Protocol
 
+from recall_engine.core.cells import Cell, Row
+
 NODE_GROUP_SIZE = 1 << 17
 """Bound nodes per CSR node group (Kuzu's ``StorageConfig::NODE_GROUP_SIZE``)."""
 
@@ -42,7 +44,7 @@ class Connection(Protocol):
     def execute(self, query: str, params: dict[str, object] | None = None) -> Any: ...
 
 
-def _rows(conn: Connection, query: str, params: dict[str, object] | None = None) -> list[list[Any]]:
+def _rows(conn: Connection, query: str, params: dict[str, object] | None = None) -> list[Row]:
     return [list(r) for r in conn.execute(query, params or {}).get_all()]
 
 
@@ -85,7 +87,7 @@ def refresh_groups(conn: Connection, tables: Iterable[str], *, avoid: Collection
         if avoid:
             match += f"WHERE NOT (a.{src_key} IN $avoid OR b.{dst_key} IN $avoid) WITH a, r, b "
         keep: dict[str, object] = {"avoid": sorted(avoid)} if avoid else {}
-        pairs: set[tuple[Any, Any]] = set()
+        pairs: set[tuple[Cell, Cell]] = set()
         for end in ("a", "b"):
             firsts = _rows(
                 conn,
@@ -111,8 +113,8 @@ def refresh_groups(conn: Connection, tables: Iterable[str], *, avoid: Collection
 def _recreate(
     conn: Connection,
     table: str,
-    source: tuple[str, str, Any],
-    target: tuple[str, str, Any],
+    source: tuple[str, str, Cell],
+    target: tuple[str, str, Cell],
     props: dict[str, str],
 ) -> int:
     """Delete and create again, with the same properties (name -> Kuzu type),
@@ -131,7 +133,7 @@ def _recreate(
     if props:
         # Typed by the catalogue: a column of nulls in $rows has no type of its own.
         setting = " {" + ", ".join(f"{p}: CAST(row.{p} AS {t})" for p, t in props.items()) + "}"
-        rows: list[Any] = [dict(zip(props, row, strict=True)) for row in found]
+        rows: list[Cell] = [dict(zip(props, row, strict=True)) for row in found]
     else:
         setting, rows = "", list(range(len(found)))
     conn.execute(

@@ -12,8 +12,8 @@ statement replaces them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
+from recall_engine.core.cells import Cell, Record
 from recall_engine.core.facts import (
     Statement,
     Validity,
@@ -41,7 +41,7 @@ Group = tuple[str, str, str]
 """(dataset id, subject entity id, family)."""
 
 
-def validity_row(r: Relation) -> dict[str, Any]:
+def validity_row(r: Relation) -> Record:
     """The validity columns of a relation as written."""
     return {
         "valid_from": r.valid_from.isoformat() if r.valid_from else None,
@@ -95,11 +95,11 @@ def refresh(conn: Connection, groups: Iterable[Group]) -> int:
     return len(changes)
 
 
-def changed_rows(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
+def changed_rows(rows: Sequence[Sequence[Cell]]) -> list[Record]:
     """From rows (ds, subject, family, id, target, chunk, valid_from, confidence,
     valid_until, superseded_by, superseded_by_chunk, predicate): the updates that
     ``timeline`` asks for where the stored validity differs. Shared with FalkorDB."""
-    by_group: dict[tuple[str, str, str], list[Sequence[Any]]] = {}
+    by_group: dict[tuple[str, str, str], list[Sequence[Cell]]] = {}
     for row in rows:
         by_group.setdefault((row[0], row[1], row[2]), []).append(row)
     out = []
@@ -123,7 +123,7 @@ def changed_rows(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _statement(row: Sequence[Any]) -> Statement:
+def _statement(row: Sequence[Cell]) -> Statement:
     """A stored fact as ``timeline`` reads it; a past one (``core.facts.PAST``) is
     ordered by its statement time, which it keeps as its ``valid_until``."""
     valid_from, valid_until = parse_utc(row[6]), parse_utc(row[8])

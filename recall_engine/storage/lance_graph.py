@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 
+from recall_engine.core.cells import Record
 from recall_engine.core.errors import StoreError
 from recall_engine.storage.graph_records import (
     ENTITIES,
@@ -65,7 +66,7 @@ class RowChanges:
     it (drop them), and the rows to (re)add with their vectors, in storage order."""
 
     gone: frozenset[str]
-    rows: list[dict[str, Any]]
+    rows: list[Record]
     vectors: np.ndarray
 
 
@@ -164,7 +165,7 @@ class LanceGraphTables:
         values = self._tables[table].to_arrow().select([column]).column(column).to_pylist()
         return {v for v in values if v is not None}
 
-    def load(self, table: str) -> tuple[list[dict[str, Any]], np.ndarray]:
+    def load(self, table: str) -> tuple[list[Record], np.ndarray]:
         """Every row of a table (without vector) and the vectors, in storage order."""
         return self._rows(table, self._tables[table].to_arrow())
 
@@ -194,7 +195,7 @@ class LanceGraphTables:
         rows, vectors = self._rows(table, fetched)
         return state, RowChanges(gone, rows, vectors)
 
-    def _rows(self, table: str, arrow: pa.Table) -> tuple[list[dict[str, Any]], np.ndarray]:
+    def _rows(self, table: str, arrow: pa.Table) -> tuple[list[Record], np.ndarray]:
         if arrow.num_rows == 0:
             return [], np.zeros((0, self.dimension), dtype=np.float32)
         cols = {c: arrow.column(c).to_pylist() for c in COLUMNS[table]}

@@ -16,11 +16,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
+from recall_engine.core.cells import Cell
 from recall_engine.core.errors import EmbeddingModelMismatchError, StoreError
 from recall_engine.storage.lance_graph import (
     LanceGraphTables,
@@ -283,7 +283,7 @@ class LanceVectorStore:
     ) -> tuple[list[ChunkRecord], np.ndarray, list[list[str]], list[np.ndarray]]:
         if table.num_rows == 0:
             return [], np.zeros((0, self.dimension), dtype=np.float32), [], []
-        cols: dict[str, list[Any]] = {
+        cols: dict[str, list[Cell]] = {
             name: table.column(name).to_pylist()
             for name in table.column_names
             if name not in ("vector", SENTENCES, "_rowid")

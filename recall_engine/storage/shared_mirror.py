@@ -15,10 +15,10 @@ relations, events and summaries at its next sync after the graph commit.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 
+from recall_engine.core.cells import Record
 from recall_engine.storage.chunk_index import ChunkIndex
 from recall_engine.storage.graph_records import ENTITIES
 from recall_engine.storage.lance_graph import LanceGraphTables, TableState
@@ -27,7 +27,7 @@ from recall_engine.storage.protocols import GraphStore
 from recall_engine.storage.records import ChunkRecord
 from recall_engine.storage.vector_index import VectorIndex
 
-Held = tuple[dict[str, Any], np.ndarray]
+Held = tuple[Record, np.ndarray]
 
 
 class SharedMirror:
@@ -40,7 +40,7 @@ class SharedMirror:
         self,
         graph: GraphStore,
         chunks: ChunkIndex,
-        indexes: Mapping[str, VectorIndex[dict[str, Any]]],
+        indexes: Mapping[str, VectorIndex[Record]],
     ) -> None:
         self._graph = graph
         self._chunks = chunks

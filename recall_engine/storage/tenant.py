@@ -39,10 +39,10 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
+from recall_engine.core.cells import Record
 from recall_engine.core.errors import StoreError
 from recall_engine.storage.chunk_index import ChunkIndex
 from recall_engine.storage.falkordb_server import FalkorServer
@@ -74,7 +74,7 @@ class TenantStore:
         root: Path,
         graph: GraphStore,
         vectors: VectorStore,
-        meta: dict[str, Any],
+        meta: Record,
         shared: SharedVectors | None = None,
         *,
         graph_shared: bool = False,
@@ -87,10 +87,10 @@ class TenantStore:
         self.meta = meta
         self.index = ChunkIndex(int(meta["dimension"]))
         dimension = int(meta["dimension"])
-        self.entity_index: VectorIndex[dict[str, Any]] = VectorIndex(dimension, dict_keys)
-        self.relation_index: VectorIndex[dict[str, Any]] = VectorIndex(dimension, dict_keys)
-        self.event_index: VectorIndex[dict[str, Any]] = VectorIndex(dimension, dict_keys)
-        self.summary_index: VectorIndex[dict[str, Any]] = VectorIndex(dimension, dict_keys)
+        self.entity_index: VectorIndex[Record] = VectorIndex(dimension, dict_keys)
+        self.relation_index: VectorIndex[Record] = VectorIndex(dimension, dict_keys)
+        self.event_index: VectorIndex[Record] = VectorIndex(dimension, dict_keys)
+        self.summary_index: VectorIndex[Record] = VectorIndex(dimension, dict_keys)
         self.write_lock = threading.Lock()
         self._datasets: dict[str, str] | None = None
         # Held while the chunk mirror and the shared table are brought into step, by
@@ -254,7 +254,7 @@ class TenantStore:
             self._chunk_state = state
             self._synced_at = started
 
-    def graph_indexes(self) -> dict[str, VectorIndex[dict[str, Any]]]:
+    def graph_indexes(self) -> dict[str, VectorIndex[Record]]:
         """The in-memory index of each LanceDB graph table."""
         return {
             ENTITIES: self.entity_index,

@@ -9,8 +9,8 @@ import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
+from recall_engine.core.cells import Record
 from recall_engine.core.errors import EmbeddingModelMismatchError
 from recall_engine.storage.falkordb_graph import FalkorGraphStore
 from recall_engine.storage.falkordb_home import check_home, check_unclaimed, graph_home
@@ -41,7 +41,7 @@ def open_backends(
     dimension: Callable[[], int],
     shared: SharedVectors | None = None,
     graph_server: FalkorServer | None = None,
-) -> tuple[GraphStore, LanceVectorStore, dict[str, Any]]:
+) -> tuple[GraphStore, LanceVectorStore, Record]:
     """The graph, the vector tables and the meta of the store under ``root``
     (``TenantStore.open`` has the arguments); the meta file is written when new.
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 import numpy as np
 
+from recall_engine.core.cells import Record
 from recall_engine.storage.time_filter import to_epoch
 
 Row = TypeVar("Row")
@@ -35,7 +36,7 @@ class RowKeys(NamedTuple):
     """Epoch seconds of the row's resolved time (NaN: none), for interval filters."""
 
 
-def dict_keys(row: dict[str, Any]) -> RowKeys:
+def dict_keys(row: Record) -> RowKeys:
     """Keys of a graph-table row (a dict with ``id``, ``dataset_id``, maybe
     ``data_id``, ``type`` and ``time``)."""
     return RowKeys(

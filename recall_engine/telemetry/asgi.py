@@ -7,27 +7,35 @@ and body are never recorded."""
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, TypedDict
 
 from recall_engine.telemetry import metrics
 from recall_engine.telemetry.spans import SpanHandle, operation, tracer
 
 if TYPE_CHECKING:
     from opentelemetry.context import Context
+    from starlette.types import Message, Receive, Scope, Send
 
 try:
     from opentelemetry import propagate as _propagate
 except ImportError:  # the otel extra is not installed: telemetry is off
     _propagate = None  # type: ignore[assignment]
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 
 ERROR_HEADER = b"x-recall-error"
 """The header in which the server names a failed call's exception class."""
+
+
+class _Reply(TypedDict, total=False):
+    """What a request's answer told the middleware."""
+
+    status: int
+    """The response's HTTP status (500 when the app raised before answering)."""
+    error: str
+    """The exception class the server named in ``ERROR_HEADER``."""
+    raised: bool
+    """True: the app raised (``operation`` has counted the error already)."""
 
 
 class TelemetryMiddleware:
@@ -46,7 +54,7 @@ class TelemetryMiddleware:
             return
         started = time.perf_counter()
         method = str(scope.get("method", "_OTHER"))
-        reply: dict[str, object] = {}
+        reply: _Reply = {}
 
         async def observed_send(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -84,9 +92,7 @@ def _parent(scope: Scope) -> Context | None:
     return _propagate.extract(headers)
 
 
-def _finish(
-    span: SpanHandle, scope: Scope, method: str, reply: dict[str, Any], seconds: float
-) -> None:
+def _finish(span: SpanHandle, scope: Scope, method: str, reply: _Reply, seconds: float) -> None:
     route = getattr(scope.get("route"), "path", None)
     status = reply.get("status")
     attributes: dict[str, str | int] = {"http.request.method": method}
