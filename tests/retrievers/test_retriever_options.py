@@ -66,7 +66,13 @@ WIDE: dict[tuple[SearchType, str], object] = {
 }
 WIDE_K = 20
 # internal constants, no longer options: refused like any unknown key
-REMOVED = ("neighborhood_depth", "expand_seeds", "expand_degree", "expand_limit")
+REMOVED = [
+    (GRAPH, "neighborhood_depth"),
+    (GRAPH, "expand_seeds"),
+    (GRAPH, "expand_degree"),
+    (GRAPH, "expand_limit"),
+    (SearchType.GRAPH_COMPLETION_COT, "round_k"),
+]
 
 
 async def _context(
@@ -105,8 +111,12 @@ async def test_each_option_changes_the_context(tmp_path: Path, hash_embedder) ->
     assert unchanged == []
 
 
-@pytest.mark.parametrize("name", REMOVED)
-async def test_internal_constants_are_not_options(engine: RecallEngine, name: str) -> None:
+@pytest.mark.parametrize(("search_type", "name"), REMOVED)
+async def test_internal_constants_are_not_options(
+    engine: RecallEngine, search_type: SearchType, name: str
+) -> None:
     await engine.remember(TEXTS[:2], dataset_name="docs")
     with pytest.raises(InvalidInputError, match=name):
-        await engine.recall(QUERY, GRAPH, only_context=True, retriever_specific_config={name: 1})
+        await engine.recall(
+            QUERY, search_type, only_context=True, retriever_specific_config={name: 1}
+        )
