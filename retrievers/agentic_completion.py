@@ -62,7 +62,13 @@ class AgenticConfig(RetrieverConfig):
     """Options of AGENTIC_COMPLETION (``retriever_specific_config``)."""
 
     max_steps: int = Field(default=6, ge=1, le=6, description="Tool calls at most.")
-    cypher_timeout_s: float = Field(default=5.0, gt=0, le=60, description="Limit per query.")
+    cypher_timeout_s: float = Field(
+        default=5.0,
+        gt=0,
+        le=60,
+        description="Seconds one Cypher step may run; past it the step fails and the agent "
+        "sees the error (raise it for large graphs).",
+    )
 
 
 class ToolFailed(Exception):

@@ -54,7 +54,7 @@ class BroadConfig(RetrieverConfig):
         default=6000,
         ge=0,
         description="With an LLM: the subject's whole history goes in the prompt when it "
-        "has at most this many words; else the records do.",
+        "has at most this many words, else the records do (lower it to cut prompt size).",
     )
 
 

@@ -21,7 +21,6 @@ class GraphSearchConfig(PassageConfig):
         default=None, description="Restrict to the node sets (entity names) named here."
     )
     node_name_filter_operator: Literal["OR", "AND"] = "OR"
-    neighborhood_depth: int = Field(default=1, ge=1, le=3)
     entity_weight: float = Field(
         default=0.05,
         ge=0,
@@ -59,16 +58,17 @@ class GraphSearchConfig(PassageConfig):
     )
     damping: float = Field(default=0.5, gt=0, lt=1, description="PageRank continue probability.")
     walk_weight: float = Field(
-        default=0.5, ge=0, description="Weight of the passage-entity walk's passage scores."
+        default=0.5,
+        ge=0,
+        description="Weight of the passage-entity walk's passage scores: raise it for "
+        "multi-hop questions, 0 skips the walk (cheaper).",
     )
     entity_seed_weight: float = Field(
-        default=1.0, ge=0, description="Walk restart mass of a linked entity, times 1/degree."
+        default=1.0,
+        ge=0,
+        description="Walk restart mass of an entity the query names, times 1/degree: "
+        "lower it when named entities are common across the corpus.",
     )
-    expand_seeds: int = Field(default=10, ge=0, description="Candidates whose entities expand.")
-    expand_degree: int = Field(
-        default=8, ge=0, description="Most passages of an entity that expands."
-    )
-    expand_limit: int = Field(default=50, ge=0, description="Most passages the walk brings in.")
     include_passages: bool = Field(default=True, description="Interleave passages with triplets.")
     projection_k: int = Field(
         default=25,
@@ -78,7 +78,10 @@ class GraphSearchConfig(PassageConfig):
         "whose relations are projected and may be listed (not top_k: see retrievers.layout).",
     )
     triplets_k: int = Field(
-        default=6, ge=0, description="Triplets listed beside the passages (whatever top_k is)."
+        default=6,
+        ge=0,
+        description="Triplets listed beside the passages (whatever top_k is); 0 lists "
+        "passages only.",
     )
     passages_ahead: int = Field(
         default=PASSAGES_AHEAD, ge=0, description="Best passages listed before any triplet."

@@ -8,7 +8,7 @@ adds nothing new ends it ("converged"). Rounds are merged by reciprocal rank
 by triplet key and chunk id, at most ``top_k``; so context never repeats and a
 round that finds nothing new adds nothing.
 
-The loop decides on each round's first ``round_k`` hits (what is new, the next
+The loop decides on each round's first ``ROUND_K`` hits (what is new, the next
 query), never on ``top_k``, so the same rounds run for every ``top_k``; each
 round's list does not depend on ``top_k`` either, and the merge breaks ties by
 the round and rank of a hit's best score, so the first 10 merged hits are the
@@ -29,17 +29,13 @@ from retrievers.graph_output import graph_output
 from retrievers.graph_search import GraphResult, GraphSearchConfig, graph_search, render_context
 
 LATER_ROUND_WEIGHT = 0.7
+ROUND_K = 25
+"""Hits of each round the loop decides on (what is new, the next query): what the
+loop saw at the benches' top_k before it stopped following top_k."""
 
 
 class RoundsConfig(GraphSearchConfig):
     max_rounds: int = Field(default=4, ge=1, le=4, description="Retrieval rounds at most.")
-    round_k: int = Field(
-        default=25,
-        ge=1,
-        le=1000,
-        description="Hits of each round the loop decides on (what is new, the next query); "
-        "25, what the loop saw at the benches' top_k before it stopped following top_k.",
-    )
 
 
 @dataclass(frozen=True)
@@ -113,7 +109,7 @@ async def _search(
     query: str, vector: np.ndarray, ctx: RetrievalContext[RetrieverConfig], options: RoundsConfig
 ) -> GraphResult:
     """One round's graph search, long enough for the loop and for ``top_k``."""
-    top_k = max(ctx.top_k, options.round_k)
+    top_k = max(ctx.top_k, ROUND_K)
     return await graph_search(query, vector, ctx.read, options, top_k=top_k, timings=ctx.timings)
 
 
@@ -150,15 +146,15 @@ async def next_round(
     log: list[dict[str, object]],
 ) -> GraphResult | None:
     """Search ``query`` as one more round and log it; None when the round's first
-    ``round_k`` hits add nothing to ``seen`` (the loop has converged), else the
-    round's result (``max(top_k, round_k)`` hits). A ``Query`` is searched with its
+    ``ROUND_K`` hits add nothing to ``seen`` (the loop has converged), else the
+    round's result (``max(top_k, ROUND_K)`` hits). A ``Query`` is searched with its
     own vector; a text is embedded first."""
     if isinstance(query, Query):
         text, vector = query.text, query.vector
     else:
         text, vector = query, await ctx.embed(query)
     result = await _search(text, vector, ctx, options)
-    added = new_keys(_head(result, options.round_k), seen)
+    added = new_keys(_head(result, ROUND_K), seen)
     log.append({"query": text, "new": len(added)})
     if not added:
         return None
@@ -209,12 +205,12 @@ async def run_rounds(
     how many new hits it brought, why it stopped, and ``mode``."""
     first = await _search(query, ctx.query_vector, ctx, options)
     rounds = [first]
-    seen: set[Hashable] = {hit_key(h) for h in _head(first, options.round_k).hits}
+    seen: set[Hashable] = {hit_key(h) for h in _head(first, ROUND_K).hits}
     used: set[Hashable] = set()
     log: list[dict[str, object]] = [{"query": query, "new": len(seen)}]
     stop = "max_rounds"
     while len(rounds) < options.max_rounds:
-        step = await next_query(merge_rounds(rounds, options.round_k), used)
+        step = await next_query(merge_rounds(rounds, ROUND_K), used)
         if isinstance(step, Stop):
             stop = step.reason
             break

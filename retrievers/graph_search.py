@@ -20,7 +20,7 @@
      the question's words but answers nothing; what it loses goes to its reply,
      the next turn, said by someone else (``retrievers.graph_turns``).
 3. Triplets: the relations near the query, those stated in the best chunks and
-   those around the linked and nearest entities (``neighborhood_depth`` hops),
+   those around the linked and nearest entities (``NEIGHBORHOOD_DEPTH`` hops),
    each with its own distance (two entities + its relation text, a miss costing
    ``triplet_distance_penalty``) blended with a personalised PageRank over the
    projected entity graph (seeded by linked and nearest entities). Deduplicated by

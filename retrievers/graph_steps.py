@@ -22,6 +22,8 @@ from retrievers.graph_walk import walk_lane
 if TYPE_CHECKING:
     from retrievers.graph_config import GraphSearchConfig
 
+NEIGHBORHOOD_DEPTH = 1
+"""Hops of relations followed from the seed entities when projecting triplets."""
 NODE_SET_KEY = "node_set"  # where remember(..., node_set=[...]) puts a chunk's node sets
 
 
@@ -217,7 +219,7 @@ async def project(
         ranking: the ranked chunks and the linked entities.
         entity_hits: entities nearest the query, with their similarity.
         edge_hits: relations nearest the query, with their similarity.
-        options: the search's options (``projection_k``, ``neighborhood_depth``).
+        options: the search's options (``projection_k``).
 
     Returns:
         The seed entities with their raw weight, and the projected relations by id.
@@ -233,7 +235,7 @@ async def project(
     for edge in await read.edges_in_chunks(ranking.ranked[:near]):
         edges.setdefault(edge.id, edge)
     frontier, seen = set(seed_raw), set(seed_raw)
-    for _ in range(options.neighborhood_depth):
+    for _ in range(NEIGHBORHOOD_DEPTH):
         found = await read.edges_of(sorted(frontier))
         frontier = set()
         for edge in found:

@@ -20,7 +20,11 @@ from retrievers.graph_search import GraphSearchConfig, graph_search, render_cont
 class GraphSummaryConfig(GraphSearchConfig):
     """Options of GRAPH_SUMMARY_COMPLETION (``retriever_specific_config``)."""
 
-    offline_lines: int = Field(default=5, ge=1, description="Lines of the offline summary.")
+    offline_lines: int = Field(
+        default=5,
+        ge=1,
+        description="Lines of the offline summary (no LLM): more for broader questions.",
+    )
 
 
 class GraphSummaryCompletionRetriever:

@@ -5,7 +5,7 @@ bounded by the candidate depth, not by the dataset:
 
 - passage nodes: the passage lane's candidates, plus the other passages that
   mention a *specific* entity of the best candidates (one mentioned by at most
-  ``expand_degree`` passages), so a second-hop passage that shares no word with
+  ``EXPAND_DEGREE`` passages), so a second-hop passage that shares no word with
   the question can enter;
 - entity nodes: every entity those passages mention, joined to each passage
   that mentions it (weight 1);
@@ -39,10 +39,15 @@ class WalkOptions(Protocol):
 
     walk_weight: float
     entity_seed_weight: float
-    expand_seeds: int
-    expand_degree: int
-    expand_limit: int
     damping: float
+
+
+EXPAND_SEEDS = 10
+"""Best candidates whose entities expand (bring in the passages mentioning them)."""
+EXPAND_DEGREE = 8
+"""An entity mentioned by more passages than this is too common to expand."""
+EXPAND_LIMIT = 50
+"""Most passages the walk brings in."""
 
 
 def synonym_pairs(names: Mapping[str, str], *, longest: int = 4) -> list[tuple[str, str]]:
@@ -159,15 +164,15 @@ async def walk_lane(
     if options.walk_weight <= 0 or not score:
         return {}, {}
     ranked = sorted(score, key=lambda c: (-score[c], c))
-    around = {e for c in ranked[: options.expand_seeds] for e in mentioned.get(c, ())}
+    around = {e for c in ranked[:EXPAND_SEEDS] for e in mentioned.get(c, ())}
     degree_of = await read.mentions(sorted(around | linked))
     degree = {e: len(cs) for e, cs in degree_of.items()}
     brought: list[str] = []
     for entity in sorted(around, key=lambda e: (degree.get(e, 0), e)):
-        if degree.get(entity, 0) > options.expand_degree:
+        if degree.get(entity, 0) > EXPAND_DEGREE:
             break
         brought += [c for c in degree_of.get(entity, ()) if c not in score]
-    brought = list(dict.fromkeys(brought))[: options.expand_limit]
+    brought = list(dict.fromkeys(brought))[:EXPAND_LIMIT]
     links = dict(mentioned)
     if brought:
         links.update(await read.mentioned_in(brought))

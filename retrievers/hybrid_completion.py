@@ -42,9 +42,15 @@ MAX_SOURCES = 8  # chunks cited per entity: its first mentions
 class HybridConfig(PassageConfig):
     """Options of HYBRID_COMPLETION (``retriever_specific_config``)."""
 
-    entities_k: int = Field(default=5, ge=0, description="Entities listed (whatever top_k is).")
-    facts_k: int = Field(default=5, ge=0, description="Facts listed (whatever top_k is).")
-    edges_per_entity: int = Field(default=3, ge=0, description="Strongest edges shown per entity.")
+    entities_k: int = Field(
+        default=5, ge=0, description="Entities listed (whatever top_k is); 0 lists none."
+    )
+    facts_k: int = Field(
+        default=5, ge=0, description="Facts listed (whatever top_k is); 0 lists none."
+    )
+    edges_per_entity: int = Field(
+        default=3, ge=0, description="Strongest edges shown per entity; 0 skips reading them."
+    )
     passages_ahead: int = Field(
         default=PASSAGES_AHEAD, ge=0, description="Best passages listed before entities and facts."
     )

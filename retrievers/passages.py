@@ -63,7 +63,9 @@ class PassageConfig(RetrieverConfig):
         description="Rank the page a seed links to that bears on the query right after it.",
     )
     join_mode: JoinMode = Field(
-        default="weighted", description="How the lists are fused (read.fusion join modes)."
+        default="weighted",
+        description="How the lists are fused: weighted (min-max scores, keeps gaps) or "
+        "reciprocal_rank (ranks only, for lists whose scores are not comparable).",
     )
 
 

@@ -63,12 +63,19 @@ from retrievers.passages import (
 
 class TemporalConfig(PassageConfig):
     time_weight: float = Field(
-        default=1.0, ge=0.0, description="Weight of the in-interval lanes beside dense and BM25."
+        default=1.0,
+        ge=0.0,
+        description="Weight of the in-interval lanes beside dense and BM25; 0 ranks "
+        "by text alone (dates ignored).",
     )
     event_weight: float = Field(
-        default=0.5, ge=0.0, description="Weight of the nearest events for 'when' questions."
+        default=0.5,
+        ge=0.0,
+        description="Weight of the nearest events for 'when' questions; 0 ignores event dates.",
     )
-    events_k: int = Field(default=5, ge=0, description="Events listed (whatever top_k is).")
+    events_k: int = Field(
+        default=5, ge=0, description="Events listed (whatever top_k is); 0 lists passages only."
+    )
     passages_ahead: int = Field(
         default=PASSAGES_AHEAD, ge=0, description="Best passages listed before the events."
     )

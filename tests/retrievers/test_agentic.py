@@ -210,3 +210,17 @@ async def test_without_an_llm_it_refuses_before_retrieving(tmp_path, hash_embedd
     with pytest.raises(LLMNotConfiguredError, match="only_context"):
         await engine.recall(QUESTION, SearchType.AGENTIC_COMPLETION, only_context=True)
     assert server.requests == []
+
+
+async def test_cypher_timeout_s_is_the_limit_of_each_cypher_step(engine, server, monkeypatch):
+    limits: list[float] = []
+    original = StoreReader.cypher
+
+    async def recording(self, query, params=None, *, timeout_s=5.0, max_rows=1000):
+        limits.append(timeout_s)
+        return await original(self, query, params, timeout_s=timeout_s, max_rows=max_rows)
+
+    monkeypatch.setattr(StoreReader, "cypher", recording)
+    server.enqueue(step("cypher", COUNT), step("finish"))
+    await agentic(engine, retriever_specific_config={"cypher_timeout_s": 0.5})
+    assert limits == [0.5]

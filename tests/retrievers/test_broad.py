@@ -167,5 +167,16 @@ async def test_with_an_llm_the_whole_history_goes_in_one_prompt(
         assert "Every passage in scope, in time order" in prompt
         assert "My aunt gave me a parrot named Kiwi." in prompt
         assert "Records of kind 'pet'" in prompt
+        # whole_scope_words bounds that prompt: below the history's size, the records go
+        fake_llm_server.enqueue("Ann has had 3 pets.")
+        results = await engine.recall(
+            "How many pets has Ann had?",
+            query_type="BROAD",
+            datasets=["chat"],
+            retriever_specific_config={"whole_scope_words": 5},
+        )
+        assert results[0].metadata["records"]["how"].startswith("records (")
+        prompt = fake_llm_server.requests[-1].message("user") or ""
+        assert "Every passage in scope" not in prompt and "Records of kind 'pet'" in prompt
     finally:
         engine.close()

@@ -197,6 +197,15 @@ async def test_decomposition_retrieves_per_subquestion(engine, server, llm):
     assert out.context and out.context.startswith("Sub-answers:")
 
 
+async def test_max_subquestions_bounds_the_searches(engine):
+    await remember_docs(engine)
+    cls = GraphCompletionDecompositionRetriever
+    query = "Where was Marie Curie born and who worked with Charles Babbage?"
+    ctx = await make_ctx(engine, cls, query, top_k=6, max_subquestions=1)
+    out = await cls().retrieve(query, ctx)
+    assert [s["question"] for s in out.details["subquestions"]] == ["Where was Marie Curie born"]
+
+
 async def test_decomposition_falls_back_to_rules_on_an_unusable_reply(engine, server, llm):
     await remember_docs(engine)
     server.enqueue("I cannot split this.")

@@ -66,6 +66,29 @@ async def test_the_title_hop_reaches_the_page_a_passage_names(engine):
     assert await empty.titled_chunks(query, 10) == []
 
 
+@pytest.mark.parametrize(
+    "option", [{"title_weight": 0.0}, {"link_seeds": 0}, {"follow_links": False}]
+)
+async def test_each_title_option_changes_the_ranking(engine, option):
+    await engine.remember(
+        [
+            Document(text="A physicist, born in Ulm, who developed relativity.", title="Einstein"),
+            Document(text="A city on the Danube with a tall minster.", title="Ulm"),
+            Document(text="A river port on the Rhine.", title="Duisburg"),
+        ],
+        dataset_name="wiki",
+    )
+    ids = await engine.list_datasets()
+    read = StoreReader(engine.store(), [ids["wiki"]])
+    query = "Which river flows through the birthplace of Einstein?"
+    vector = np.asarray(engine.embedder.embed([query])[0])
+
+    async def ranked(config):
+        return [(h.document_name, h.score) for h in await passages(read, vector, query, 3, config)]
+
+    assert await ranked(PassageConfig(**option)) != await ranked(PassageConfig())
+
+
 def test_a_seed_is_followed_by_the_link_the_query_reaches_or_by_its_only_link():
     def hit(chunk_id, data_id):
         return ChunkHit(
