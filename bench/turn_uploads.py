@@ -74,7 +74,7 @@ class CountingEmbedder:
 
 def turns(n: int) -> list[dict[str, object]]:
     """``n`` knowledge sources of type ``conversation``, a minute apart."""
-    out = []
+    out: list[dict[str, object]] = []
     for i in range(n):
         text = TEMPLATES[i % len(TEMPLATES)].format(
             place=PLACES[i % len(PLACES)],

@@ -132,6 +132,10 @@ class ReusingEmbedder:
     def model_id(self) -> str:
         return self.inner.model_id
 
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
     def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
         """One vector per text: the kept or already served one, else the inner
         embedder's (one call for all the missing texts, none when none is)."""
