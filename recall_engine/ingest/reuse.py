@@ -12,8 +12,10 @@ what embedding again would.
 A memo never crosses datasets: an ingest reads only its own dataset's entries.
 Entries of an item live while the item has live chunks in the store's mirror
 (``ChunkIndex.has_data``); a deleted or replaced item's entries go at the next
-lookup in its dataset. The memo is in memory: after a restart the first write of
-each item embeds everything again.
+lookup in its dataset. The memo is in memory and bounded (``MAX_TEXTS`` texts per
+store, about 1.5 KB each at 384 dimensions): past it, the items written longest ago
+are dropped first. After a restart, or once an item was dropped, its next write
+embeds everything again.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ from recall_engine.embedding import Embedder
 Key = tuple[str, str]
 """(dataset id, embedding model id)."""
 
+MAX_TEXTS = 20_000
+"""The most texts one store's memo keeps (about 30 MB of vectors at 384 dimensions)."""
+
 
 @dataclass
 class _Scope:
@@ -41,9 +46,11 @@ class _Scope:
 class ReuseMemo:
     """Text -> vector per (dataset, model), each text held by the items that use it."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_texts: int = MAX_TEXTS) -> None:
         self._lock = threading.Lock()
         self._scopes: dict[Key, _Scope] = {}
+        self._max_texts = max_texts
+        self._written: dict[tuple[Key, str], None] = {}  # (key, owner), oldest write first
 
     def __len__(self) -> int:
         return sum(len(s.vectors) for s in self._scopes.values())
@@ -65,6 +72,7 @@ class ReuseMemo:
                 return {}
             for owner in [o for o in scope.owners if not alive(o)]:
                 self._release(scope, owner)
+                self._written.pop((key, owner), None)
             if not scope.owners:
                 del self._scopes[key]
             return dict(scope.vectors)
@@ -88,8 +96,25 @@ class ReuseMemo:
                 for text in mine:
                     scope.counts[text] = scope.counts.get(text, 0) + 1
                     scope.vectors.setdefault(text, vectors[text])
+                self._written.pop((key, owner), None)
+                self._written[(key, owner)] = None
             if not scope.owners:
                 del self._scopes[key]
+            self._evict()
+
+    def _evict(self) -> None:
+        """Drop the items written longest ago until the memo holds ``max_texts``."""
+        total = len(self)
+        while total > self._max_texts and self._written:
+            key, owner = next(iter(self._written))
+            del self._written[(key, owner)]
+            scope = self._scopes.get(key)
+            if scope is None:
+                continue
+            self._release(scope, owner)
+            if not scope.owners:
+                del self._scopes[key]
+            total = len(self)
 
     @staticmethod
     def _release(scope: _Scope, owner: str) -> None:

@@ -180,6 +180,18 @@ def test_memo_drops_items_that_are_gone_and_shares_texts():
     assert memo.lookup(("ds", "m"), lambda d: False) == {} and len(memo) == 0
 
 
+def test_memo_is_bounded_and_drops_the_items_written_longest_ago():
+    memo = ReuseMemo(max_texts=3)
+    vector = np.ones(4, dtype=np.float32)
+    memo.keep(("ds", "m"), {"a": ["x", "y"]}, {"x": vector, "y": vector})
+    memo.keep(("other", "m"), {"b": ["z"]}, {"z": vector})
+    memo.keep(("ds", "m"), {"a": ["x", "y"]}, {"x": vector, "y": vector})  # a written again
+    memo.keep(("ds", "m"), {"c": ["w"]}, {"w": vector})  # 4 texts: b, the oldest, goes
+    assert len(memo) == 3
+    assert memo.lookup(("other", "m"), lambda d: True) == {}
+    assert memo.lookup(("ds", "m"), lambda d: True).keys() == {"x", "y", "w"}
+
+
 def test_reusing_embedder_embeds_only_missing_texts():
     inner = Counting()
     known = {"old": inner.embed(["old"])[0]}
