@@ -1,5 +1,8 @@
 """The ingest pipeline: source items -> chunks -> vectors + graph -> one atomic commit.
 
+Texts the dataset's items already embedded (an item stored again under its source id)
+are served from their kept vectors (``ingest.reuse``); only the others are embedded.
+
 Graph extraction runs in a worker thread while the model embeds the chunks;
 the texts of the new entities are embedded together with the last, partial
 batch of chunks (so that every embedding batch but one is full), their vectors
@@ -43,6 +46,7 @@ from recall_engine.ingest.prepare import (
     prepare,
     summary_text,
 )
+from recall_engine.ingest.reuse import ReusingEmbedder, memo_of
 from recall_engine.ingest.sources import SourceItem
 from recall_engine.ingest.vector_plan import VectorPlan
 from recall_engine.ingest.writer import TenantWriters, WriteTicket, writing
@@ -148,11 +152,13 @@ def _ingest(
             fresh, dataset_id=dataset_id, dataset_name=dataset_name, now=now
         )
         new_ids = [p.data_id for p in fresh]
+        memo, memo_key = memo_of(store), (dataset_id, embedder.model_id)
+        reusing = ReusingEmbedder(embedder, memo.lookup(memo_key, store.index.has_data))
         ticket.pending(dataset_id, [(p.data_id, p.content_hash) for p in fresh])
         try:
             result = _write(
                 store,
-                embedder,
+                reusing,
                 config,
                 fresh,
                 records,
@@ -168,6 +174,7 @@ def _ingest(
             raise
         ticket.committed(dataset_id, new_ids)
         ticket.forgotten(replaced)
+        memo.keep(memo_key, _owned(fresh, reusing.served), reusing.served)
     extractor, plan, failures = result
     timings["total_s"] = time.perf_counter() - started
     return RememberResult(
@@ -357,6 +364,22 @@ def _embed_and_extract(
         summaries=summaries,
     )
     return vectors, per_chunk, graph, plan, failures
+
+
+def _owned(fresh: Sequence[PreparedItem], served: dict[str, np.ndarray]) -> dict[str, list[str]]:
+    """Data id -> the texts an item of ``fresh`` with a source id (one that can be
+    replaced) uses: its chunks' and sentences'; the first also holds the graph's."""
+    owned: dict[str, list[str]] = {}
+    chunk_texts: set[str] = set()
+    for p in fresh:
+        texts = [t for d in p.drafts for t in (d.embed_text, *d.embed_sentences)]
+        chunk_texts.update(texts)
+        if p.item.source_id:
+            owned[p.data_id] = texts
+    if owned:
+        first = next(iter(owned.values()))
+        first += [t for t in served if t not in chunk_texts]
+    return owned
 
 
 def _chunk_failures(extractions: Sequence[ChunkExtraction]) -> dict[str, str]:
