@@ -32,7 +32,7 @@ import numpy as np
 
 from recall_engine import RecallEngine
 from recall_engine.config import RecallConfig
-from recall_engine.embedding import Embedder, make_embedder
+from recall_engine.embedding import Embedder, WrappedEmbedder, make_embedder
 from recall_engine.ingest import ingestor
 
 SPEAKERS = ("Mara", "Tobias", "Ilse")
@@ -49,21 +49,13 @@ TEMPLATES = (
 DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
-class CountingEmbedder:
+class CountingEmbedder(WrappedEmbedder):
     """An embedder that counts its calls and the texts it embeds."""
 
     def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.calls = 0
         self.texts = 0
-
-    @property
-    def model_id(self) -> str:
-        return self.inner.model_id
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
 
     def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
         if texts:

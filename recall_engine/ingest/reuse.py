@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from recall_engine.embedding import Embedder
+from recall_engine.embedding import Embedder, WrappedEmbedder
 
 Key = tuple[str, str]
 """(dataset id, embedding model id)."""
@@ -139,7 +139,7 @@ def memo_of(store: object) -> ReuseMemo:
         return memo
 
 
-class ReusingEmbedder:
+class ReusingEmbedder(WrappedEmbedder):
     """An embedder that serves known texts from stored vectors and embeds the rest.
 
     Attributes:
@@ -148,18 +148,10 @@ class ReusingEmbedder:
     """
 
     def __init__(self, inner: Embedder, known: Mapping[str, np.ndarray]) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self._known = known
         self.served: dict[str, np.ndarray] = {}
         self.embedded = 0
-
-    @property
-    def model_id(self) -> str:
-        return self.inner.model_id
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
 
     def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
         """One vector per text: the kept or already served one, else the inner

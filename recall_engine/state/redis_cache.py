@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from recall_engine.core.errors import StoreError
-from recall_engine.embedding.common import QUERY_CACHE
+from recall_engine.embedding.common import QUERY_CACHE, WrappedEmbedder
 from recall_engine.state.redis_store import RedisStore
 
 if TYPE_CHECKING:
@@ -132,25 +132,14 @@ def _vector(raw: bytes | str | None, dimension: int) -> np.ndarray | None:
     return vector
 
 
-class SharedQueryEmbedder:
+class SharedQueryEmbedder(WrappedEmbedder):
     """``embedder`` whose query vectors go through this process's cache, then
     Redis (shared by replicas), before the model; documents embed as before."""
 
     def __init__(self, embedder: Embedder, cache: RedisQueryCache) -> None:
-        self.inner = embedder
+        super().__init__(embedder)
         self.cache = cache
         self._down = threading.Event()  # warned about this outage already
-
-    @property
-    def model_id(self) -> str:
-        return self.inner.model_id
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
-
-    def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
-        return self.inner.embed(texts, batch_size=batch_size)
 
     def embed_query(self, text: str) -> np.ndarray:
         """One query's vector, 1-D and read-only.
