@@ -35,8 +35,8 @@ def _order(facts: list[Fact]) -> list[str]:
     hits.append(_hit("c", "2023-07-01T10:00:00"))
     terms = {"a": frozenset({"work"}), "b": frozenset({"work"}), "c": frozenset({"walk"})}
     tense = Tense(TenseReading("present", fired=("present.now",)), facts=facts, family="job")
-    ranked = _present([(h, 1.0) for h in hits], tense, {}, lambda h: terms[h.chunk_id])
-    return [h.chunk_id for h, _, _ in ranked]
+    ranked = _present([(h, 1.0) for h in hits], tense, {}, lambda h: terms[h.text])
+    return [h.text for h, _, _ in ranked]
 
 
 def test_another_aspects_change_does_not_split_the_asked_aspects_period():
