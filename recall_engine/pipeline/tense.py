@@ -315,6 +315,9 @@ def _present(
     if tense.family is None and not explicit:
         return [(h, score, True) for h, score in ranked]
     known = tense.facts or [f for facts in stated.values() for f in facts]
+    # periods are opened by changes of the aspect asked about only: another aspect's
+    # changes (a mood that came and went) say nothing about what is current here
+    known = [f for f in known if f.family == tense.family]
     points = [p for p in change_points(known) if now is None or p <= now]
 
     def period_of(hit: Hit) -> float:
