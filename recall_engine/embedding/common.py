@@ -11,16 +11,12 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from recall_engine.core.errors import EmbeddingError
-
-if TYPE_CHECKING:
-    from recall_engine.embedding.embedder import Embedder
 
 PACKAGED_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 """The identity stores record for the packaged model, whichever backend embeds."""
@@ -131,26 +127,3 @@ def check_vectors(vectors: object, *, rows: int, dimension: int, model_id: str) 
     if not np.isfinite(array).all():
         raise EmbeddingError(f"Embedder {model_id!r} returned NaN or infinite values.")
     return array
-
-
-class WrappedEmbedder:
-    """An embedder around another (a cache, a reuse, a counter): its model id and
-    dimension are the inner one's, and ``embed`` passes through unless overridden.
-
-    Args:
-        inner: the embedder wrapped.
-    """
-
-    def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-
-    @property
-    def model_id(self) -> str:
-        return self.inner.model_id
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
-
-    def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
-        return self.inner.embed(texts, batch_size=batch_size)

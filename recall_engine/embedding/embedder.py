@@ -25,7 +25,6 @@ from recall_engine.embedding.common import (
     QUERY_CACHE,
     QUERY_CACHE_SIZE,
     QueryCache,
-    WrappedEmbedder,
     check_vectors,
     default_threads,
     packaged_model_dir,
@@ -72,6 +71,29 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
         """Return an array of shape (len(texts), dimension), rows of unit length."""
         ...
+
+
+class WrappedEmbedder:
+    """An embedder around another (a cache, a reuse, a counter): its model id and
+    dimension are the inner one's, and ``embed`` passes through unless overridden.
+
+    Args:
+        inner: the embedder wrapped.
+    """
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+        return self.inner.embed(texts, batch_size=batch_size)
 
 
 def embed_query(embedder: Embedder, text: str) -> np.ndarray:

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from recall_engine.core.errors import StoreError
-from recall_engine.embedding.common import QUERY_CACHE, WrappedEmbedder
+from recall_engine.embedding.common import QUERY_CACHE
+from recall_engine.embedding.embedder import WrappedEmbedder
 from recall_engine.state.redis_store import RedisStore
 
 if TYPE_CHECKING:
