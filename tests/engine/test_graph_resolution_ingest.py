@@ -31,8 +31,8 @@ async def test_sentence_initial_surname_in_a_later_document(engine) -> None:
     assert later.entity_count == 0  # folded into the stored Ada Lovelace
 
 
-async def test_similar_names_merge_with_stored_entities_of_the_dataset(tmp_path, minilm) -> None:
-    eng = RecallEngine(tmp_path, embedder=minilm)
+async def test_similar_names_merge_with_stored_entities_of_the_dataset(tmp_path, onnx_minilm) -> None:
+    eng = RecallEngine(tmp_path, embedder=onnx_minilm)
     await eng.remember(
         Document(text="Ada Lovelace joined Northwind Labs in London."), dataset_name="a"
     )
@@ -49,6 +49,6 @@ async def test_similar_names_merge_with_stored_entities_of_the_dataset(tmp_path,
     people = store.graph.execute(NAME_ROWS, {"part": "lovelace"})
     assert {r[1] for r in people} == {"Ada Lovelace", "Jane Lovelace"}  # never one person
     reader = StoreReader(store, [datasets["a"]])
-    hit = await reader.nearest_entities(minilm.embed(["Northwind Laboratories"])[0], 1)
+    hit = await reader.nearest_entities(onnx_minilm.embed(["Northwind Laboratories"])[0], 1)
     assert hit[0].name == "Northwind Labs" and len({s.data_id for s in hit[0].sources}) == 2
     eng.close()

@@ -63,8 +63,8 @@ async def test_locomo_conversation_graph(engine) -> None:
     assert stored.entity_count > 20 and stored.relation_count > 20 and stored.event_count > 20
 
 
-async def test_entity_and_relation_search_by_meaning(tmp_path, minilm) -> None:
-    eng = RecallEngine(tmp_path, embedder=minilm)
+async def test_entity_and_relation_search_by_meaning(tmp_path, onnx_minilm) -> None:
+    eng = RecallEngine(tmp_path, embedder=onnx_minilm)
     await eng.remember(FACTS, dataset_name="people")
     await eng.remember(Document(text="Ada Lovelace lived in London."), dataset_name="other")
     store = eng.store()
@@ -73,19 +73,19 @@ async def test_entity_and_relation_search_by_meaning(tmp_path, minilm) -> None:
     reader = StoreReader(store, scope)
 
     async def top_entity(query: str) -> str:
-        hits = await reader.nearest_entities(minilm.embed([query])[0], 3)
+        hits = await reader.nearest_entities(onnx_minilm.embed([query])[0], 3)
         assert hits and all(h.sources and h.dataset_id == scope[0] for h in hits)
         return hits[0].name
 
     assert await top_entity("the computer company") == "Apple Computer Company"
     assert await top_entity("the capital of Poland") == "Warsaw"
-    vector = minilm.embed(["Who was Grace Hopper's employer?"])[0]
+    vector = onnx_minilm.embed(["Who was Grace Hopper's employer?"])[0]
     hits = await reader.nearest_triplets(vector, 3)
     assert hits[0].predicate == "works_for" and "Remington Rand" in hits[0].text
     chunk = store.graph.execute("MATCH (c:Chunk {id: $id}) RETURN c.text", {"id": hits[0].chunk_id})
     assert "Grace Hopper" in chunk[0][0]
     everywhere = StoreReader(store, list(store.datasets()))
-    london = minilm.embed(["London"])[0]
+    london = onnx_minilm.embed(["London"])[0]
     assert (await everywhere.nearest_entities(london, 1))[0].name == "London"
     assert all(h.name != "London" for h in await reader.nearest_entities(london, 9))
     eng.close()

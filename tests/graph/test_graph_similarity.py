@@ -27,12 +27,12 @@ def _names(result) -> list[str]:
     return sorted(e.name for e in result.graph.entities)
 
 
-def test_threshold_against_minilm(minilm) -> None:
+def test_threshold_against_minilm(onnx_minilm) -> None:
     """The figures behind DEFAULT_SIMILARITY_THRESHOLD (0.92, on "name (type)"):
     true merges score 0.93-0.95, the near misses of different things 0.74-0.93."""
 
     def embed(texts: Sequence[str]) -> np.ndarray:
-        return minilm.embed(list(texts))
+        return onnx_minilm.embed(list(texts))
 
     def merged(a: str, b: str, type_: EntityType) -> bool:
         pair = (Entity.create(a, type_, namespace=NS), Entity.create(b, type_, namespace=NS))
