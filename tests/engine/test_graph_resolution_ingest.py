@@ -31,7 +31,9 @@ async def test_sentence_initial_surname_in_a_later_document(engine) -> None:
     assert later.entity_count == 0  # folded into the stored Ada Lovelace
 
 
-async def test_similar_names_merge_with_stored_entities_of_the_dataset(tmp_path, onnx_minilm) -> None:
+async def test_similar_names_merge_with_stored_entities_of_the_dataset(
+    tmp_path, onnx_minilm
+) -> None:
     eng = RecallEngine(tmp_path, embedder=onnx_minilm)
     await eng.remember(
         Document(text="Ada Lovelace joined Northwind Labs in London."), dataset_name="a"
