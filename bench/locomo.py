@@ -34,6 +34,7 @@ from pathlib import Path
 from bench._cli import quality_main
 from bench._data import (
     CATEGORY_NAMES,
+    Question,
     cut_to_budget,
     load_locomo,
     mean_scores,
@@ -79,6 +80,7 @@ async def evaluate(
 ) -> dict:
     """One retriever over every question: scores per category and latency."""
     per_cat: dict[int, list[dict[str, float]]] = {}
+    questions: list[dict[str, object]] = []
     latencies: list[float] = []
     cpu: list[float] = []
     with_sources = 0
@@ -94,6 +96,7 @@ async def evaluate(
             with_sources += bool(ranked)
             budget = cut_to_budget(ranked, lambda u: cost.get(u, 0))
             per_cat.setdefault(q.category, []).append(score(q.gold, ranked, budget))
+            questions.append(question_row(sample.sample_id, q, ranked))
     if not with_sources:
         return {"skipped": "no result carried provenance"}
     headline = [row for cat in (1, 2, 3, 4) for row in per_cat.get(cat, [])]
@@ -104,6 +107,19 @@ async def evaluate(
         "latency_ms_p50": 1000 * percentile(latencies, 0.5),
         "latency_ms_p95": 1000 * percentile(latencies, 0.95),
         "cpu_ms_mean": 1000 * statistics.fmean(cpu),
+        "questions": questions,
+    }
+
+
+def question_row(sample_id: str, question: Question, ranked: list[str]) -> dict[str, object]:
+    """One question's line of the JSON report: where each gold unit ranked (1-based,
+    None when not returned), so two runs can be compared question by question."""
+    place = {unit: i + 1 for i, unit in enumerate(ranked)}
+    return {
+        "conversation": sample_id,
+        "category": question.category,
+        "question": question.text,
+        "gold_ranks": {g: place.get(g) for g in question.gold},
     }
 
 
