@@ -40,9 +40,11 @@ the first 10 keeps them the same for every ``top_k`` of at least 10."""
 def reader(state: RecallState) -> TenantReader:
     """The reader of the call's store and scope, bound to its metadata filter (a
     ``TenantReader``: the read API plus boolean search, which the tenant API's
-    boolean lane runs on)."""
+    boolean lane runs on). Made once per call, after the scope stage."""
     assert state.store is not None
-    return TenantReader(state.store, state.dataset_ids, where=state.request.where)
+    if state.read is None:
+        state.read = TenantReader(state.store, state.dataset_ids, where=state.request.where)
+    return state.read
 
 
 async def retrieve(

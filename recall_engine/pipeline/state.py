@@ -23,6 +23,7 @@ from recall_engine.pipeline.coverage import Coverage
 from recall_engine.pipeline.request import RecallRequest
 from recall_engine.pipeline.session import SessionHistory
 from recall_engine.pipeline.tense import Tense
+from recall_engine.read.tenant_reader import TenantReader
 from recall_engine.sessions import SessionStore
 from recall_engine.sessions.summaries import TraceSummaries
 from recall_engine.sessions.traces import TraceStore
@@ -66,6 +67,9 @@ class RecallState:
     retriever: type[Retriever] | None = None
     output: RetrieverOutput | None = None
     query_vector: np.ndarray | None = None
+    read: TenantReader | None = None
+    """The reader of the call's store, scope and filter (``pipeline.retrieve.reader``),
+    made once so that the stages share what it read (its last dense search)."""
     coverage: Coverage | None = None
     tense: Tense | None = None
     """The time the question asks about and the subject's facts (``pipeline.tense``)."""

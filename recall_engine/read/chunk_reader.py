@@ -36,10 +36,21 @@ class ChunkReader(ScopedReader):
         return [_place(r, s) for r, s in self._lexical(query, k)]
 
     def _dense(self, vector: np.ndarray, k: int) -> list[tuple[ChunkRecord, float]]:
+        """The ``k`` best chunks by dense score. The last search is kept: the same
+        vector asked again for as many or fewer (recall's coverage stage asks the best
+        similarity after a retriever searched with the query's vector) reads it
+        instead of scoring every chunk again, while the index is unchanged."""
         index = self._store.index
+        query = np.asarray(vector, dtype=np.float32).ravel()
         with index.vectors.lock:
+            state = (len(index.vectors), index.vectors.size)
+            last = self._last_dense
+            if last and last[0] == state and last[2] >= k and np.array_equal(last[1], query):
+                return last[3][:k]
             scope, where = self._search_scope()
-            return index.search_dense(vector, k, scope, where=where)
+            found = index.search_dense(query, k, scope, where=where)
+            self._last_dense = (state, query.copy(), k, found)
+            return found
 
     def _lexical(self, query: str, k: int) -> list[tuple[ChunkRecord, float]]:
         index = self._store.index

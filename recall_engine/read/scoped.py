@@ -20,6 +20,8 @@ from recall_engine.storage.tenant import TenantStore
 from recall_engine.storage.time_filter import to_epoch
 from recall_engine.storage.vector_index import VectorIndex
 
+DenseSearch = tuple[tuple[int, int], np.ndarray, int, list[tuple[ChunkRecord, float]]]
+
 MAX_ENTITY_SOURCES = 8  # chunks cited per entity: its earliest mentions
 
 
@@ -35,6 +37,9 @@ class ScopedReader:
         self._scope = tuple(dict.fromkeys(dataset_ids))
         self._names = store.datasets()
         self._where = where
+        self._last_dense: DenseSearch | None = None
+        """The last dense search (``ChunkReader._dense``): the index's (alive rows,
+        rows) then, the vector, k and the found (record, score) pairs."""
 
     @property
     def tenant_id(self) -> str:
