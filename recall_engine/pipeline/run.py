@@ -17,7 +17,8 @@ import numpy as np
 from recall_engine.core.errors import RecallPreconditionError, SearchTypeNotImplementedError
 from recall_engine.core.models import RecallResult
 from recall_engine.core.search_types import CYPHER_SEARCH_TYPES
-from recall_engine.embedding import embed_query
+from recall_engine.embedding import QUERY_CACHE, embed_query
+from recall_engine.embedding.common import check_vectors
 from recall_engine.pipeline import finish
 from recall_engine.pipeline.coverage import matches_nothing, measure
 from recall_engine.pipeline.feedback import rerank
@@ -258,6 +259,18 @@ class RecallPipeline:
     # helpers
 
     async def embed_query(self, text: str) -> np.ndarray:
-        """The unit vector of one query (cached per process), off the event loop."""
-        vector = await asyncio.to_thread(embed_query, self.services.embedder, text)
+        """The unit vector of one query (cached per process), off the event loop; a
+        query already in the cache (the tenant API embeds its queries first, batched)
+        costs no trip to a worker thread."""
+        embedder = self.services.embedder
+        vector = QUERY_CACHE.get(embedder.model_id, text)
+        if vector is None:
+            vector = await asyncio.to_thread(embed_query, embedder, text)
+        else:  # checked as embed_query checks a cached vector
+            check_vectors(
+                vector.reshape(1, -1),
+                rows=1,
+                dimension=embedder.dimension,
+                model_id=embedder.model_id,
+            )
         return np.asarray(vector, dtype=np.float32)
