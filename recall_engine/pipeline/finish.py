@@ -19,8 +19,11 @@ from recall_engine.pipeline.traces import session_block
 
 async def answer(state: RecallState, services: EngineServices) -> None:
     """Results from the hits: items, one context entry (only_context), or an answer
-    generated from the context (LLM, else extractive)."""
+    generated from the context (LLM, else extractive); none when the request asks
+    for the hits only (``RecallRequest.results``)."""
     assert state.retriever is not None and state.output is not None
+    if not state.request.results:
+        return
     assert state.search_type is not None
     request, retriever, output = state.request, state.retriever, state.output
     search_type = output.search_type or state.search_type

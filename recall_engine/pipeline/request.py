@@ -97,6 +97,10 @@ class RecallRequest:
     """A retriever class to run in place of the registry's ``query_type`` (an entry
     into the pipeline with its own search, as the tenant API's lanes); None: look
     ``query_type`` up."""
+    results: bool = True
+    """Build what recall() returns (the answer stage's entries); False: the caller
+    reads the ranked hits (``RecallState.output``) and nothing is built from them (the
+    tenant API's searches)."""
 
     @classmethod
     def build(cls, params: Any) -> RecallRequest:

@@ -189,7 +189,7 @@ def lane_request(
 
     Returns:
         A request for ``RecallPipeline.run_state``: context only, no router, no
-        session, no answer.
+        session, no answer, no results built (the caller reads the ranked hits).
     """
     return RecallRequest(
         query_text=query,
@@ -214,4 +214,5 @@ def lane_request(
         as_of=as_of,
         where=where,
         retriever=lane,
+        results=False,
     )
