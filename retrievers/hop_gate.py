@@ -104,15 +104,17 @@ async def links_followed(read: ReadAPI, first: GraphResult) -> bool:
 
     Returns:
         False when there is no passage, or it names no other item, or one named
-        item has no chunk among ``first``'s hits.
+        item has no chunk among ``first``'s hits, or the named items have more than
+        ``ROUND_K`` chunks (not every one of them could be held).
     """
     held = [h for h in first.hits if isinstance(h, ChunkHit)]
     if not held:
         return False
     best = held[0]
-    named = {
-        h.data_id for h in await read.titled_chunks(best.text, ROUND_K) if h.data_id != best.data_id
-    }
+    linked = await read.titled_chunks(best.text, ROUND_K + 1)
+    if len(linked) > ROUND_K:  # names more than can be told apart: let the hop run
+        return False
+    named = {h.data_id for h in linked if h.data_id != best.data_id}
     return bool(named) and named <= {h.data_id for h in held}
 
 

@@ -7,9 +7,10 @@ from typing import cast
 
 import pytest
 
+from recall_engine import Document, SearchType
 from recall_engine.core.hits import ChunkHit
 from recall_engine.read.api import ReadAPI
-from retrievers.graph_rounds import Stop
+from retrievers.graph_rounds import ROUND_K, Stop
 from retrievers.graph_search import GraphResult
 from retrievers.hop_gate import covered_share, gated, links_followed, list_shaped, skip_reason
 
@@ -123,6 +124,10 @@ async def test_links_followed_when_every_page_the_best_passage_names_is_held():
     own = title_links({FILM: [passage("more about the film", "film")]})
     assert not await links_followed(own, GraphResult(hits=[passage(FILM, "film")]))
     assert not await links_followed(read, GraphResult())
+    # names more chunks than the first round's window holds: not every one can be held
+    many = [passage(f"page {n}", f"p{n}") for n in range(ROUND_K + 1)]
+    crowded = title_links({FILM: many})
+    assert not await links_followed(crowded, GraphResult(hits=[passage(FILM, "film"), *many]))
 
 
 async def test_gated_skips_the_hop_when_the_first_round_followed_the_links():
@@ -137,3 +142,21 @@ async def test_gated_skips_the_hop_when_the_first_round_followed_the_links():
     assert await gated(question, follow_up, 0.7)(held, set()) == "next query"  # no read
     missing = GraphResult(hits=[passage(FILM, "film"), CITY])
     assert await gated(question, follow_up, 0.7, read)(missing, set()) == "next query"
+
+
+async def test_the_routed_default_skips_the_hop_when_the_first_round_followed_the_link(engine):
+    await engine.remember(
+        [
+            Document(text="Night Train is a film directed by Ann Lee.", title="Night Train"),
+            Document(text="Ann Lee grew up in Lyon.", title="Ann Lee"),
+            Document(text="A river port on the Rhine with a busy harbour.", title="Duisburg"),
+        ],
+        dataset_name="films",
+    )
+    question = "Which city was the director of the film Night Train born in?"
+    results = await engine.recall(question, only_context=True, verbose=True)
+    retrieval = results[0].metadata["retrieval"]
+    assert retrieval["stopped"] == "hop_not_needed: linked"
+    assert len(retrieval["rounds"]) == 1
+    one = await engine.recall(question, SearchType.GRAPH_COMPLETION, only_context=True)
+    assert [r.text for r in results] == [r.text for r in one]  # the cost of one search
