@@ -13,14 +13,23 @@ scikit-learn, which sentence-transformers requires) the product runs as before.
 from __future__ import annotations
 
 import threading
+from contextlib import AbstractContextManager
+from typing import Protocol
 
 import numpy as np
 
+
+class _Pools(Protocol):
+    """What is used of ``threadpoolctl.ThreadpoolController``."""
+
+    def limit(self, *, limits: int, user_api: str) -> AbstractContextManager[object]: ...
+
+
 _LOCK = threading.Lock()
-_CONTROLLER: list[object] = []  # [ThreadpoolController | None], built on first use
+_CONTROLLER: list[_Pools | None] = []  # built on first use
 
 
-def _controller() -> object | None:
+def _controller() -> _Pools | None:
     """The process's BLAS thread-pool controller, or None without threadpoolctl."""
     if not _CONTROLLER:
         try:
@@ -45,5 +54,5 @@ def similarities(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     controller = _controller()
     if controller is None:
         return matrix @ query
-    with _LOCK, controller.limit(limits=1, user_api="blas"):  # type: ignore[attr-defined]
+    with _LOCK, controller.limit(limits=1, user_api="blas"):
         return matrix @ query
