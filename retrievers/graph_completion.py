@@ -49,8 +49,9 @@ class GraphCompletionConfig(GraphSearchConfig):
         ge=0,
         le=1,
         description="With follow_up_hops: hop only when the first round's best passage holds "
-        "less than this share of the question's content words and the question does not "
-        "ask for a list (retrievers.hop_gate); None: always hop.",
+        "less than this share of the question's content words, the question does not "
+        "ask for a list, and the first round does not hold every page that passage names "
+        "by title already (retrievers.hop_gate); None: always hop.",
     )
     hop_vector_share: float | None = Field(
         default=None,
@@ -92,7 +93,7 @@ class GraphCompletionRetriever:
                 else stored_vector_follow_up(query, ctx.query_vector, ctx.read, share)
             )
             if options.hop_coverage is not None:
-                follow_up = gated(query, follow_up, options.hop_coverage)
+                follow_up = gated(query, follow_up, options.hop_coverage, ctx.read)
             return await run_rounds(query, ctx, rounds, follow_up, mode=HOP_MODE)
         result = await graph_search(
             query, ctx.query_vector, ctx.read, options, top_k=ctx.top_k, timings=ctx.timings

@@ -20,7 +20,8 @@ HANDOVER: dict[SearchTypeName, tuple[dict[str, object], str]] = {
 GRAPH_COMPLETION, the default, plus one follow-up search for the question and its
 best evidence, merged by rank (the second hop of offline chain-of-thought), run
 only when the first round's best passage holds under 70% of the question's content
-words and the question does not ask for a list (``retrievers.hop_gate``). An
+words, the question does not ask for a list, and the first round does not already
+hold every page the best passage names by title (``retrievers.hop_gate``). An
 explicit ``query_type`` runs one search.
 
 The hop costs a second query embedding and graph search; what it adds, the gate,

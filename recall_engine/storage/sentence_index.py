@@ -22,6 +22,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from recall_engine.storage.blas import similarities
+
 
 class SentenceVectors:
     """Unit sentence vectors, each owned by a row of a chunk ``VectorIndex``.
@@ -78,9 +80,9 @@ class SentenceVectors:
         if picked.size == 0:
             return scores
         if 4 * picked.size >= self._n:  # most sentences in scope: no gather copy
-            similarity = (self._vectors[: self._n] @ query)[picked]
+            similarity = similarities(self._vectors[: self._n], query)[picked]
         else:
-            similarity = self._vectors[picked] @ query
+            similarity = similarities(self._vectors[picked], query)
         owners = owner[picked]
         starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
         best = np.maximum.reduceat(similarity, starts)

@@ -18,6 +18,7 @@ from typing import Generic, NamedTuple, TypeVar
 import numpy as np
 
 from recall_engine.core.cells import Record
+from recall_engine.storage.blas import similarities
 from recall_engine.storage.time_filter import to_epoch
 
 Row = TypeVar("Row")
@@ -249,9 +250,9 @@ class VectorIndex(Generic[Row]):
                 return []
             query = np.asarray(query, dtype=np.float32).ravel()
             if 4 * candidates.size >= self._n:  # most rows in scope: no gather copy
-                scores = (self._vectors[: self._n] @ query)[candidates]
+                scores = similarities(self._vectors[: self._n], query)[candidates]
             else:
-                scores = self._vectors[candidates] @ query
+                scores = similarities(self._vectors[candidates], query)
             if rescore is not None:
                 scores = rescore(query, candidates, scores)
             return [(self._rows[at], score) for at, score in top_k(scores, candidates, k)]
