@@ -11,7 +11,8 @@ description, and the check (``core.recall_checks``) that turns a bad value into 
   checks every caller's keywords and types) and ``@recall_signature`` gives them the
   explicit keyword-only signature (``inspect``, ``help()``, IDEs) built from it;
 - the HTTP body of ``POST /api/v1/recall`` (``server.app.RecallBody``) and the MCP
-  ``recall`` tool's parameters, checked against it by ``tests/engine/test_request_model.py``.
+  ``recall`` tool's parameters, checked against it by
+  ``tests/engine/test_recall_option_surfaces.py``.
 
 To add an option: add one entry to ``RecallOptions`` (type, ``Field(default=...,
 description=...)``, a ``BeforeValidator`` with its check when the value needs one),
