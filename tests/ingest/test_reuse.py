@@ -17,6 +17,7 @@ from recall_engine.ingest import ingestor
 from recall_engine.ingest.reuse import ReuseMemo, ReusingEmbedder
 from recall_engine.storage.tenant import TenantStore
 from recall_engine.testing import DeterministicEmbedder
+from tests.conversation_turns import conversation_turn
 
 LINES = [
     ("Ann", "I moved to Lyon last spring. The flat is small but bright."),
@@ -43,13 +44,7 @@ class Counting(DeterministicEmbedder):
 
 def _turn(n: int) -> dict[str, object]:
     speaker, text = LINES[n]
-    return {
-        "id": f"t{n}",
-        "title": speaker,
-        "type": "conversation",
-        "text": text,
-        "timestamp": f"2023-05-08T13:{n:02d}:00",
-    }
+    return conversation_turn(n, text, speaker)
 
 
 async def _one_at_a_time(engine: RecallEngine, sub: str = "chat") -> list[int]:

@@ -4,15 +4,9 @@ touching the other turns or another sub-tenant."""
 
 from __future__ import annotations
 
+from tests.conversation_turns import conversation_turn
 
-def _turn(n, text, speaker):
-    return {
-        "id": f"t{n}",
-        "title": speaker,
-        "type": "conversation",
-        "text": text,
-        "timestamp": f"2023-05-08T13:{n:02d}:00",
-    }
+_turn = conversation_turn
 
 
 TURNS = [

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from recall_engine.core.metadata import SOURCE_KEY
+from tests.conversation_turns import conversation_turn
 
 TURNS = [
     {"id": "m1", "title": "Ann", "type": "conversation", "text": "I moved to Lyon last spring."},
@@ -27,15 +28,7 @@ def _records(engine, tenant="acme"):
     return engine.store(store).index.records()
 
 
-def _turn(n, text, speaker="Ann", **extra):
-    return {
-        "id": f"t{n}",
-        "title": speaker,
-        "type": "conversation",
-        "text": text,
-        "timestamp": f"2023-05-08T13:{n:02d}:00",
-        **extra,
-    }
+_turn = conversation_turn
 
 
 async def test_conversation_sources_keep_speaker_time_and_turn_id(engine):
