@@ -32,6 +32,12 @@ def _stemmer() -> Callable[[str], str]:
     return functools.lru_cache(maxsize=65536)(stem)
 
 
+MEMO_CHARS = 4000
+"""Texts up to this long keep their terms (``_memo_terms``): a recall reads the
+terms of each hit it ranks and measures, mostly the same chunks from one question
+to the next; a longer text is tokenised each time, so the memo holds no large text."""
+
+
 def terms(text: str) -> list[str]:
     """Lowercased, stopword-free, stemmed word tokens of ``text``.
 
@@ -41,5 +47,14 @@ def terms(text: str) -> list[str]:
     Returns:
         Its content words in order, repeats kept.
     """
+    return list(_memo_terms(text) if len(text) <= MEMO_CHARS else _terms(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _memo_terms(text: str) -> tuple[str, ...]:
+    return _terms(text)
+
+
+def _terms(text: str) -> tuple[str, ...]:
     stem = _stemmer()
-    return [stem(w) for w in (m.lower() for m in _WORD.findall(text)) if w not in STOPWORDS]
+    return tuple(stem(w) for w in (m.lower() for m in _WORD.findall(text)) if w not in STOPWORDS)

@@ -63,14 +63,14 @@ def question_names(question: str) -> list[str]:
     return list(dict.fromkeys(n for n in found if normalize_name(n)))
 
 
-def context_text(hits: Sequence[AnyHit]) -> str:
-    """What the context shows: hit texts, speakers and document names."""
+def context_parts(hits: Sequence[AnyHit]) -> list[str]:
+    """What the context shows, piece by piece: hit texts, speakers and document names."""
     parts = []
     for hit in hits:
         parts.append(hit.text)
         if isinstance(hit, ChunkHit):
             parts += [hit.speaker or "", hit.document_name]
-    return " ".join(parts)
+    return parts
 
 
 def scaled_dense(similarity: float) -> float:
@@ -85,7 +85,8 @@ def measure(question: str, hits: Sequence[AnyHit], *, best_dense: float | None) 
         return Coverage(0.0, True, {})
     if all(isinstance(h, RowHit) for h in hits):  # Cypher rows answer the query itself
         return Coverage(1.0, False, {"rows": float(len(hits))})
-    text = context_text(hits)
+    parts = context_parts(hits)
+    text = " ".join(parts)
     signals: dict[str, float] = {}
     names = question_names(question)
     if names:
@@ -93,7 +94,8 @@ def measure(question: str, hits: Sequence[AnyHit], *, best_dense: float | None) 
         signals["names"] = sum(f" {normalize_name(n)} " in shown for n in names) / len(names)
     wanted = set(terms(question))
     if wanted:
-        signals["terms"] = len(wanted & set(terms(text))) / len(wanted)
+        shown_terms = set().union(*map(terms, parts))  # the joined text's, part by part
+        signals["terms"] = len(wanted & shown_terms) / len(wanted)
     if best_dense is not None:
         signals["dense"] = scaled_dense(best_dense)
     weight = sum(WEIGHTS[k] for k in signals)
