@@ -23,12 +23,15 @@ def quality_main(
     *,
     limit_help: str,
     top_k: int | None = None,
+    int_options: dict[str, tuple[int, str]] | None = None,
 ) -> None:
     """Parse --modes/--limit/--json/--store/--graph-extractor, run, print, save.
 
     ``top_k``: the bench's default ``top_k``; given, a ``--top-k`` option is offered
     and ``run`` gets ``top_k=`` (a ranking whose head depends on ``top_k`` shows up
     as different figures at ``--top-k 10`` and at the default).
+    ``int_options``: further ``--NAME`` integer options (name -> (default, help)),
+    passed to ``run`` as keyword arguments (``--copies 2`` as ``copies=2``).
     """
     parser = argparse.ArgumentParser(
         description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -42,10 +45,15 @@ def quality_main(
         parser.add_argument(
             "--top-k", type=int, default=top_k, help=f"top_k of every recall (default {top_k})"
         )
+    for name, (default, text) in (int_options or {}).items():
+        parser.add_argument(f"--{name}", type=int, default=default, help=text)
     args = parser.parse_args()
     if top_k is not None and args.top_k < 1:
         parser.error(f"--top-k must be at least 1, got {args.top_k}")
     extra = {"top_k": args.top_k} if top_k is not None else {}
+    extra |= {
+        name.replace("-", "_"): getattr(args, name.replace("-", "_")) for name in int_options or {}
+    }
     modes = (
         [SearchType(m.strip()) for m in args.modes.split(",")] if args.modes else default_modes()
     )

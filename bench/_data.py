@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import statistics
@@ -120,6 +121,49 @@ def load_hotpotqa(folder: Path = HOTPOT) -> tuple[list[Document], list[HotpotQue
         gold = list(dict.fromkeys(title for title, _ in raw["supporting_facts"]))
         questions.append(HotpotQuestion(raw["question"], gold, raw.get("level", "")))
     return docs, questions
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][\w'-]*")
+_SYLLABLES = ("ba", "de", "ki", "lo", "mu", "na", "re", "si", "to", "vu", "za", "el", "or")
+
+
+def _pseudo_name(word: str, copy: int) -> str:
+    """A made-up word standing for ``word`` in renamed copy ``copy``: the same
+    every time (so a copy's names stay consistent) and about as long."""
+    digest = hashlib.sha1(f"{copy}:{word}".encode()).digest()
+    parts = [_SYLLABLES[b % len(_SYLLABLES)] for b in digest[: max(2, (len(word) + 1) // 2)]]
+    return "".join(parts).capitalize()
+
+
+def renamed_copies(docs: list[Document], copies: int) -> list[Document]:
+    """``docs`` and ``copies - 1`` renamed copies of them: a larger passage corpus
+    with as many distinct names per copy as the original and none shared.
+
+    In each copy, every capitalised word that the corpus never writes in lower
+    case (a name, not a sentence's first "The") is replaced by a made-up word,
+    consistently across the copy, titles included (a title that would
+    repeat another gets a number, so every title names one paragraph). The copies keep the text's
+    shape (sentence lengths, how often names repeat, how paragraphs link), so the
+    entity graph grows with them as it would with more paragraphs of the same kind;
+    no question's gold is in a copy.
+    """
+    lower = {w for d in docs for w in re.findall(r"\b[a-z][\w'-]*", d.text)}
+
+    def rename(text: str, copy: int) -> str:
+        return _CAPITALISED.sub(
+            lambda m: m[0] if m[0].lower() in lower else _pseudo_name(m[0], copy), text
+        )
+
+    out = list(docs)
+    titles = {d.title for d in docs}
+    for copy in range(1, copies):
+        for i, d in enumerate(docs):
+            title = rename(d.title or "", copy)
+            if title in titles:  # common words only, or two names made alike
+                title = f"{title} ({copy + 1}.{i})"
+            titles.add(title)
+            out.append(Document(text=rename(d.text, copy), title=title))
+    return out
 
 
 def ranked_units(results: list, unit_of: Callable[[dict], list[str]]) -> list[str]:

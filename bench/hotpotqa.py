@@ -21,6 +21,12 @@ relation counts are reported, as graph-search latency grows with them.
 
 ``--top-k`` (default 10) is every recall's ``top_k``; the metrics look at the
 first 2, 5 and 10 units whatever it is.
+
+``--copies N`` (default 1) remembers the corpus with N - 1 renamed copies
+beside it (``bench._data.renamed_copies``: every name replaced by a made-up word,
+consistently within a copy), a passage corpus of N x 994 paragraphs with N times
+the distinct names, for latency at a larger size (issue 39's ~2,000 paragraphs:
+``--copies 2``); the questions and their gold are the original ones.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ import time
 from pathlib import Path
 
 from bench._cli import quality_main
-from bench._data import cut_to_budget, load_hotpotqa, percentile, ranked_units
+from bench._data import cut_to_budget, load_hotpotqa, percentile, ranked_units, renamed_copies
 from recall_engine import RecallEngine, SearchType
 from recall_engine.embedding import embed_query
 
@@ -63,14 +69,20 @@ def score(gold: list[str], ranked: list[str], budget: list[str]) -> dict[str, fl
 
 
 async def evaluate(
-    engine: RecallEngine, mode: SearchType, questions: list, cost: dict, *, top_k: int = TOP_K
+    engine: RecallEngine,
+    mode: SearchType,
+    questions: list,
+    cost: dict,
+    *,
+    top_k: int = TOP_K,
+    dataset: str = DATASET,
 ) -> dict:
     rows, latencies, cpu = [], [], []
     with_sources = 0
     for q in questions:
         t0, c0 = time.perf_counter(), time.process_time()
         results = await engine.recall(
-            q.text, mode, datasets=[DATASET], top_k=top_k, only_context=True
+            q.text, mode, datasets=[dataset], top_k=top_k, only_context=True
         )
         latencies.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
@@ -108,8 +120,13 @@ async def run(
     extractor: str,
     *,
     top_k: int = TOP_K,
+    copies: int = 1,
 ) -> dict:
+    if copies < 1:
+        raise SystemExit(f"--copies must be at least 1, got {copies}")
     docs, questions = load_hotpotqa()
+    docs = renamed_copies(docs, copies)
+    dataset = DATASET if copies == 1 else f"{DATASET}-x{copies}"  # one --store holds both
     if limit:
         questions = questions[:limit]
     engine = RecallEngine(data_dir, graph_extractor=extractor)
@@ -120,9 +137,9 @@ async def run(
         "top_k": top_k,
         "modes": {},
     }
-    if DATASET not in await engine.list_datasets():
+    if dataset not in await engine.list_datasets():
         t0 = time.perf_counter()
-        stored = await engine.remember(docs, dataset_name=DATASET)
+        stored = await engine.remember(docs, dataset_name=dataset)
         report["ingest_s"] = time.perf_counter() - t0
         report["chunks"] = stored.chunk_count
     store = engine.store()
@@ -131,7 +148,9 @@ async def run(
     cost = {d.title: len(d.text.split()) for d in docs}
     for mode in modes:
         try:
-            report["modes"][mode.value] = await evaluate(engine, mode, questions, cost, top_k=top_k)
+            report["modes"][mode.value] = await evaluate(
+                engine, mode, questions, cost, top_k=top_k, dataset=dataset
+            )
         except Exception as exc:  # one retriever's failure must not hide the others' figures
             report["modes"][mode.value] = {"skipped": f"{type(exc).__name__}: {exc}"[:200]}
     engine.close()
@@ -175,6 +194,7 @@ def main() -> None:
         default_modes,
         limit_help="only the first N questions",
         top_k=TOP_K,
+        int_options={"copies": (1, "the corpus and N - 1 renamed copies of it (default 1)")},
     )
 
 
