@@ -36,13 +36,37 @@ import time
 from pathlib import Path
 
 from bench._cli import quality_main
-from bench._data import cut_to_budget, load_hotpotqa, percentile, ranked_units, renamed_copies
-from recall_engine import RecallEngine, SearchType
+from bench._data import (
+    HotpotQuestion,
+    cut_to_budget,
+    load_hotpotqa,
+    percentile,
+    ranked_units,
+    renamed_copies,
+)
+from recall_engine import Document, RecallEngine, SearchType
 from recall_engine.embedding import embed_query
 
 METRICS = ("R@2", "R@5", "R@10", "full@5", "MRR@10", "R@budget")
 DATASET = "hotpotqa-100"
 TOP_K = 10
+
+
+def corpus(copies: int = 1) -> tuple[list[Document], list[HotpotQuestion], str]:
+    """The paragraphs with ``copies - 1`` renamed copies, the questions, and the
+    dataset they are remembered in (one per ``copies``, so one --store holds each).
+
+    Raises:
+        SystemExit: ``copies`` is below 1.
+    """
+    if copies < 1:
+        raise SystemExit(f"--copies must be at least 1, got {copies}")
+    docs, questions = load_hotpotqa()
+    return (
+        renamed_copies(docs, copies),
+        questions,
+        DATASET if copies == 1 else f"{DATASET}-x{copies}",
+    )
 
 
 def default_modes() -> list[SearchType]:
@@ -122,11 +146,7 @@ async def run(
     top_k: int = TOP_K,
     copies: int = 1,
 ) -> dict:
-    if copies < 1:
-        raise SystemExit(f"--copies must be at least 1, got {copies}")
-    docs, questions = load_hotpotqa()
-    docs = renamed_copies(docs, copies)
-    dataset = DATASET if copies == 1 else f"{DATASET}-x{copies}"  # one --store holds both
+    docs, questions, dataset = corpus(copies)
     if limit:
         questions = questions[:limit]
     engine = RecallEngine(data_dir, graph_extractor=extractor)

@@ -29,8 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench._data import load_hotpotqa, percentile, renamed_copies
-from bench.hotpotqa import DATASET, TOP_K
+from bench._data import percentile
+from bench.hotpotqa import DATASET, TOP_K, corpus
 from recall_engine import RecallEngine, ResponseGraphEntry, SearchType
 from recall_engine.embedding import QUERY_CACHE, embed_query
 
@@ -59,9 +59,7 @@ MODES = (
 
 
 async def run(data_dir: Path, limit: int | None, copies: int = 1) -> dict[str, dict[str, float]]:
-    docs, questions = load_hotpotqa()
-    docs = renamed_copies(docs, copies)
-    dataset = DATASET if copies == 1 else f"{DATASET}-x{copies}"  # as bench.hotpotqa names it
+    docs, questions, dataset = corpus(copies)
     questions = questions[:limit] if limit else questions
     engine = RecallEngine(data_dir, graph_extractor="rules")
     if dataset not in await engine.list_datasets():
