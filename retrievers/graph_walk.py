@@ -11,8 +11,8 @@ bounded by the candidate depth, not by the dataset:
   that mentions it (weight 1);
 - entity-entity edges: the relations stated in those passages, and synonymy
   edges between entities whose normalised names are equal or one is a word
-  run of the other ("Obama" / "Barack Obama"), the cheap form of HippoRAG's
-  embedding-similar names.
+  run of the other ("Obama" / "Barack Obama", ``read.synonyms``), the cheap
+  form of HippoRAG's embedding-similar names.
 
 The walk restarts at the passages, in proportion to their passage-lane score,
 and at the query's linked entities, each weighted by its specificity
@@ -25,12 +25,10 @@ name-link bonus). The passages' visit probabilities are the walk's scores.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
 
-from recall_engine.core.names import normalize_name
 from recall_engine.read.api import ReadAPI
 
 
@@ -48,41 +46,6 @@ EXPAND_DEGREE = 8
 """An entity mentioned by more passages than this is too common to expand."""
 EXPAND_LIMIT = 50
 """Most passages the walk brings in."""
-
-
-def synonym_pairs(names: Mapping[str, str], *, longest: int = 4) -> list[tuple[str, str]]:
-    """Pairs of entity ids whose normalised names are equal, or one is a run of
-    whole words of the other (at most ``longest`` words); one-word names of one
-    or two letters are left out (initials match too much)."""
-    by_name: dict[str, list[str]] = {}
-    for entity_id, name in names.items():
-        key = normalize_name(name)
-        if len(key) > 2:
-            by_name.setdefault(key, []).append(entity_id)
-    pairs: list[tuple[str, str]] = []
-    for key, ids in by_name.items():
-        if len(ids) > 1:
-            pairs += [(a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]]
-        for run in _word_runs(key, longest):
-            others = by_name.get(run)
-            if others:
-                pairs += [(a, b) for a in ids for b in others]
-    return pairs
-
-
-@lru_cache(maxsize=65536)
-def _word_runs(key: str, longest: int) -> tuple[str, ...]:
-    """The runs of whole words of ``key`` shorter than it, of at most ``longest``
-    words, each once. Kept per key: a graph search pairs about a thousand names,
-    mostly the same ones from one query to the next."""
-    words = key.split()
-    return tuple(
-        dict.fromkeys(
-            " ".join(words[i : i + n])
-            for n in range(1, min(len(words), longest + 1))
-            for i in range(len(words) - n + 1)
-        )
-    )
 
 
 def walk_scores(
@@ -181,7 +144,7 @@ async def walk_lane(
     entities = sorted({e for c in nodes for e in links.get(c, ())})
     refs = await read.entity_refs(entities)
     relations = [(e.source_id, e.target_id) for e in edges]
-    relations += synonym_pairs({i: r.name for i, r in refs.items()})
+    relations += await read.synonym_pairs(list(refs))
     entity_seeds = {
         e: options.entity_seed_weight / max(1, degree.get(e, 1)) for e in linked if e in refs
     }

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from recall_engine.core.hits import EntityRef
 from recall_engine.read.api import GraphEdge
+from recall_engine.read.synonyms import partners_of
 from recall_engine.storage.graph_reads import EdgeRecord
 from recall_engine.storage.tenant import TenantStore
 
@@ -53,6 +54,9 @@ class Adjacency:
     """Whether ``records`` holds every relation (``fill_records`` ran)."""
     partial_reads: int = 0
     """Reads of a few relations made for this snapshot (``wants_all_records``)."""
+    synonyms: dict[str, tuple[str, ...]] | None = None
+    """Every entity's synonyms by name (``read.synonyms.partners_of``), worked out
+    on the first graph walk that needs them (``synonym_partners``)."""
 
 
 _LOCK = threading.Lock()
@@ -120,6 +124,17 @@ def adjacency(store: TenantStore) -> Adjacency:
     with _LOCK:
         _CACHE[store] = (version, built)
     return built
+
+
+def synonym_partners(store: TenantStore, snapshot: Adjacency) -> dict[str, tuple[str, ...]]:
+    """The snapshot's synonym table, worked out from every entity's name on first use.
+
+    Blocking (a pass over every entity): call it from a worker thread when
+    ``snapshot.synonyms`` is None."""
+    if snapshot.synonyms is None:
+        rows = store.entity_index.rows(None)
+        snapshot.synonyms = partners_of((row["id"], row["name"]) for row in rows)
+    return snapshot.synonyms
 
 
 PARTIAL_READS = 2

@@ -263,6 +263,11 @@ class StructureReads(ScopedReads, Protocol):
         """Name and type of these entities (those in scope)."""
         ...
 
+    async def synonym_pairs(self, entity_ids: Sequence[str]) -> list[tuple[str, str]]:
+        """Pairs of these entities (those in scope) whose names are synonyms
+        (``read.synonyms``): each undirected pair at least once."""
+        ...
+
     async def edges_of(self, entity_ids: Sequence[str]) -> list[GraphEdge]:
         """Every relation touching any of these entities (either end), each once."""
         ...

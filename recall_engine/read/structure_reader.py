@@ -15,9 +15,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from recall_engine.core.hits import EntityRef
-from recall_engine.read.adjacency import Adjacency, adjacency, current_adjacency, store_version
+from recall_engine.read.adjacency import (
+    Adjacency,
+    adjacency,
+    current_adjacency,
+    store_version,
+    synonym_partners,
+)
 from recall_engine.read.api import GraphEdge, ScopeGraph
 from recall_engine.read.scoped import ScopedReader
+from recall_engine.read.synonyms import pairs_among
 from recall_engine.storage.tenant import TenantStore
 
 _TOKENS: weakref.WeakKeyDictionary[TenantStore, str] = weakref.WeakKeyDictionary()
@@ -68,6 +75,14 @@ class StructureReader(ScopedReader):
                 known.setdefault(r["id"], EntityRef(id=r["id"], name=r["name"], type=r["type"]))
         scope, dataset = set(self._scope), adj.entity_dataset
         return {e: known[e] for e in wanted if e in known and dataset.get(e) in scope}
+
+    async def synonym_pairs(self, entity_ids: Sequence[str]) -> list[tuple[str, str]]:
+        adj = await self._adjacency()
+        table = adj.synonyms
+        if table is None:
+            table = await asyncio.to_thread(synonym_partners, self._store, adj)
+        scope, dataset = set(self._scope), adj.entity_dataset
+        return pairs_among(table, {e for e in entity_ids if dataset.get(e) in scope})
 
     async def edges_of(self, entity_ids: Sequence[str]) -> list[GraphEdge]:
         adj = await self._adjacency()

@@ -5,7 +5,8 @@ import random
 import numpy as np
 from scipy import sparse
 
-from retrievers.graph_walk import synonym_pairs, walk_scores
+from recall_engine.read.synonyms import synonym_pairs
+from retrievers.graph_walk import walk_scores
 
 
 def test_walk_reaches_a_passage_through_a_shared_entity() -> None:

@@ -1,0 +1,88 @@
+"""Synonym names (``read.synonyms``): the per-snapshot table gives the pairs the rule
+defines, and the structure reader pairs only entities of its scope."""
+
+from __future__ import annotations
+
+import random
+
+from recall_engine import Document
+from recall_engine.core.names import normalize_name
+from recall_engine.read.adjacency import adjacency, current_adjacency
+from recall_engine.read.store_reader import StoreReader
+from recall_engine.read.synonyms import pairs_among, partners_of, synonym_pairs
+
+WORDS = ["Anna", "Berg", "van", "Lyon", "St.", "Mary's", "Jo", "Ulm", "North", "Bay"]
+
+
+def by_definition(names: dict[str, str]) -> set[frozenset[str]]:
+    """Every pair of distinct ids whose keys are equal or one is a run of whole words
+    of the other of at most four words, both keys longer than two characters."""
+
+    def runs(key: str) -> set[str]:
+        words = key.split()
+        return {
+            " ".join(words[i : i + n])
+            for n in range(1, min(len(words), 5))
+            for i in range(len(words) - n + 1)
+        }
+
+    keys = {i: normalize_name(n) for i, n in names.items()}
+    return {
+        frozenset({a, b})
+        for a in names
+        for b in names
+        if a != b
+        and len(keys[a]) > 2
+        and len(keys[b]) > 2
+        and (keys[a] == keys[b] or keys[b] in runs(keys[a]))
+    }
+
+
+def test_pairs_follow_the_rule_on_random_names() -> None:
+    rng = random.Random(7)
+    for _ in range(200):
+        names = {
+            f"e{i}": " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 6)))
+            for i in range(rng.randint(0, 25))
+        }
+        expected = by_definition(names)
+        assert {frozenset(p) for p in synonym_pairs(names)} == expected
+        # a table over more entities than the query's pairs the same among them
+        table = partners_of([*names.items(), ("x1", "Anna Berg"), ("x2", "Lyon")])
+        among = pairs_among(table, set(names))
+        assert {frozenset(p) for p in among} == expected
+        assert all(a != b for a, b in among)
+
+
+def test_no_pair_for_short_or_unrelated_names() -> None:
+    assert synonym_pairs({"1": "Jo", "2": "Jo", "3": "Ulm", "4": "Lyon"}) == []
+    assert {frozenset(p) for p in synonym_pairs({"1": "Ulm", "2": "ULM!"})} == {
+        frozenset({"1", "2"})
+    }
+
+
+async def test_reader_pairs_only_entities_in_its_scope(engine) -> None:
+    await engine.remember(
+        Document(text="Grace Hopper met Anita Borg in Boston.", title="a"), dataset_name="a"
+    )
+    await engine.remember(
+        Document(text="Hopper wrote to Borg about Boston.", title="b"), dataset_name="b"
+    )
+    store = engine.store()
+    datasets = await engine.list_datasets()
+    every = {row["id"]: row for row in store.entity_index.rows(None)}
+    names = {i: row["name"] for i, row in every.items()}
+    both = await StoreReader(store, list(store.datasets())).synonym_pairs(list(every))
+    assert {frozenset(p) for p in both} == by_definition(names)
+    assert any(every[a]["dataset_id"] != every[b]["dataset_id"] for a, b in both)
+    for name in ("a", "b"):
+        scope = datasets[name]
+        found = await StoreReader(store, [scope]).synonym_pairs(list(every))
+        inside = {i: n for i, n in names.items() if every[i]["dataset_id"] == scope}
+        assert {frozenset(p) for p in found} == by_definition(inside)
+    kept = current_adjacency(store)
+    assert kept is not None and kept.synonyms is not None
+    await engine.remember(
+        Document(text="Anita Borg founded a network.", title="c"), dataset_name="a"
+    )
+    assert adjacency(store).synonyms is None  # a write makes a new snapshot, worked out anew
