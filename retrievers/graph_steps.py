@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, cast
 from recall_engine.core.hits import AnyHit, ChunkHit, EntityRef, TripletHit
 from recall_engine.core.names import normalize_name
 from recall_engine.read.api import GraphEdge, ReadAPI
-from recall_engine.read.linking import names_in
 from retrievers.graph_scoring import normalised, personalized_pagerank, triplet_distance
 from retrievers.graph_speakers import speaker_boost, speaking
 from retrievers.graph_turns import demote_questions, pass_to_replies
@@ -170,7 +169,7 @@ async def rank_chunks(
     # entity links: names of the entities the candidates mention, found in the query
     mentioned = await read.mentioned_in(list(chunk_of))
     refs = await read.entity_refs(sorted({e for es in mentioned.values() for e in es}))
-    linked = names_in(query, {i: ref.name for i, ref in refs.items()})
+    linked = await read.named_in(query, list(refs))
     if node_filter is not None:
         linked |= node_filter.entities
     walked, walk_details = await walk_lane(read, score, mentioned, linked, options)

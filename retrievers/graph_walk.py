@@ -11,7 +11,7 @@ bounded by the candidate depth, not by the dataset:
   that mentions it (weight 1);
 - entity-entity edges: the relations stated in those passages, and synonymy
   edges between entities whose normalised names are equal or one is a word
-  run of the other ("Obama" / "Barack Obama", ``read.synonyms``), the cheap
+  run of the other ("Obama" / "Barack Obama", ``read.name_table``), the cheap
   form of HippoRAG's embedding-similar names.
 
 The walk restarts at the passages, in proportion to their passage-lane score,
@@ -141,12 +141,12 @@ async def walk_lane(
         links.update(await read.mentioned_in(brought))
     nodes = [*ranked, *brought]
     edges = await read.edges_in_chunks(nodes)
-    entities = sorted({e for c in nodes for e in links.get(c, ())})
-    refs = await read.entity_refs(entities)
+    entities = {e for c in nodes for e in links.get(c, ())}
     relations = [(e.source_id, e.target_id) for e in edges]
-    relations += await read.synonym_pairs(list(refs))
+    relations += await read.synonym_pairs(list(entities))
+    seedable = await read.entity_refs(sorted(linked & entities))
     entity_seeds = {
-        e: options.entity_seed_weight / max(1, degree.get(e, 1)) for e in linked if e in refs
+        e: options.entity_seed_weight / max(1, degree.get(e, 1)) for e in linked if e in seedable
     }
     walked = walk_scores(nodes, links, relations, score, entity_seeds, damping=options.damping)
     top = max(walked.values(), default=0.0)

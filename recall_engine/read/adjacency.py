@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from recall_engine.core.hits import EntityRef
 from recall_engine.read.api import GraphEdge
-from recall_engine.read.synonyms import partners_of
+from recall_engine.read.name_table import NameTable
 from recall_engine.storage.graph_reads import EdgeRecord
 from recall_engine.storage.tenant import TenantStore
 
@@ -54,9 +54,9 @@ class Adjacency:
     """Whether ``records`` holds every relation (``fill_records`` ran)."""
     partial_reads: int = 0
     """Reads of a few relations made for this snapshot (``wants_all_records``)."""
-    synonyms: dict[str, tuple[str, ...]] | None = None
-    """Every entity's synonyms by name (``read.synonyms.partners_of``), worked out
-    on the first graph walk that needs them (``synonym_partners``)."""
+    names: NameTable | None = None
+    """Every entity by normalised name, and its synonyms (``read.name_table``),
+    worked out on the first graph search that needs them (``name_table``)."""
 
 
 _LOCK = threading.Lock()
@@ -126,15 +126,15 @@ def adjacency(store: TenantStore) -> Adjacency:
     return built
 
 
-def synonym_partners(store: TenantStore, snapshot: Adjacency) -> dict[str, tuple[str, ...]]:
-    """The snapshot's synonym table, worked out from every entity's name on first use.
+def name_table(store: TenantStore, snapshot: Adjacency) -> NameTable:
+    """The snapshot's name table, worked out from every entity's name on first use.
 
     Blocking (a pass over every entity): call it from a worker thread when
-    ``snapshot.synonyms`` is None."""
-    if snapshot.synonyms is None:
+    ``snapshot.names`` is None."""
+    if snapshot.names is None:
         rows = store.entity_index.rows(None)
-        snapshot.synonyms = partners_of((row["id"], row["name"]) for row in rows)
-    return snapshot.synonyms
+        snapshot.names = NameTable.build((row["id"], row["name"]) for row in rows)
+    return snapshot.names
 
 
 PARTIAL_READS = 2

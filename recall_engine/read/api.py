@@ -263,9 +263,14 @@ class StructureReads(ScopedReads, Protocol):
         """Name and type of these entities (those in scope)."""
         ...
 
+    async def named_in(self, text: str, entity_ids: Sequence[str]) -> set[str]:
+        """Those of these entities (in scope) whose normalised name is a run of
+        words of ``text`` (``read.linking``'s rule)."""
+        ...
+
     async def synonym_pairs(self, entity_ids: Sequence[str]) -> list[tuple[str, str]]:
         """Pairs of these entities (those in scope) whose names are synonyms
-        (``read.synonyms``): each undirected pair at least once."""
+        (``read.name_table``): each undirected pair at least once."""
         ...
 
     async def edges_of(self, entity_ids: Sequence[str]) -> list[GraphEdge]:

@@ -9,8 +9,6 @@ tenant API's query expansion and graph context.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from recall_engine.core.hits import EntityHit
 from recall_engine.core.names import normalize_name
 from recall_engine.read.api import ReadAPI
@@ -25,12 +23,6 @@ def name_grams(text: str, longest: int = LONGEST_NAME) -> set[str]:
     return {
         " ".join(words[i : i + n]) for n in range(1, longest + 1) for i in range(len(words) - n + 1)
     }
-
-
-def names_in(text: str, names: Mapping[str, str]) -> set[str]:
-    """The ids (keys of ``names``: id -> name) whose name ``text`` names."""
-    grams = name_grams(text)
-    return {i for i, name in names.items() if normalize_name(name) in grams}
 
 
 async def link_entities(read: ReadAPI, text: str) -> list[EntityHit]:

@@ -19,12 +19,13 @@ from recall_engine.read.adjacency import (
     Adjacency,
     adjacency,
     current_adjacency,
+    name_table,
     store_version,
-    synonym_partners,
 )
 from recall_engine.read.api import GraphEdge, ScopeGraph
+from recall_engine.read.linking import name_grams
+from recall_engine.read.name_table import NameTable
 from recall_engine.read.scoped import ScopedReader
-from recall_engine.read.synonyms import pairs_among
 from recall_engine.storage.tenant import TenantStore
 
 _TOKENS: weakref.WeakKeyDictionary[TenantStore, str] = weakref.WeakKeyDictionary()
@@ -76,13 +77,22 @@ class StructureReader(ScopedReader):
         scope, dataset = set(self._scope), adj.entity_dataset
         return {e: known[e] for e in wanted if e in known and dataset.get(e) in scope}
 
-    async def synonym_pairs(self, entity_ids: Sequence[str]) -> list[tuple[str, str]]:
+    async def _scoped_names(self, entity_ids: Sequence[str]) -> tuple[NameTable, set[str]]:
+        """The snapshot's name table, and those of ``entity_ids`` in scope."""
         adj = await self._adjacency()
-        table = adj.synonyms
+        table = adj.names
         if table is None:
-            table = await asyncio.to_thread(synonym_partners, self._store, adj)
+            table = await asyncio.to_thread(name_table, self._store, adj)
         scope, dataset = set(self._scope), adj.entity_dataset
-        return pairs_among(table, {e for e in entity_ids if dataset.get(e) in scope})
+        return table, {e for e in entity_ids if dataset.get(e) in scope}
+
+    async def named_in(self, text: str, entity_ids: Sequence[str]) -> set[str]:
+        table, wanted = await self._scoped_names(entity_ids)
+        return table.named(name_grams(text), wanted)
+
+    async def synonym_pairs(self, entity_ids: Sequence[str]) -> list[tuple[str, str]]:
+        table, wanted = await self._scoped_names(entity_ids)
+        return table.pairs_among(wanted)
 
     async def edges_of(self, entity_ids: Sequence[str]) -> list[GraphEdge]:
         adj = await self._adjacency()

@@ -5,7 +5,7 @@ import random
 import numpy as np
 from scipy import sparse
 
-from recall_engine.read.synonyms import synonym_pairs
+from recall_engine.read.name_table import synonym_pairs
 from retrievers.graph_walk import walk_scores
 
 

@@ -1,5 +1,6 @@
-"""Synonym names (``read.synonyms``): the per-snapshot table gives the pairs the rule
-defines, and the structure reader pairs only entities of its scope."""
+"""Entity names by key (``read.name_table``): the per-snapshot table gives the synonym
+pairs and the linked names the rules define, and the structure reader answers only
+for entities of its scope."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import random
 from recall_engine import Document
 from recall_engine.core.names import normalize_name
 from recall_engine.read.adjacency import adjacency, current_adjacency
+from recall_engine.read.linking import name_grams
+from recall_engine.read.name_table import NameTable, synonym_pairs
 from recall_engine.read.store_reader import StoreReader
-from recall_engine.read.synonyms import pairs_among, partners_of, synonym_pairs
 
 WORDS = ["Anna", "Berg", "van", "Lyon", "St.", "Mary's", "Jo", "Ulm", "North", "Bay"]
 
@@ -48,10 +50,24 @@ def test_pairs_follow_the_rule_on_random_names() -> None:
         expected = by_definition(names)
         assert {frozenset(p) for p in synonym_pairs(names)} == expected
         # a table over more entities than the query's pairs the same among them
-        table = partners_of([*names.items(), ("x1", "Anna Berg"), ("x2", "Lyon")])
-        among = pairs_among(table, set(names))
+        table = NameTable.build([*names.items(), ("x1", "Anna Berg"), ("x2", "Lyon")])
+        among = table.pairs_among(set(names))
         assert {frozenset(p) for p in among} == expected
         assert all(a != b for a, b in among)
+
+
+def test_named_follows_the_linking_rule() -> None:
+    rng = random.Random(11)
+    for _ in range(200):
+        names = {
+            f"e{i}": " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 3)))
+            for i in range(rng.randint(0, 25))
+        }
+        text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 8))) + "?"
+        grams = name_grams(text)
+        table = NameTable.build([*names.items(), ("x1", "Anna Berg")])
+        expected = {i for i, n in names.items() if normalize_name(n) in grams}
+        assert table.named(grams, set(names)) == expected
 
 
 def test_no_pair_for_short_or_unrelated_names() -> None:
@@ -80,9 +96,11 @@ async def test_reader_pairs_only_entities_in_its_scope(engine) -> None:
         found = await StoreReader(store, [scope]).synonym_pairs(list(every))
         inside = {i: n for i, n in names.items() if every[i]["dataset_id"] == scope}
         assert {frozenset(p) for p in found} == by_definition(inside)
+    linked = await StoreReader(store, [datasets["b"]]).named_in("Who is Borg?", list(every))
+    assert linked == {i for i, n in names.items() if n == "Borg"} and linked
     kept = current_adjacency(store)
-    assert kept is not None and kept.synonyms is not None
+    assert kept is not None and kept.names is not None
     await engine.remember(
         Document(text="Anita Borg founded a network.", title="c"), dataset_name="a"
     )
-    assert adjacency(store).synonyms is None  # a write makes a new snapshot, worked out anew
+    assert adjacency(store).names is None  # a write makes a new snapshot, worked out anew
