@@ -65,19 +65,23 @@ def walk_scores(
     Dangling mass returns to the seeds. All zero when no seed has weight."""
     index: dict[str, int] = {p: i for i, p in enumerate(passages)}
     n_passages = len(index)
+    node: dict[str, int] = {}  # entity -> its node, numbered after the passages
     rows: list[int] = []
     cols: list[int] = []
     for passage in passages:
+        at = index[passage]
         for entity in mentioned.get(passage, ()):
-            j = index.setdefault(f"e:{entity}", len(index))
-            rows.append(index[passage])
+            j = node.get(entity)
+            if j is None:
+                j = node[entity] = n_passages + len(node)
+            rows.append(at)
             cols.append(j)
     for a, b in relations:
-        ia, ib = index.get(f"e:{a}"), index.get(f"e:{b}")
+        ia, ib = node.get(a), node.get(b)
         if ia is not None and ib is not None and ia != ib:
             rows.append(ia)
             cols.append(ib)
-    n = len(index)
+    n = n_passages + len(node)
     if n == 0:
         return {}
     restart = np.zeros(n)
@@ -85,7 +89,7 @@ def walk_scores(
         if passage in index:
             restart[index[passage]] += max(weight, 0.0)
     for entity, weight in entity_seeds.items():
-        at = index.get(f"e:{entity}")
+        at = node.get(entity)
         if at is not None:
             restart[at] += max(weight, 0.0)
     total = restart.sum()
@@ -97,7 +101,7 @@ def walk_scores(
     # in CSR order, so bincount sums each row's terms in the order, and to the
     # same floats, as the scipy CSR product it replaces (without its overhead).
     r, c = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
-    pairs = np.unique(np.concatenate([r * n + c, c * n + r]))
+    pairs = _sorted_unique(np.concatenate([r * n + c, c * n + r]))
     src, dst = pairs // n, pairs % n
     out_weight = np.bincount(src, minlength=n).astype(np.float64)
     dangling = out_weight == 0
@@ -112,7 +116,16 @@ def walk_scores(
         rank = new
         if done:
             break
-    return {p: float(rank[i]) for p, i in index.items() if i < n_passages}
+    return {p: float(rank[i]) for p, i in index.items()}
+
+
+def _sorted_unique(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)`` for a 1-d integer array, by a sort: numpy 2's hashed
+    ``unique`` took ~0.7 ms on a walk's ~6,000 edge keys, the sort ~0.13."""
+    values = np.sort(values)
+    if values.size > 1:
+        values = values[np.concatenate(([True], values[1:] != values[:-1]))]
+    return values
 
 
 async def walk_lane(
