@@ -89,9 +89,8 @@ def walk_scores(
         if passage in index:
             restart[index[passage]] += max(weight, 0.0)
     for entity, weight in entity_seeds.items():
-        at = node.get(entity)
-        if at is not None:
-            restart[at] += max(weight, 0.0)
+        if (seed := node.get(entity)) is not None:
+            restart[seed] += max(weight, 0.0)
     total = restart.sum()
     if total <= 0:
         return dict.fromkeys(passages, 0.0)
