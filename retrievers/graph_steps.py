@@ -168,10 +168,12 @@ async def rank_chunks(
     """
     # entity links: names of the entities the candidates mention, found in the query
     mentioned = await read.mentioned_in(list(chunk_of))
-    refs = await read.entity_refs(sorted({e for es in mentioned.values() for e in es}))
-    linked = await read.named_in(query, list(refs))
+    candidates = {e for es in mentioned.values() for e in es}
+    linked = await read.named_in(query, list(candidates))
     if node_filter is not None:
         linked |= node_filter.entities
+    # names are read only for the linked entities the candidates mention (speakers)
+    refs = await read.entity_refs(sorted(linked & candidates))
     walked, walk_details = await walk_lane(read, score, mentioned, linked, options)
     fresh = [c for c in walked if c not in chunk_of and walked[c] > 0]
     for hit in await read.chunks_by_id(fresh):
