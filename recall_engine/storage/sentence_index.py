@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from recall_engine.storage.blas import similarities
+from recall_engine.storage.similarities import similarities
 
 
 class SentenceVectors:

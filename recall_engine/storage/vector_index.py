@@ -18,7 +18,7 @@ from typing import Generic, NamedTuple, TypeVar
 import numpy as np
 
 from recall_engine.core.cells import Record
-from recall_engine.storage.blas import similarities
+from recall_engine.storage.similarities import similarities
 from recall_engine.storage.time_filter import to_epoch
 
 Row = TypeVar("Row")
