@@ -40,13 +40,18 @@ def by_definition(names: dict[str, str]) -> set[frozenset[str]]:
     }
 
 
+def random_names(rng: random.Random, most_words: int) -> dict[str, str]:
+    """Up to 25 entities named by 1 to ``most_words`` words of ``WORDS``."""
+    return {
+        f"e{i}": " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, most_words)))
+        for i in range(rng.randint(0, 25))
+    }
+
+
 def test_pairs_follow_the_rule_on_random_names() -> None:
     rng = random.Random(7)
     for _ in range(200):
-        names = {
-            f"e{i}": " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 6)))
-            for i in range(rng.randint(0, 25))
-        }
+        names = random_names(rng, 6)
         expected = by_definition(names)
         assert {frozenset(p) for p in synonym_pairs(names)} == expected
         # a table over more entities than the query's pairs the same among them
@@ -59,10 +64,7 @@ def test_pairs_follow_the_rule_on_random_names() -> None:
 def test_named_follows_the_linking_rule() -> None:
     rng = random.Random(11)
     for _ in range(200):
-        names = {
-            f"e{i}": " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 3)))
-            for i in range(rng.randint(0, 25))
-        }
+        names = random_names(rng, 3)
         text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 8))) + "?"
         grams = name_grams(text)
         table = NameTable.build([*names.items(), ("x1", "Anna Berg")])
