@@ -133,7 +133,7 @@ def name_table(store: TenantStore, snapshot: Adjacency) -> NameTable:
     ``snapshot.names`` is None."""
     if snapshot.names is None:
         rows = store.entity_index.rows(None)
-        snapshot.names = NameTable.build((row["id"], row["name"]) for row in rows)
+        snapshot.names = NameTable.build((r["id"], r["name"], r["dataset_id"]) for r in rows)
     return snapshot.names
 
 

@@ -7,8 +7,11 @@ run of the question's words) and which are synonyms of each other, the walk's
 cheap form of HippoRAG's similar names: normalised names equal, or one a run of
 whole words of the other ("Obama" / "Barack Obama", runs of at most
 ``LONGEST_RUN`` words; one-word names of one or two letters are left out, as
-initials match too much). ``NameTable`` works both out once for every entity of
-a snapshot (``read.adjacency``), so a query only looks its entities up.
+initials match too much). ``NameTable`` keeps, once per snapshot
+(``read.adjacency``), every entity's normalised name, each name's shorter forms and
+each entity's synonyms within its dataset, so a query links and pairs its own
+entities by lookups; what it costs is bounded by the entities a query asks about,
+not by how many entities of the tenant share a name.
 """
 
 from __future__ import annotations
@@ -39,44 +42,97 @@ def _word_runs(key: str, longest: int) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class NameTable:
-    """Entities by normalised name, and each entity's synonyms."""
+    """Each entity's normalised name, each name's shorter forms, and each entity's
+    synonyms within its own dataset."""
 
-    by_key: dict[str, list[str]]
-    """Normalised name -> the ids of the entities with that name."""
+    key_of: dict[str, str]
+    """Entity id -> its normalised name."""
+    by_key: dict[tuple[str, str], list[str]]
+    """(dataset id, normalised name) -> the ids of its entities with that name."""
+    shorter: dict[str, tuple[str, ...]]
+    """Normalised name -> the word runs of it that are names of entities (both longer
+    than two characters); names without one are left out."""
     partners: dict[str, tuple[str, ...]]
-    """Entity id -> its synonyms: the others with its normalised name and those
-    whose name is a word run of its own (a pair is listed under its longer name,
-    and under both when the names are equal); entities without one are left out."""
+    """Entity id -> its synonyms in its own dataset (entity resolution merges a
+    dataset's equal names, so these lists stay short however many datasets share a
+    name); entities without one are left out."""
 
     @classmethod
-    def build(cls, names: Iterable[tuple[str, str]], *, longest: int = LONGEST_RUN) -> NameTable:
-        """The table of ``names``: (entity id, name) pairs."""
-        by_key: dict[str, list[str]] = {}
-        for entity_id, name in names:
-            by_key.setdefault(normalize_name(name), []).append(entity_id)
+    def build(
+        cls, names: Iterable[tuple[str, str, str]], *, longest: int = LONGEST_RUN
+    ) -> NameTable:
+        """The table of ``names``: (entity id, name, dataset id) triples."""
+        key_of: dict[str, str] = {}
+        by_key: dict[tuple[str, str], list[str]] = {}  # (dataset, name) -> entity ids
+        for entity_id, name, dataset_id in names:
+            key = key_of[entity_id] = normalize_name(name)
+            by_key.setdefault((dataset_id, key), []).append(entity_id)
+        keys = {key for _, key in by_key if len(key) > 2}
+        shorter: dict[str, tuple[str, ...]] = {}
+        for key in keys:
+            if runs := tuple(r for r in _word_runs(key, longest) if r in keys):
+                shorter[key] = runs
         partners: dict[str, tuple[str, ...]] = {}
-        for key, ids in by_key.items():
+        for (dataset_id, key), ids in by_key.items():
             if len(key) <= 2:
                 continue
-            shorter = [
-                b for run in _word_runs(key, longest) if len(run) > 2 for b in by_key.get(run, ())
-            ]
-            if len(ids) == 1 and not shorter:
-                continue
+            shorter_ids = tuple(
+                b for run in shorter.get(key, ()) for b in by_key.get((dataset_id, run), ())
+            )
             for a in ids:
-                if found := tuple(b for b in ids if b != a) + tuple(shorter):
+                if found := tuple(b for b in ids if b != a) + shorter_ids:
                     partners[a] = found
-        return cls(by_key, partners)
+        return cls(key_of, by_key, shorter, partners)
 
-    def named(self, grams: Iterable[str], entity_ids: Collection[str]) -> set[str]:
-        """Those of ``entity_ids`` whose normalised name is one of ``grams``."""
-        return {e for g in grams for e in self.by_key.get(g, ()) if e in entity_ids}
+    def named(
+        self, grams: Collection[str], entity_ids: Collection[str], datasets: Collection[str]
+    ) -> set[str]:
+        """Those of ``entity_ids`` (of ``datasets``) whose normalised name is one of
+        ``grams``: looked up by name, or, when the datasets are many, by entity."""
+        if len(grams) * len(datasets) < len(entity_ids):
+            by_key = self.by_key
+            return {
+                e
+                for d in datasets
+                for g in grams
+                for e in by_key.get((d, g), ())
+                if e in entity_ids
+            }
+        key_of = self.key_of
+        return {e for e in entity_ids if key_of.get(e) in grams}
 
-    def pairs_among(self, entity_ids: Collection[str]) -> list[tuple[str, str]]:
-        """The synonym pairs with both ends among ``entity_ids`` (a set is fastest),
-        each undirected pair at least once."""
-        partners = self.partners
-        return [(a, b) for a in entity_ids for b in partners.get(a, ()) if b in entity_ids]
+    def pairs_among(
+        self, entity_ids: Collection[str], *, one_dataset: bool = False
+    ) -> list[tuple[str, str]]:
+        """The synonym pairs with both ends among ``entity_ids`` (distinct ids; a set
+        is fastest), each undirected pair at least once.
+
+        Args:
+            entity_ids: the entities to pair.
+            one_dataset: whether they all belong to one dataset: then each one's
+                partners are looked up; else they are grouped by name here, so the
+                work stays bounded by the entities asked about.
+
+        Returns:
+            (entity id, synonym's entity id) pairs.
+        """
+        if one_dataset:
+            partners = self.partners
+            return [(a, b) for a in entity_ids for b in partners.get(a, ()) if b in entity_ids]
+        groups: dict[str, list[str]] = {}
+        key_of = self.key_of
+        for entity_id in entity_ids:
+            key = key_of.get(entity_id)
+            if key is not None and len(key) > 2:
+                groups.setdefault(key, []).append(entity_id)
+        pairs: list[tuple[str, str]] = []
+        for key, ids in groups.items():
+            if len(ids) > 1:
+                pairs += [(a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]]
+            for run in self.shorter.get(key, ()):
+                if others := groups.get(run):
+                    pairs += [(a, b) for a in ids for b in others]
+        return pairs
 
 
 def synonym_pairs(names: Mapping[str, str], *, longest: int = LONGEST_RUN) -> list[tuple[str, str]]:
@@ -89,4 +145,5 @@ def synonym_pairs(names: Mapping[str, str], *, longest: int = LONGEST_RUN) -> li
     Returns:
         (entity id, synonym's entity id) pairs, each undirected pair at least once.
     """
-    return NameTable.build(names.items(), longest=longest).pairs_among(names.keys())
+    table = NameTable.build(((i, n, "") for i, n in names.items()), longest=longest)
+    return table.pairs_among(set(names))

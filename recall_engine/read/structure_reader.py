@@ -88,11 +88,11 @@ class StructureReader(ScopedReader):
 
     async def named_in(self, text: str, entity_ids: Sequence[str]) -> set[str]:
         table, wanted = await self._scoped_names(entity_ids)
-        return table.named(name_grams(text), wanted)
+        return table.named(name_grams(text), wanted, set(self._scope))
 
     async def synonym_pairs(self, entity_ids: Sequence[str]) -> list[tuple[str, str]]:
         table, wanted = await self._scoped_names(entity_ids)
-        return table.pairs_among(wanted)
+        return table.pairs_among(wanted, one_dataset=len(set(self._scope)) == 1)
 
     async def edges_of(self, entity_ids: Sequence[str]) -> list[GraphEdge]:
         adj = await self._adjacency()

@@ -54,11 +54,21 @@ def test_pairs_follow_the_rule_on_random_names() -> None:
         names = random_names(rng, 6)
         expected = by_definition(names)
         assert {frozenset(p) for p in synonym_pairs(names)} == expected
-        # a table over more entities than the query's pairs the same among them
-        table = NameTable.build([*names.items(), ("x1", "Anna Berg"), ("x2", "Lyon")])
-        among = table.pairs_among(set(names))
-        assert {frozenset(p) for p in among} == expected
-        assert all(a != b for a, b in among)
+        # a table over more entities than the query's pairs the same among them, by
+        # each entity's partners in one dataset or by grouping across datasets
+        extra = [("x1", "Anna Berg"), ("x2", "Lyon")]
+        one = NameTable.build([(i, n, "d") for i, n in [*names.items(), *extra]])
+        split = NameTable.build(
+            [(i, n, f"d{int(i[1:]) % 3}") for i, n in names.items()]
+            + [(i, n, "d0") for i, n in extra]
+        )
+        for among in (
+            one.pairs_among(set(names), one_dataset=True),
+            one.pairs_among(set(names)),
+            split.pairs_among(set(names)),
+        ):
+            assert {frozenset(p) for p in among} == expected
+            assert all(a != b for a, b in among)
 
 
 def test_named_follows_the_linking_rule() -> None:
@@ -67,9 +77,21 @@ def test_named_follows_the_linking_rule() -> None:
         names = random_names(rng, 3)
         text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 8))) + "?"
         grams = name_grams(text)
-        table = NameTable.build([*names.items(), ("x1", "Anna Berg")])
+        table = NameTable.build([(i, n, "d") for i, n in [*names.items(), ("x1", "Anna Berg")]])
         expected = {i for i, n in names.items() if normalize_name(n) in grams}
-        assert table.named(grams, set(names)) == expected
+        assert table.named(grams, set(names), {"d"}) == expected  # by name
+        many = {"d", *(f"other{i}" for i in range(98))}
+        assert table.named(grams, set(names), many) == expected  # by entity
+
+
+def test_a_name_shared_by_many_datasets_costs_no_more_than_the_entities_asked() -> None:
+    many = [(f"e{i}", "Anna Berg" if i % 2 else "Anna", f"d{i // 2}") for i in range(20_000)]
+    table = NameTable.build(many)
+    assert max(len(p) for p in table.partners.values()) == 1  # within its dataset only
+    asked = {"e0", "e1", "e2", "e3"}  # two datasets' "Anna" and "Anna Berg"
+    names = {i: n for i, n, _ in many if i in asked}
+    assert {frozenset(p) for p in table.pairs_among(asked)} == by_definition(names)
+    assert len(by_definition(names)) == 6  # equal names across datasets, and shorter forms
 
 
 def test_no_pair_for_short_or_unrelated_names() -> None:
