@@ -6,7 +6,11 @@ they ended, when no new value did.
 
 Both reads are kept per store version (``read.adjacency.store_version``): a
 subject's facts and a chunk's validity change only with a write, and the tense
-stage asks for them on every recall."""
+stage asks for them on every recall. The relations they come from are read as the
+graph snapshot's are (``read.adjacency.PARTIAL_READS``): a few at a time for the
+first reads at one version, then every relation of the scope at once, so a store
+that only ever answers passage searches (no graph snapshot) does not scan the
+relation table for each new question's chunks."""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from recall_engine.core.facts import Fact, FactRef, is_ending, is_past, parse_ut
 from recall_engine.core.graph import normalize_name
 from recall_engine.graph.rules_relations import RELATED_TO
 from recall_engine.read.adjacency import (
+    PARTIAL_READS,
     current_adjacency,
     fill_records,
     records_in_chunks,
@@ -76,7 +81,11 @@ class FactReader(ScopedReader):
         ids = {e.id for e in entities if normalize_name(e.name) == key} or {e.id for e in entities}
         if not ids:
             return []
-        edges = await asyncio.to_thread(graph.edges_touching, sorted(ids), self._scope)
+        held = await self._held_records()
+        if held is not None:
+            edges = held.touching(ids)
+        else:
+            edges = await asyncio.to_thread(graph.edges_touching, sorted(ids), self._scope)
         stated = [e for e in edges if e.source_id in ids and e.predicate != RELATED_TO]
         return _without_restated_past(self._facts(stated, with_text=True))
 
@@ -114,14 +123,36 @@ class FactReader(ScopedReader):
     async def _edges_in_chunks(self, chunk_ids: list[str]) -> list[EdgeRecord]:
         """``GraphStore.edges_in_chunks`` (a scan of the relation table in Kuzu), from
         the structure snapshot's records once they are complete or due
-        (``read.adjacency.wants_all_records``)."""
+        (``read.adjacency.wants_all_records``), else from the scope's own
+        (``_held_records``) when no snapshot is held."""
         snapshot = current_adjacency(self._store)
-        if snapshot is not None and not snapshot.complete and wants_all_records(snapshot):
-            await asyncio.to_thread(fill_records, self._store, snapshot)
-        if snapshot is not None and snapshot.complete:
-            return records_in_chunks(snapshot, chunk_ids, self._scope)
+        if snapshot is not None:
+            if not snapshot.complete and wants_all_records(snapshot):
+                await asyncio.to_thread(fill_records, self._store, snapshot)
+            if snapshot.complete:
+                return records_in_chunks(snapshot, chunk_ids, self._scope)
+        elif (held := await self._held_records()) is not None:
+            return held.in_chunks(chunk_ids)
         graph = self._store.graph
         return await asyncio.to_thread(graph.edges_in_chunks, chunk_ids, self._scope)
+
+    async def _held_records(self) -> ScopeRecords | None:
+        """Every relation of the scope, read at once on the first read past
+        ``PARTIAL_READS`` at this store version (None before: reading a few costs
+        less, and a store written between reads never gets there)."""
+        memo = _memo(self._store)
+        key = ("records", self._scope)
+        held = memo.get(key)
+        if held is None:
+            reads = memo.get(("record_reads", self._scope), 0) + 1
+            memo[("record_reads", self._scope)] = reads
+            if reads <= PARTIAL_READS:
+                return None
+            graph = self._store.graph
+            records = await asyncio.to_thread(graph.edges_of_datasets, list(self._scope))
+            held = memo[key] = ScopeRecords.of(records)
+        assert isinstance(held, ScopeRecords)
+        return held
 
     def _facts(self, edges: list[EdgeRecord], *, with_text: bool) -> list[Fact]:
         by_statement: dict[tuple[str, str | None, str | None], list[EdgeRecord]] = {}
@@ -168,6 +199,41 @@ class FactReader(ScopedReader):
                 )
             )
         return out
+
+
+class ScopeRecords:
+    """The relations of one scope at one store version, by chunk and by end."""
+
+    def __init__(self, by_chunk: dict[str, list[EdgeRecord]], by_end: dict[str, list[EdgeRecord]]):
+        self._by_chunk, self._by_end = by_chunk, by_end
+
+    @classmethod
+    def of(cls, records: Sequence[EdgeRecord]) -> ScopeRecords:
+        """Index ``records`` (one scope's relations)."""
+        by_chunk: dict[str, list[EdgeRecord]] = {}
+        by_end: dict[str, list[EdgeRecord]] = {}
+        for record in records:
+            if record.chunk_id:
+                by_chunk.setdefault(record.chunk_id, []).append(record)
+            by_end.setdefault(record.source_id, []).append(record)
+            if record.target_id != record.source_id:
+                by_end.setdefault(record.target_id, []).append(record)
+        return cls(by_chunk, by_end)
+
+    def in_chunks(self, chunk_ids: Sequence[str]) -> list[EdgeRecord]:
+        """The relations stated in these chunks, ordered by id (as the graph's read)."""
+        return self._ordered(self._by_chunk, chunk_ids)
+
+    def touching(self, entity_ids: Sequence[str] | set[str]) -> list[EdgeRecord]:
+        """The relations with either end in ``entity_ids``, ordered by id."""
+        return self._ordered(self._by_end, entity_ids)
+
+    @staticmethod
+    def _ordered(
+        index: dict[str, list[EdgeRecord]], keys: Sequence[str] | set[str]
+    ) -> list[EdgeRecord]:
+        found = {r.id: r for key in keys for r in index.get(key, ())}
+        return [found[i] for i in sorted(found)]
 
 
 def _without_restated_past(facts: list[Fact]) -> list[Fact]:

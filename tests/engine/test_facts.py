@@ -182,3 +182,49 @@ async def test_facts_read_before_a_write_are_not_served_after_it(engine):
     assert not after[("lives_in", "Lyon")].current
     assert after[("lives_in", "Lyon")].chunk_id == chunk
     assert after[("lives_in", "Montmartre")].current
+
+
+async def test_facts_without_a_graph_snapshot_stop_scanning_the_graph(engine, monkeypatch):
+    """A store only ever asked passage searches holds no graph snapshot: past
+    ``PARTIAL_READS`` reads at one version, the facts come from the scope's
+    relations read once (the same facts, in the same order), and a write starts over."""
+    from recall_engine.read.adjacency import PARTIAL_READS, current_adjacency
+    from recall_engine.read.store_reader import StoreReader
+
+    await tell(engine, ANN)
+    await tell(engine, [("b1", "2023-02-01T10:00:00", "I live in Oslo.")], dataset="bob")
+    store = engine.store()
+    datasets = await engine.list_datasets()
+    graph = store.graph
+    scans: list[str] = []
+    for name in ("edges_in_chunks", "edges_touching", "edges_of_datasets"):
+        read = getattr(graph, name)
+
+        def counted(*args, _read=read, _name=name, **kwargs):
+            scans.append(_name)
+            return _read(*args, **kwargs)
+
+        monkeypatch.setattr(graph, name, counted)
+    assert current_adjacency(store) is None
+    facts = await engine.facts("Ann")
+    own = [f for f in facts if f.dataset_id == datasets["ann"]]
+    assert len(own) < len(facts)  # "I live in Oslo" is said in the other dataset
+    chunks = list(dict.fromkeys(f.chunk_id for f in own if f.chunk_id))
+    oslo = next(f.chunk_id for f in facts if f.dataset_id == datasets["bob"])
+    assert len(chunks) > PARTIAL_READS and oslo
+    ann = StoreReader(store, (datasets["ann"],))
+    scans.clear()
+    first = await ann.chunk_validity([chunks[0]])  # from the graph, a few relations
+    rounds = [await ann.chunk_validity([c, oslo, "no-such-chunk"]) for c in chunks]
+    assert rounds[0] == first and any(rounds)
+    assert scans == ["edges_in_chunks"] * PARTIAL_READS + ["edges_of_datasets"]
+    assert view(await ann.facts("Ann")) == view(own)  # from the same relations, in scope
+    both = StoreReader(store, tuple(datasets.values()))
+    wider = await both.chunk_validity([*chunks, oslo])
+    assert wider == {c: v for r in rounds for c, v in r.items()} | {oslo: wider[oslo]}
+    assert set(scans[PARTIAL_READS + 1 :]) == {"edges_in_chunks"}  # another scope: its own count
+
+    await tell(engine, ANN[1:2], dataset="bob")  # a write: a few at a time again
+    scans.clear()
+    assert await ann.chunk_validity(chunks[1:2]) == rounds[1]
+    assert set(scans) == {"edges_in_chunks"}
