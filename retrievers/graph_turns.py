@@ -51,12 +51,19 @@ async def pass_to_replies(
     lenders = lenders[:askers]
     if not lenders:
         return scores
-    around = await read.chunks_by_id(lenders, neighbours=1)
-    at = {(h.data_id, h.chunk_index): h for h in around}
+    # Where each asker's next turn is (places: no hit built for the ~3 chunks around
+    # each of the askers); hits only for the replies not among the candidates yet.
+    at = {
+        (p.data_id, p.chunk_index): p.chunk_id
+        for p in await read.places_by_id(lenders, neighbours=1)
+    }
+    after = {c: at.get((chunk_of[c].data_id, chunk_of[c].chunk_index + 1)) for c in lenders}
+    fresh = [r for r in dict.fromkeys(after.values()) if r is not None and r not in chunk_of]
+    found = {h.chunk_id: h for h in await read.chunks_by_id(fresh)} if fresh else {}
     out = dict(scores)
     for c in lenders:
-        asker = chunk_of[c]
-        reply = at.get((asker.data_id, asker.chunk_index + 1))
+        asker, reply_id = chunk_of[c], after[c]
+        reply = None if reply_id is None else chunk_of.get(reply_id) or found.get(reply_id)
         if reply is None or not reply.speaker or (keeps is not None and not keeps(reply)):
             continue
         if normalize_name(reply.speaker) == normalize_name(asker.speaker or ""):

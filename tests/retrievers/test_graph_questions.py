@@ -8,6 +8,7 @@ import pytest
 
 from recall_engine import Conversation, Message
 from recall_engine.core.hits import ChunkHit
+from recall_engine.read.api import ChunkPlace
 from retrievers.graph_completion import GraphCompletionConfig, GraphCompletionRetriever
 from retrievers.graph_scoring import asking_share
 from retrievers.graph_turns import demote_questions, pass_to_replies
@@ -65,16 +66,28 @@ class _Turns:
 
     def __init__(self, hits: list[ChunkHit]) -> None:
         self.hits = hits
-        self.asked: list[str] = []
+        self.asked: list[str] = []  # whose places were read
+        self.built: list[str] = []  # the hits built
 
-    async def chunks_by_id(self, chunk_ids, *, neighbours=0):
-        self.asked.extend(chunk_ids)
+    def _around(self, chunk_ids, neighbours):
         wanted = {(h.data_id, h.chunk_index) for h in self.hits if h.chunk_id in chunk_ids}
         return [
             h
             for h in self.hits
             if any(h.data_id == d and abs(h.chunk_index - i) <= neighbours for d, i in wanted)
         ]
+
+    async def places_by_id(self, chunk_ids, *, neighbours=0):
+        self.asked.extend(chunk_ids)
+        return [
+            ChunkPlace(h.chunk_id, h.data_id, h.chunk_index, 1.0)
+            for h in self._around(chunk_ids, neighbours)
+        ]
+
+    async def chunks_by_id(self, chunk_ids, *, neighbours=0):
+        found = self._around(chunk_ids, neighbours)
+        self.built.extend(h.chunk_id for h in found)
+        return found
 
 
 async def test_what_a_turn_loses_for_asking_goes_to_its_reply():
@@ -96,6 +109,7 @@ async def test_what_a_turn_loses_for_asking_goes_to_its_reply():
     # the next turn by the same speaker is no reply; a document's chunk has no speaker
     assert "same" not in out and "doc-next" not in out
     assert {c: out[c] for c in scores} == scores
+    assert read.built == ["reply", "same"]  # hits only for next turns not among the candidates
     # only the `askers` turns that lost most lend
     read = _Turns(turns)
     await pass_to_replies(read, scores, lost, candidates, askers=1)
