@@ -81,7 +81,9 @@ class FactReader(ScopedReader):
         ids = {e.id for e in entities if normalize_name(e.name) == key} or {e.id for e in entities}
         if not ids:
             return []
-        held = await self._held_records()
+        # Without a graph snapshot, from the scope's relations once read at once (a
+        # graph search's reads of every relation are the snapshot's, not these).
+        held = None if current_adjacency(self._store) else await self._held_records()
         if held is not None:
             edges = held.touching(ids)
         else:

@@ -188,7 +188,7 @@ async def test_facts_without_a_graph_snapshot_stop_scanning_the_graph(engine, mo
     """A store only ever asked passage searches holds no graph snapshot: past
     ``PARTIAL_READS`` reads at one version, the facts come from the scope's
     relations read once (the same facts, in the same order), and a write starts over."""
-    from recall_engine.read.adjacency import PARTIAL_READS, current_adjacency
+    from recall_engine.read.adjacency import PARTIAL_READS, adjacency, current_adjacency
     from recall_engine.read.store_reader import StoreReader
 
     await tell(engine, ANN)
@@ -228,3 +228,8 @@ async def test_facts_without_a_graph_snapshot_stop_scanning_the_graph(engine, mo
     scans.clear()
     assert await ann.chunk_validity(chunks[1:2]) == rounds[1]
     assert set(scans) == {"edges_in_chunks"}
+    adjacency(store)  # a graph search's snapshot: it reads every relation itself
+    scans.clear()
+    for _ in range(PARTIAL_READS + 1):
+        await StoreReader(store, (datasets["ann"],)).facts("Ann")  # a new reader: no memo
+    assert "edges_of_datasets" not in scans
