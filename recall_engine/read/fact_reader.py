@@ -206,7 +206,9 @@ class FactReader(ScopedReader):
 class ScopeRecords:
     """The relations of one scope at one store version, by chunk and by end."""
 
-    def __init__(self, by_chunk: dict[str, list[EdgeRecord]], by_end: dict[str, list[EdgeRecord]]):
+    def __init__(
+        self, by_chunk: dict[str, list[EdgeRecord]], by_end: dict[str, list[EdgeRecord]]
+    ) -> None:
         self._by_chunk, self._by_end = by_chunk, by_end
 
     @classmethod

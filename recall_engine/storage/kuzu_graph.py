@@ -85,9 +85,8 @@ class KuzuGraphStore(KuzuEntityReads, KuzuReads):
         # One query at a time per connection: Kuzu connections are not shared safely.
         self._lock = threading.RLock()
         self._read_lock = threading.Lock()
-        self._prepared: dict[
-            str, PreparedStatement
-        ] = {}  # read query -> its plan, under _read_lock
+        # Each read query's plan on the read connection (``read``), under _read_lock.
+        self._prepared: dict[str, PreparedStatement] = {}
         self._guard = ReadOnlyHandle(path)
         self._generation = 0  # bumped by every commit; the read-only handle follows it
 
