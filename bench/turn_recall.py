@@ -68,27 +68,27 @@ async def run_mode(
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "store"
         shutil.copytree(store, copy)
+
+        def ask(engine: RecallEngine, text: str) -> Any:
+            return engine.recall(
+                text, query_type, datasets=[dataset], top_k=TOP_K, only_context=True
+            )
+
         async with RecallEngine(copy, graph_extractor="rules") as engine:
-
-            def ask(text: str) -> Any:
-                return engine.recall(
-                    text, query_type, datasets=[dataset], top_k=TOP_K, only_context=True
-                )
-
             for text in questions[:turns]:  # vectors cached, the store's caches built
-                await ask(text)
+                await ask(engine, text)
             writes, after, again = [], [], []
             for i, message in enumerate(later):
                 text = questions[i % len(questions)]
                 one = Conversation(messages=[message])
                 writes.append(await _timed(engine.remember(one, dataset_name=dataset)))
-                after.append(await _timed(ask(text)))
-                again.append(await _timed(ask(text)))
+                after.append(await _timed(ask(engine, text)))
+                again.append(await _timed(ask(engine, text)))
         async with RecallEngine(copy, graph_extractor="rules") as engine:
             fresh = []
             for text in questions:
                 QUERY_CACHE.clear()
-                fresh.append(await _timed(ask(text)))
+                fresh.append(await _timed(ask(engine, text)))
     return {
         "write": _ms(writes),
         "after write": _ms(after),

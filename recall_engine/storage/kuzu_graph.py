@@ -125,10 +125,10 @@ class KuzuGraphStore(KuzuEntityReads, KuzuReads):
     def _plan(self, query: str) -> str | PreparedStatement:
         """The kept plan of ``query`` on the read connection (made on first use); the
         query itself when Kuzu cannot plan it ahead (its error is the execution's)."""
-        import kuzu
-
         plan = self._prepared.get(query)
         if plan is None:
+            import kuzu
+
             if len(self._prepared) >= PREPARED_CAP:
                 self._prepared.clear()
             statement = kuzu.PreparedStatement(self._read_conn, query)
