@@ -73,6 +73,12 @@ class FalkorReads:
         """Relations of ``dataset_ids`` with either end in ``entity_ids``, ordered by id."""
         return self._edges("MATCH (:Entity {id: i})-[r:RELATES]-(:Entity)", entity_ids, dataset_ids)
 
+    def edges_from(self, entity_ids: Sequence[str], dataset_ids: Sequence[str]) -> list[EdgeRecord]:
+        """Relations of ``dataset_ids`` whose source is in ``entity_ids``, ordered by id."""
+        return self._edges(
+            "MATCH (:Entity {id: i})-[r:RELATES]->(:Entity)", entity_ids, dataset_ids
+        )
+
     def edges_in_chunks(
         self, chunk_ids: Sequence[str], dataset_ids: Sequence[str]
     ) -> list[EdgeRecord]:
@@ -121,12 +127,22 @@ class FalkorReads:
         )
         return [entity_from_row(row) for row in rows]
 
-    def mention_links(self) -> list[MentionLink]:
-        """Every (chunk, entity) mention of the tenant, each once, by chunk then entity."""
-        rows = self.read(
-            "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) "
-            "RETURN DISTINCT c.id, e.id, e.dataset_id ORDER BY c.id, e.id"
-        )
+    def mention_links(self, chunk_ids: Sequence[str] | None = None) -> list[MentionLink]:
+        """Every (chunk, entity) mention of the tenant (of these chunks only, when
+        given), each once, by chunk then entity."""
+        if chunk_ids is None:
+            rows = self.read(
+                "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) "
+                "RETURN DISTINCT c.id, e.id, e.dataset_id ORDER BY c.id, e.id"
+            )
+        elif chunk_ids:
+            rows = self.read(
+                "UNWIND $ids AS i MATCH (c:Chunk {id: i})-[:MENTIONS]->(e:Entity) "
+                "RETURN DISTINCT c.id, e.id, e.dataset_id ORDER BY c.id, e.id",
+                {"ids": _unique(chunk_ids)},
+            )
+        else:
+            return []
         return [MentionLink(chunk_id=c, entity_id=e, dataset_id=d) for c, e, d in rows]
 
     def mention_chunks(self, entity_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:

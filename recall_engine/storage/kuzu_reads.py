@@ -63,6 +63,12 @@ class KuzuReads:
         """Relations of ``dataset_ids`` with either end in ``entity_ids``, ordered by id."""
         return self._edges("a.id IN $ids OR b.id IN $ids", entity_ids, dataset_ids)
 
+    def edges_from(self, entity_ids: Sequence[str], dataset_ids: Sequence[str]) -> list[EdgeRecord]:
+        """Relations of ``dataset_ids`` whose source is in ``entity_ids``, ordered by
+        id (a lookup of the sources, not a scan of the relation table as an
+        either-end read is)."""
+        return self._edges("a.id IN $ids", entity_ids, dataset_ids)
+
     def edges_in_chunks(
         self, chunk_ids: Sequence[str], dataset_ids: Sequence[str]
     ) -> list[EdgeRecord]:
@@ -119,11 +125,20 @@ class KuzuReads:
     def _build_key_map(self) -> KeyMap:
         return KeyMap(self.read(f"MATCH (e:Entity) RETURN {KEY_MAP_COLUMNS}"), KEY_SEP)
 
-    def mention_links(self) -> list[MentionLink]:
-        """Every (chunk, entity) mention of the tenant, each once, by chunk then entity."""
+    def mention_links(self, chunk_ids: Sequence[str] | None = None) -> list[MentionLink]:
+        """Every (chunk, entity) mention of the tenant (of these chunks only, when
+        given), each once, by chunk then entity."""
+        params: dict[str, object] | None = None
+        if chunk_ids is None:
+            where = ""
+        elif chunk_ids:
+            where, params = "WHERE c.id IN $ids ", {"ids": sorted(set(chunk_ids))}
+        else:
+            return []
         rows = self.read(
-            "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) "
-            "RETURN DISTINCT c.id, e.id, e.dataset_id ORDER BY c.id, e.id"
+            f"MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) {where}"
+            "RETURN DISTINCT c.id, e.id, e.dataset_id ORDER BY c.id, e.id",
+            params,
         )
         return [MentionLink(chunk_id=c, entity_id=e, dataset_id=d) for c, e, d in rows]
 

@@ -60,6 +60,10 @@ class GraphStore(Protocol):
         """Relations with either end in ``entity_ids``, ordered by id."""
         ...
 
+    def edges_from(self, entity_ids: Sequence[str], dataset_ids: Sequence[str]) -> list[EdgeRecord]:
+        """Relations whose subject (source) is in ``entity_ids``, ordered by id."""
+        ...
+
     def edges_in_chunks(
         self, chunk_ids: Sequence[str], dataset_ids: Sequence[str]
     ) -> list[EdgeRecord]:
@@ -76,8 +80,9 @@ class GraphStore(Protocol):
         """Entities with one of these lookup keys (``core.graph.lookup_keys``), by id."""
         ...
 
-    def mention_links(self) -> list[MentionLink]:
-        """Every (chunk, entity) mention, each once, ordered by chunk then entity."""
+    def mention_links(self, chunk_ids: Sequence[str] | None = None) -> list[MentionLink]:
+        """Every (chunk, entity) mention (of ``chunk_ids`` only, when given), each
+        once, ordered by chunk then entity."""
         ...
 
     def graph_schema(self) -> list[TableSchema]:

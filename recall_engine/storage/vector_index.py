@@ -73,6 +73,7 @@ class VectorIndex(Generic[Row]):
         self._times = np.zeros(0, dtype=np.float64)
         self._alive = np.zeros(0, dtype=bool)
         self._n = 0
+        self._removed = 0
         self._rows: list[Row] = []
         self._by_id: dict[str, list[int]] = {}
         self._by_data: dict[str, list[int]] = {}
@@ -86,6 +87,12 @@ class VectorIndex(Generic[Row]):
     def size(self) -> int:
         """Rows ever added (alive or not): row numbers run below it."""
         return self._n
+
+    @property
+    def removed(self) -> int:
+        """Rows ever masked out: with ``size``, what tells a reader that rows were
+        only added since it last looked (``rows_since``)."""
+        return self._removed
 
     def _reserve(self, extra: int) -> None:
         if self._n + extra <= self._vectors.shape[0]:
@@ -148,6 +155,7 @@ class VectorIndex(Generic[Row]):
                 if self._alive[row]:
                     self._alive[row] = False
                     removed += 1
+            self._removed += removed
         return removed
 
     def has_data(self, data_id: str) -> bool:
@@ -261,6 +269,13 @@ class VectorIndex(Generic[Row]):
         """Every alive row in scope, in insertion order."""
         with self.lock:
             return [self._rows[at] for at in np.flatnonzero(self.scope_mask(dataset_ids))]
+
+    def rows_since(self, start: int) -> list[Row]:
+        """The alive rows numbered ``start`` or later (added once the index held
+        ``start`` rows), in insertion order."""
+        with self.lock:
+            alive = np.flatnonzero(self._alive[start : self._n])
+            return [self._rows[start + at] for at in alive]
 
     def nearest(
         self,

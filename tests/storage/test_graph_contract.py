@@ -113,6 +113,8 @@ def test_typed_reads(filled: Any) -> None:
     assert edge.context == "Ada lives in London." and edge.confidence == pytest.approx(0.9)
     assert filled.edges_by_id(["r-d1"], ["other"]) == [] and filled.edges_by_id([], ["ds1"]) == []
     assert filled.edges_touching([LONDON.id], ["ds1"]) == [edge]
+    assert filled.edges_from([ADA.id], ["ds1"]) == [edge]
+    assert filled.edges_from([LONDON.id], ["ds1"]) == [] and filled.edges_from([ADA.id], []) == []
     assert filled.edges_in_chunks(["c-d1"], ["ds1"]) == [edge]
     assert filled.edges_in_chunks(["c-d1"], []) == []
     assert filled.edges_of_datasets(["ds1", "other"]) == [edge]
