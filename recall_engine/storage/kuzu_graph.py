@@ -11,10 +11,11 @@ slices (``kuzu_graph_elements.execute_rows``) so no single call holds the GIL fo
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from recall_engine.core.cells import Row
 from recall_engine.core.errors import StoreError
@@ -23,6 +24,7 @@ from recall_engine.storage import kuzu_entity_lists as lists
 from recall_engine.storage import kuzu_graph_elements as ge
 from recall_engine.storage import kuzu_rel_guard as guard
 from recall_engine.storage import kuzu_validity as validity
+from recall_engine.storage.entity_key_map import KEY_MAP_COLUMNS, KeyMap
 from recall_engine.storage.graph_reads import DOCUMENT_COLUMNS, DocumentRecord, document_from_row
 from recall_engine.storage.graph_records import GraphRemoval, GraphWrite
 from recall_engine.storage.kuzu_entities import KuzuEntityReads
@@ -30,6 +32,8 @@ from recall_engine.storage.kuzu_readonly import ReadOnlyHandle
 from recall_engine.storage.kuzu_reads import KuzuReads
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
 from recall_engine.storage.store_lock import open_error
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from kuzu import PreparedStatement
@@ -302,13 +306,36 @@ class KuzuGraphStore(KuzuEntityReads, KuzuReads):
                 # Last, so that entities the new version mentions again survive.
                 removed = ge.delete_orphan_entities(self._conn, touched)
                 self._conn.execute("COMMIT")
-                self._generation += 1
             except Exception as exc:
                 self._rollback()
                 raise StoreError(f"Kuzu could not write the ingest: {exc}") from exc
+            written = [e.id for e in graph.entities] if graph is not None else []
+            self._advance_key_map(written, removed)
+            self._generation += 1
             if replace_data_ids:
                 guard.settle(self._conn)
         return GraphRemoval(data_ids=tuple(replace_data_ids), entity_ids=tuple(removed))
+
+    def _advance_key_map(self, written: Sequence[str], removed: Sequence[str]) -> None:
+        """Hand the next generation's entity key map over (``entity_key_map``): the
+        entities the commit just made wrote, read again by id, and those it
+        removed left out. Called with ``_lock`` held, after the commit."""
+
+        def update(held: KeyMap) -> KeyMap:
+            rows: list[Any] = []  # Kuzu's rows: lists in KEY_MAP_COLUMNS order
+            if written:
+                result = self._conn.execute(
+                    f"MATCH (e:Entity) WHERE e.id IN $ids RETURN {KEY_MAP_COLUMNS}",
+                    {"ids": sorted(set(written))},
+                )
+                rows = (result[-1] if isinstance(result, list) else result).get_all()
+            return held.updated(rows, removed)
+
+        try:
+            self._key_maps().advance(self._generation, self._generation + 1, update)
+        except Exception:  # the commit stands: the next lookup reads every entity
+            log.warning("Kuzu: entity key map not carried over a commit", exc_info=True)
+            self._key_maps().clear()
 
     def _rollback(self) -> None:
         with contextlib.suppress(Exception):  # no transaction was open

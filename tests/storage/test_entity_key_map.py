@@ -90,3 +90,51 @@ def test_lookups_return_what_a_scan_of_the_entity_table_returns(tmp_path: Path) 
                 ), f"step {step}, scope {scope}, keys {asked}"
     finally:
         store.close()
+
+
+def test_a_write_hands_its_entities_to_the_next_map(tmp_path: Path, monkeypatch) -> None:
+    """After a lookup, an ingest's commit carries the map over with the entities it
+    wrote (updates included) and a replace's orphans left out: later lookups read no
+    entity table, and answer as its scan does. A forget builds the map again."""
+    store = KuzuGraphStore(tmp_path / "graph.kuzu")
+    builds: list[int] = []
+    build = store._build_key_map
+
+    def counted():
+        builds.append(store.generation)
+        return build()
+
+    monkeypatch.setattr(store, "_build_key_map", counted)
+    keys = ["ada lovelace", "lovelace", "lord byron", "byron lovelace", "grace hopper", "hopper"]
+    try:
+        _write(store, "a", "d1", [_person("a", "Ada Lovelace")])
+        assert len(store.entities_by_keys(keys, ["a"])) == 1 and builds == [1]
+        _write(store, "a", "d2", [_person("a", "Byron Lovelace"), _person("a", "Grace Hopper")])
+        _write(store, "a", "d3", [_person("a", "Byron Lovelace", "Lord Byron")])  # written again
+        for scope in (["a"], ["b"], ["a", "b"]):
+            assert store.entities_by_keys(keys, scope) == store.entities_by_keys_scan(keys, scope)
+        assert len(store.entities_by_keys(["lovelace"], ["a"])) == 2
+        assert builds == [1]  # carried over two commits, never read whole again
+        store.delete_data_items(["d1"])
+        assert store.entities_by_keys(["ada lovelace"], ["a"]) == []
+        assert builds == [1, 4]
+    finally:
+        store.close()
+
+
+def test_a_map_that_cannot_be_carried_over_is_built_again(tmp_path: Path, monkeypatch) -> None:
+    store = KuzuGraphStore(tmp_path / "graph.kuzu")
+    try:
+        _write(store, "a", "d1", [_person("a", "Ada Lovelace")])
+        assert len(store.entities_by_keys(["lovelace"], ["a"])) == 1
+
+        def broken(self, rows, gone=()):
+            raise RuntimeError("no")
+
+        monkeypatch.setattr("recall_engine.storage.entity_key_map.KeyMap.updated", broken)
+        _write(store, "a", "d2", [_person("a", "Byron Lovelace")])  # the write stands
+        monkeypatch.undo()
+        found = store.entities_by_keys(["lovelace"], ["a"])
+        assert sorted(e.name for e in found) == ["Ada Lovelace", "Byron Lovelace"]
+    finally:
+        store.close()
