@@ -28,6 +28,7 @@ from recall_engine.read.adjacency import (
     PARTIAL_READS,
     current_adjacency,
     fill_records,
+    records_from,
     records_in_chunks,
     store_version,
     wants_all_records,
@@ -83,11 +84,14 @@ class FactReader(ScopedReader):
             return []
         # Without a graph snapshot, from the scope's relations once read at once (a
         # graph search's reads of every relation are the snapshot's, not these).
-        held = None if current_adjacency(self._store) else await self._held_records()
+        snapshot = current_adjacency(self._store)
+        held = None if snapshot else await self._held_records()
         if held is not None:
             edges = held.touching(ids)
+        elif snapshot is not None and snapshot.complete:
+            edges = records_from(snapshot, ids, self._scope)
         else:
-            edges = await asyncio.to_thread(graph.edges_touching, sorted(ids), self._scope)
+            edges = await asyncio.to_thread(graph.edges_from, sorted(ids), self._scope)
         stated = [e for e in edges if e.source_id in ids and e.predicate != RELATED_TO]
         return _without_restated_past(self._facts(stated, with_text=True))
 

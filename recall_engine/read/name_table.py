@@ -17,7 +17,7 @@ not by how many entities of the tenant share a name.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from recall_engine.core.names import normalize_name
@@ -56,6 +56,13 @@ class NameTable:
     """Entity id -> its synonyms in its own dataset (entity resolution merges a
     dataset's equal names, so these lists stay short however many datasets share a
     name); entities without one are left out."""
+    keys: frozenset[str] = frozenset()
+    """Every normalised name longer than two characters."""
+    longest: int = LONGEST_RUN
+    """The most words a shorter form may have."""
+    _longer: dict[str, tuple[str, ...]] | None = field(default=None, compare=False, repr=False)
+    """Word run -> the ``keys`` it is a run of (every run, not only names), made on
+    the first ``extended``: which longer names a new name is a shorter form of."""
 
     @classmethod
     def build(
@@ -73,16 +80,63 @@ class NameTable:
             if runs := tuple(r for r in _word_runs(key, longest) if r in keys):
                 shorter[key] = runs
         partners: dict[str, tuple[str, ...]] = {}
-        for (dataset_id, key), ids in by_key.items():
-            if len(key) <= 2:
-                continue
-            shorter_ids = tuple(
-                b for run in shorter.get(key, ()) for b in by_key.get((dataset_id, run), ())
-            )
-            for a in ids:
-                if found := tuple(b for b in ids if b != a) + shorter_ids:
-                    partners[a] = found
-        return cls(key_of, by_key, shorter, partners)
+        for group in by_key:
+            _pair_group(group, by_key, shorter, partners)
+        return cls(key_of, by_key, shorter, partners, frozenset(keys), longest)
+
+    def extended(self, names: Iterable[tuple[str, str, str]]) -> NameTable | None:
+        """This table with ``names`` ((entity id, name, dataset id) triples) added
+        after its own, an id it holds already moving to the end of its name's list
+        (an entity updated in place): equal to ``build`` over the names in that
+        order, without going over the others. This table is left as it is.
+
+        Returns:
+            The new table; None when one of ``names`` renames an entity of this table
+            (build it again).
+        """
+        longest = self.longest
+        key_of, by_key, shorter = dict(self.key_of), dict(self.by_key), dict(self.shorter)
+        longer, keys = dict(self._runs_index()), set(self.keys)
+        groups: dict[tuple[str, str], None] = {}  # changed members, by group
+        fresh: list[str] = []  # names new to the table
+        for entity_id, name, dataset_id in names:
+            key = normalize_name(name)
+            if key_of.get(entity_id, key) != key:
+                return None
+            group = (dataset_id, key)
+            members = by_key[group] = [i for i in by_key.get(group, ()) if i != entity_id]
+            members.append(entity_id)
+            key_of[entity_id] = key
+            groups[group] = None
+            if len(key) > 2 and key not in keys:
+                keys.add(key)
+                fresh.append(key)
+                for run in _word_runs(key, longest):
+                    longer[run] = (*longer.get(run, ()), key)
+        for key in fresh:  # its own shorter forms, and it as one of longer names'
+            for name_key in (key, *longer.get(key, ())):
+                if runs := tuple(r for r in _word_runs(name_key, longest) if r in keys):
+                    shorter[name_key] = runs
+        partners = dict(self.partners)
+        for dataset_id, key in list(groups):  # their members pair with longer names' too
+            for name_key in longer.get(key, ()):
+                groups[(dataset_id, name_key)] = None
+        for group in groups:
+            _pair_group(group, by_key, shorter, partners)
+        table = NameTable(key_of, by_key, shorter, partners, frozenset(keys), longest)
+        object.__setattr__(table, "_longer", longer)
+        return table
+
+    def _runs_index(self) -> dict[str, tuple[str, ...]]:
+        if self._longer is not None:
+            return self._longer
+        longer: dict[str, list[str]] = {}
+        for key in self.keys:
+            for run in _word_runs(key, self.longest):
+                longer.setdefault(run, []).append(key)
+        index = {run: tuple(keys) for run, keys in longer.items()}
+        object.__setattr__(self, "_longer", index)  # made once, the same by any thread
+        return index
 
     def named(
         self, grams: Collection[str], entity_ids: Collection[str], datasets: Collection[str]
@@ -133,6 +187,28 @@ class NameTable:
                 if others := groups.get(run):
                     pairs += [(a, b) for a in ids for b in others]
         return pairs
+
+
+def _pair_group(
+    group: tuple[str, str],
+    by_key: Mapping[tuple[str, str], list[str]],
+    shorter: Mapping[str, tuple[str, ...]],
+    partners: dict[str, tuple[str, ...]],
+) -> None:
+    """Set the synonyms of each entity of ``group`` (dataset id, name) in ``partners``:
+    the others of its name, then those of its shorter forms, in that dataset."""
+    dataset_id, key = group
+    if len(key) <= 2:
+        return
+    ids = by_key.get(group, ())
+    shorter_ids = tuple(
+        b for run in shorter.get(key, ()) for b in by_key.get((dataset_id, run), ())
+    )
+    for a in ids:
+        if found := tuple(b for b in ids if b != a) + shorter_ids:
+            partners[a] = found
+        else:
+            partners.pop(a, None)
 
 
 def synonym_pairs(names: Mapping[str, str], *, longest: int = LONGEST_RUN) -> list[tuple[str, str]]:

@@ -197,7 +197,7 @@ async def test_facts_without_a_graph_snapshot_stop_scanning_the_graph(engine, mo
     datasets = await engine.list_datasets()
     graph = store.graph
     scans: list[str] = []
-    for name in ("edges_in_chunks", "edges_touching", "edges_of_datasets"):
+    for name in ("edges_in_chunks", "edges_touching", "edges_from", "edges_of_datasets"):
         read = getattr(graph, name)
 
         def counted(*args, _read=read, _name=name, **kwargs):

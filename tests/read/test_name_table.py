@@ -128,3 +128,34 @@ async def test_reader_pairs_only_entities_in_its_scope(engine) -> None:
         Document(text="Anita Borg founded a network.", title="c"), dataset_name="a"
     )
     assert adjacency(store).names is None  # a write makes a new snapshot, worked out anew
+
+
+def table_fields(table: NameTable) -> tuple:
+    return table.key_of, table.by_key, table.shorter, table.partners, table.keys
+
+
+def test_an_extended_table_equals_one_built_over_every_name() -> None:
+    """New names, and known ones moved to the end (an entity updated in place), give
+    the table ``build`` gives over the names in that order; the table extended stays
+    as it was; a renamed entity asks for a build."""
+    rng = random.Random(11)
+    for _ in range(300):
+        names = random_names(rng, 6)
+        datasets = {i: rng.choice("ab") for i in names}
+        rows = [(i, n, datasets[i]) for i, n in names.items()]
+        cut = rng.randint(0, len(rows))
+        first, later = rows[:cut], rows[cut:]
+        moved = rng.sample(first, min(len(first), rng.randint(0, 3)))
+        added = later + moved
+        rng.shuffle(added)
+        table = NameTable.build(first)
+        before = table_fields(NameTable.build(first))
+        grown = table.extended(added)
+        again = {row[0] for row in added}
+        order = [r for r in first if r[0] not in again] + added
+        assert grown is not None and table_fields(grown) == table_fields(NameTable.build(order))
+        assert table_fields(table) == before
+        assert {frozenset(p) for p in grown.pairs_among(set(names))} >= {
+            frozenset(p) for p in table.pairs_among({r[0] for r in first}, one_dataset=False)
+        }
+    assert NameTable.build([("a", "Anna Berg", "d")]).extended([("a", "Lyon", "d")]) is None

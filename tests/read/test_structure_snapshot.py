@@ -17,6 +17,7 @@ from recall_engine.read.adjacency import (
     records_in_chunks,
 )
 from recall_engine.read.api import GraphEdge
+from recall_engine.read.name_table import NameTable
 from recall_engine.read.store_reader import StoreReader
 from recall_engine.storage.graph_reads import EdgeRecord
 
@@ -81,7 +82,7 @@ async def test_kept_triplets_honour_the_readers_scope(engine) -> None:
 
 
 @pytest.mark.parametrize("write", ["forget", "remember"])
-async def test_a_write_drops_the_kept_triplets(engine, monkeypatch, write) -> None:
+async def test_a_write_reads_the_kept_triplets_again(engine, monkeypatch, write) -> None:
     stored = await engine.remember(HOPPER, dataset_name="people")
     store = engine.store()
     reader = StoreReader(store, list(store.datasets()))
@@ -100,7 +101,44 @@ async def test_a_write_drops_the_kept_triplets(engine, monkeypatch, write) -> No
     assert calls == [ids]  # read from the graph again, not from the old snapshot
     assert [t.id for t in after] == ([] if write == "forget" else ids)
     rebuilt = adjacency(store)
-    assert rebuilt is not kept and not rebuilt.records
+    assert rebuilt is not kept
+    # a forget reads the snapshot whole; an ingest keeps the records it could not
+    # change (Curie's facts are not Hopper's)
+    assert set(rebuilt.records) == (set() if write == "forget" else set(ids))
+
+
+ANN_SAYS = [
+    ("2023-01-05T10:00:00", "I live in Lyon, near the old town."),
+    ("2023-01-05T10:05:00", "I work as a nurse at the city hospital."),
+    ("2023-02-01T10:00:00", "Bob lives in Oslo and works as a pilot."),
+    ("2024-03-01T09:00:00", "Big news: I moved to Paris last week, I live in Montmartre now."),
+    ("2024-06-01T09:00:00", "I quit nursing and I am now a software developer at a startup."),
+    ("2024-07-01T09:00:00", "Bob moved to Bergen."),
+]
+
+
+async def test_records_carried_over_a_write_are_the_graphs(engine) -> None:
+    """Facts that change (a new home ends the old one's validity) in turns remembered one
+    by one: after each, the snapshot carried over holds every relation as the graph
+    holds it now, validity included, having read only what the write could change."""
+    from recall_engine import Conversation, Message
+    from recall_engine.read.adjacency import fill_records
+
+    store, kept = None, []
+    for at, (when, text) in enumerate(ANN_SAYS):
+        message = Message(id=f"m{at}", speaker="Ann", text=text, timestamp=when)
+        await engine.remember(Conversation(messages=[message]), dataset_name="ann")
+        store = engine.store()
+        everything = list(store.datasets())
+        snapshot = adjacency(store)
+        carried = len(snapshot.records)
+        fill_records(store, snapshot)
+        graph = {r.id: r for r in store.graph.edges_of_datasets(everything)}
+        assert snapshot.complete and snapshot.records == graph, text
+        kept.append(0 < carried < len(graph))
+    assert store is not None and any(kept)  # kept the rest, read what a turn changed
+    ended = [r for r in snapshot.records.values() if r.valid_until]
+    assert ended  # the moves ended earlier homes: their records show it
 
 
 def index_refs(store, scope: Sequence[str]) -> dict[str, EntityRef]:
@@ -163,3 +201,102 @@ async def test_a_snapshot_read_often_reads_every_relation_once(engine, monkeypat
             assert records_in_chunks(snapshot, asked, scope) == store.graph.edges_in_chunks(
                 asked, scope
             )
+
+
+STRUCTURE = (
+    "edges",
+    "edges_of_entity",
+    "edges_of_chunk",
+    "chunks_of_entity",
+    "entities_of_chunk",
+    "entity_dataset",
+)
+
+
+def assert_same_structure(got, whole) -> None:
+    """Equal maps with every list in the same order (readers walk them in order)."""
+    for name in STRUCTURE:
+        ours, theirs = getattr(got, name), getattr(whole, name)
+        assert ours == theirs, name
+        assert all(list(ours[k]) == list(theirs[k]) for k in ours), name
+
+
+def names_of(table) -> tuple:
+    return table.key_of, table.by_key, table.shorter, table.partners, table.keys
+
+
+def spy_mention_reads(store, monkeypatch) -> list:
+    """The ``chunk_ids`` argument of every ``mention_links`` call (None: all)."""
+    calls: list = []
+    read = store.graph.mention_links
+
+    def counted(chunk_ids=None):
+        calls.append(None if chunk_ids is None else sorted(chunk_ids))
+        return read(chunk_ids)
+
+    monkeypatch.setattr(store.graph, "mention_links", counted)
+    return calls
+
+
+TURNS = [
+    ("Ann", "I moved to Lyon with Bob Stone last spring."),
+    ("Bob", "Ann Stone and I visited Grace Hopper's old office in Lyon."),
+    ("Ann", "Bob Stone met Marie Curie's biographer at the Lyon library."),
+    ("Bob", "Ann, Grace and I are going to Paris next week."),
+]
+
+
+async def test_a_write_that_only_adds_extends_the_snapshot(engine, monkeypatch) -> None:
+    """Each write that only adds (documents, turns that name known people again) gives
+    a snapshot read on from the last one, mentions of its new chunks only, equal to one
+    read whole, name table included; the one it came from is left as it was."""
+    from recall_engine import Conversation, Message
+    from recall_engine.read.adjacency import _build, name_table
+
+    await engine.remember([HOPPER, CURIE], dataset_name="people")
+    store = engine.store()
+    calls = spy_mention_reads(store, monkeypatch)
+    first = adjacency(store)
+    frozen = {name: repr(getattr(first, name)) for name in STRUCTURE}
+    name_table(store, first)
+    assert calls == [None]
+    for at, (speaker, text) in enumerate(TURNS):
+        calls.clear()
+        before = set(store.index.vectors.live_ids())
+        when = f"2024-03-0{at + 1}T10:00:00"
+        message = Message(speaker=speaker, text=text, timestamp=when)
+        await engine.remember(Conversation(messages=[message]), dataset_name="people")
+        added = sorted(set(store.index.vectors.live_ids()) - before)
+        snapshot = adjacency(store)
+        assert calls == [added]  # the new chunks' mentions, not every mention again
+        assert snapshot.marks is not None and not snapshot.records
+        assert_same_structure(snapshot, _build(store))
+        assert names_of(name_table(store, snapshot)) == names_of(
+            NameTable.build((r["id"], r["name"], r["dataset_id"]) for r in entity_rows(store))
+        )
+    assert {name: repr(getattr(first, name)) for name in STRUCTURE} == frozen
+
+
+def entity_rows(store) -> list:
+    return store.entity_index.rows(None)
+
+
+@pytest.mark.parametrize("write", ["forget", "replace"])
+async def test_a_write_that_removes_reads_the_snapshot_whole(engine, monkeypatch, write) -> None:
+    from recall_engine.read.adjacency import _build
+
+    hopper = Document(text=HOPPER.text, title="hopper", source_id="bio/hopper")
+    stored = await engine.remember([hopper, CURIE], dataset_name="people")
+    store = engine.store()
+    adjacency(store)
+    calls = spy_mention_reads(store, monkeypatch)
+    if write == "forget":
+        await engine.forget(data_id=stored.data_ids[0])
+    else:  # a new version of the same source replaces the old one
+        text = "Grace Hopper taught at Vassar College."
+        await engine.remember(
+            Document(text=text, title="hopper", source_id="bio/hopper"), dataset_name="people"
+        )
+    snapshot = adjacency(store)
+    assert calls == [None]
+    assert_same_structure(snapshot, _build(store))
