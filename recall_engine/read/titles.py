@@ -3,8 +3,9 @@
 A query that names a document's title ("Arthur's Magazine", "Ulm") is about
 that document even when its passages never repeat the title. The index maps a
 normalised name (case and spacing folded, a trailing qualifier in parentheses
-dropped: "Lilu (mythology)" -> "lilu") to its data items, and is rebuilt lazily
-when the tenant's chunk index changes, like the graph snapshot. Only real titles
+dropped: "Lilu (mythology)" -> "lilu") to its data items, and is made again lazily
+when the tenant's chunk index changes, like the graph snapshot: from the last one
+and the items added since, when chunks were only added. Only real titles
 are in it: an item given none is named by its opening words (or a conversation by
 its message ids, ``core.item_names``), and such a name is left out, so a query
 repeating a memory's first words gets no title bonus for it.
@@ -46,9 +47,10 @@ def titled(chunks: Sequence[ChunkRecord]) -> bool:
     return is_titled(chunks[0].document_name, chunks[0].text, messages)
 
 
-def _build(store: TenantStore) -> dict[str, list[str]]:
+def _build(store: TenantStore) -> _TitleIndex:
     out = _TitleIndex()
-    named: dict[str, bool] = {}
+    out.mark = _mark(store)
+    named = out.named
     for record in store.index.records(None):
         if record.data_id not in named:
             named[record.data_id] = titled(store.index.of_data(record.data_id))
@@ -60,6 +62,35 @@ def _build(store: TenantStore) -> dict[str, list[str]]:
             if record.data_id not in ids:
                 ids.append(record.data_id)
     out.starts = _first_words(out)
+    return out
+
+
+def _mark(store: TenantStore) -> tuple[int, int]:
+    vectors = store.index.vectors
+    return vectors.size, vectors.removed
+
+
+def _extended(store: TenantStore, old: _TitleIndex) -> _TitleIndex | None:
+    """``old`` with the items whose chunks were added since it was made, equal to an
+    index made whole now; None when a chunk was removed since, or an item it holds
+    gained chunks (its title may have changed)."""
+    mark = _mark(store)
+    if mark[1] != old.mark[1]:
+        return None
+    items = list(dict.fromkeys(r.data_id for r in store.index.vectors.rows_since(old.mark[0])))
+    if any(data_id in old.named for data_id in items):
+        return None
+    out = _TitleIndex(old)
+    out.mark, out.named = mark, dict(old.named)
+    out.starts = {size: set(words) for size, words in old.starts.items()}
+    for data_id in items:
+        chunks = store.index.of_data(data_id)
+        out.named[data_id] = titled(chunks)
+        key = title_key(chunks[0].document_name) if out.named[data_id] else ""
+        if key and data_id not in out.get(key, ()):
+            out[key] = [*out.get(key, ()), data_id]
+            words = key.split(" ")
+            out.starts.setdefault(len(words), set()).add(words[0])
     return out
 
 
@@ -84,7 +115,10 @@ def title_index(store: TenantStore) -> dict[str, list[str]]:
         cached = _CACHE.get(store)
         if cached is not None and cached[0] == version:
             return cached[1]
-    built = _build(store)
+    earlier = cached[1] if cached is not None else None
+    built = _extended(store, earlier) if isinstance(earlier, _TitleIndex) else None
+    if built is None:  # (an empty index is falsy)
+        built = _build(store)
     with _LOCK:
         _CACHE[store] = (version, built)
     return built
@@ -144,9 +178,16 @@ def _inside_longer_name(text: str, words: list[re.Match[str]], start: int, end: 
 
 class _TitleIndex(dict[str, list[str]]):
     """The index, and the first words of its titles by word count (``named_in``
-    joins only the phrases that could be a title)."""
+    joins only the phrases that could be a title); what it was made from: whether
+    each item has a title, and the chunk rows read (``_mark``, taken before)."""
 
     starts: dict[int, set[str]]
+    named: dict[str, bool]
+    mark: tuple[int, int]
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        self.starts, self.named, self.mark = {}, {}, (0, 0)
 
 
 def _starts(index: dict[str, list[str]]) -> dict[int, set[str]]:

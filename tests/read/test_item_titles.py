@@ -61,3 +61,42 @@ def test_a_title_inside_a_longer_name_is_not_named() -> None:
     assert named("In Ulm, Germany, and later in York.") == ["ulm", "york"]
     assert named("York is old. United we stand.") == ["york", "united"]
     assert named("one of the Blue Notes songs") == ["blue notes"]
+
+
+async def test_the_title_index_follows_writes_as_if_made_whole(engine, monkeypatch) -> None:
+    """Items added one write at a time (titled, untitled, a title shared by two items, a
+    conversation) extend the index made before; a forget makes it whole again. Either
+    way it equals an index made whole."""
+    from recall_engine.read import titles
+
+    made: list[int] = []
+    build = titles._build
+    monkeypatch.setattr(titles, "_build", lambda store: made.append(1) or build(store))
+
+    def same(index, whole) -> None:
+        assert dict(index) == dict(whole) and index.starts == whole.starts
+        assert index.named == whole.named
+
+    chat = Conversation(messages=[Message(speaker="bob", text="Hi Ann, how was Ulm?")])
+    await engine.remember(chat, dataset_name="d")
+    store = engine.store()
+    assert not title_index(store)
+    again = Conversation(messages=[Message(speaker="ann", text="Cold, but the Danube was nice.")])
+    await engine.remember(again, dataset_name="d")
+    assert not title_index(store) and len(made) == 1  # an empty index is extended too
+    first = await engine.remember(Document(text=LONG, title="Grace Hopper"), dataset_name="d")
+    same(title_index(store), build(store))
+    writes = [
+        Document(text="Ulm is a city on the Danube in Germany.", title="Ulm"),
+        LONG.replace("Grace", "Anna"),  # no title of its own
+        Document(text="Ulm (band) played in Berlin and Vienna.", title="Ulm (band)"),
+        Conversation(messages=[Message(speaker="ann", text="Ulm was lovely in May.")]),
+    ]
+    for memory in writes:
+        await engine.remember(memory, dataset_name="d")
+        same(title_index(store), build(store))
+    assert len(made) == 1  # made whole once, then only extended
+    assert title_index(store)["ulm"] and len(title_index(store)["ulm"]) == 2
+    await engine.forget(data_id=first.data_ids[0])
+    same(title_index(store), build(store))
+    assert len(made) == 2 and "grace hopper" not in title_index(store)
