@@ -329,7 +329,8 @@ class TenantStore:
         except BaseException:
             self._undo_vectors(new_ids, new_entities)
             raise
-        self._datasets = None
+        if (known := self._datasets) is not None:  # as the graph merges them: a new one
+            self._datasets = {**{d[0]: d[1] for d in datasets}, **known}  # named as written
         if replace_data_ids:
             self.index.remove_data(replace_data_ids)
             self._forget_graph_vectors(removal)

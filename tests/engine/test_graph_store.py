@@ -283,3 +283,19 @@ async def test_visualize_graph_shows_every_entity(engine, tmp_path) -> None:
     )[0][0]
     assert re.search(r'id="node-count">(\d+)<', one.read_text()).group(1) == str(n_one)
     assert 0 < n_one < n_all
+
+
+async def test_the_datasets_kept_after_an_ingest_are_the_graphs(engine, monkeypatch) -> None:
+    """The tenant's dataset list is carried over each ingest (not read again): after
+    writes to new and known datasets it is what the graph holds."""
+    await engine.remember("Ada wrote notes.", dataset_name="a")
+    store = engine.store()
+    assert store.datasets() == store.graph.datasets()
+    reads: list[int] = []
+    read = store.graph.datasets
+    monkeypatch.setattr(store.graph, "datasets", lambda: reads.append(1) or read())
+    for name in ("b", "a", "c"):
+        await engine.remember(f"Grace met Ada in {name}.", dataset_name=name)
+        assert store.datasets() == read()
+    assert reads == []
+    assert sorted(store.datasets().values()) == ["a", "b", "c"]
