@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -26,6 +26,7 @@ from recall_engine.core.graph import normalize_name
 from recall_engine.graph.rules_relations import RELATED_TO
 from recall_engine.read.adjacency import (
     PARTIAL_READS,
+    Marks,
     current_adjacency,
     fill_records,
     records_from,
@@ -41,6 +42,11 @@ _MEMO_LOCK = threading.Lock()
 _MEMO: weakref.WeakKeyDictionary[
     TenantStore, tuple[tuple[int | None, ...], dict[object, object]]
 ] = weakref.WeakKeyDictionary()
+_LAST: weakref.WeakKeyDictionary[TenantStore, dict[tuple[str, ...], ScopeRecords]] = (
+    weakref.WeakKeyDictionary()
+)
+LAST_SCOPES = 8
+"""Scopes per store whose records are kept past a write, to be carried over."""
 _MEMO_CAP = 50_000
 """Entries one store version keeps at most (subjects and chunks); past it, it starts again."""
 
@@ -143,20 +149,32 @@ class FactReader(ScopedReader):
         return await asyncio.to_thread(graph.edges_in_chunks, chunk_ids, self._scope)
 
     async def _held_records(self) -> ScopeRecords | None:
-        """Every relation of the scope, read at once on the first read past
-        ``PARTIAL_READS`` at this store version (None before: reading a few costs
-        less, and a store written between reads never gets there)."""
+        """Every relation of the scope: carried over from the last version's when a
+        write only added since (``ScopeRecords.carried``), else read at once on the
+        first read past ``PARTIAL_READS`` at this store version (None before:
+        reading a few costs less, and a store written between reads never gets there)."""
         memo = _memo(self._store)
         key = ("records", self._scope)
         held = memo.get(key)
         if held is None:
-            reads = memo.get(("record_reads", self._scope), 0) + 1
-            memo[("record_reads", self._scope)] = reads
-            if reads <= PARTIAL_READS:
-                return None
-            graph = self._store.graph
-            records = await asyncio.to_thread(graph.edges_of_datasets, list(self._scope))
-            held = memo[key] = ScopeRecords.of(records)
+            last = _last_records(self._store).get(self._scope)
+            if last is not None:
+                held = await asyncio.to_thread(last.carried, self._store, self._scope)
+            if held is None:
+                reads = memo.get(("record_reads", self._scope), 0) + 1
+                memo[("record_reads", self._scope)] = reads
+                if reads <= PARTIAL_READS:
+                    return None
+                marks = Marks.of(self._store)  # before reading: a later write is read on
+                graph = self._store.graph
+                records = await asyncio.to_thread(graph.edges_of_datasets, list(self._scope))
+                held = ScopeRecords.of(records, marks)
+            memo[key] = held
+            last_held = _last_records(self._store)
+            last_held.pop(self._scope, None)
+            last_held[self._scope] = held
+            while len(last_held) > LAST_SCOPES:  # the scope asked longest ago goes
+                del last_held[next(iter(last_held))]
         assert isinstance(held, ScopeRecords)
         return held
 
@@ -207,26 +225,71 @@ class FactReader(ScopedReader):
         return out
 
 
+def _last_records(store: TenantStore) -> dict[tuple[str, ...], ScopeRecords]:
+    """The records last held per scope of ``store`` (any version), to carry over."""
+    with _MEMO_LOCK:
+        return _LAST.setdefault(store, {})
+
+
 class ScopeRecords:
-    """The relations of one scope at one store version, by chunk and by end."""
+    """The relations of one scope at one store version, by chunk and by end, and how
+    far the indexes had been read when they were (``adjacency.Marks``)."""
 
     def __init__(
-        self, by_chunk: dict[str, list[EdgeRecord]], by_end: dict[str, list[EdgeRecord]]
+        self,
+        by_id: dict[str, EdgeRecord],
+        by_chunk: dict[str, list[EdgeRecord]],
+        by_end: dict[str, list[EdgeRecord]],
+        marks: Marks,
     ) -> None:
-        self._by_chunk, self._by_end = by_chunk, by_end
+        self._by_id, self._by_chunk, self._by_end = by_id, by_chunk, by_end
+        self.marks = marks
 
     @classmethod
-    def of(cls, records: Sequence[EdgeRecord]) -> ScopeRecords:
-        """Index ``records`` (one scope's relations)."""
+    def of(cls, records: Iterable[EdgeRecord], marks: Marks) -> ScopeRecords:
+        """Index ``records`` (one scope's relations, read once the indexes were read
+        to ``marks``)."""
+        by_id: dict[str, EdgeRecord] = {}
         by_chunk: dict[str, list[EdgeRecord]] = {}
         by_end: dict[str, list[EdgeRecord]] = {}
-        for record in records:
+        for record in sorted(records, key=lambda r: r.id):
+            if record.id in by_id:
+                continue
+            by_id[record.id] = record
             if record.chunk_id:
                 by_chunk.setdefault(record.chunk_id, []).append(record)
             by_end.setdefault(record.source_id, []).append(record)
             if record.target_id != record.source_id:
                 by_end.setdefault(record.target_id, []).append(record)
-        return cls(by_chunk, by_end)
+        return cls(by_id, by_chunk, by_end, marks)
+
+    def carried(self, store: TenantStore, scope: Sequence[str]) -> ScopeRecords | None:
+        """These records at the store's version now, when it only gained rows since
+        (else None): all but those a write may have changed (its subjects' relations,
+        their validity worked out again; those with an end it updated), and those,
+        with the new relations, read by their subjects (``GraphStore.edges_from``).
+
+        Blocking (it reads the graph): call it from a worker thread."""
+        marks, now = self.marks, Marks.of(store)
+        if (
+            store.shared is not None
+            or now.chunks[1] != marks.chunks[1]
+            or now.relations[1] != marks.relations[1]
+        ):
+            return None
+        allowed = set(scope)
+        subjects = {
+            row["source_id"]
+            for row in store.relation_index.rows_since(marks.relations[0])
+            if row["dataset_id"] in allowed
+        }
+        updated = {row["id"] for row in store.entity_index.rows_since(marks.entities)}
+        stale = {r.id: r for e in updated for r in self._by_end.get(e, ())}
+        stale |= {r.id: r for e in subjects for r in self._by_end.get(e, ()) if r.source_id == e}
+        sources = subjects | {r.source_id for r in stale.values()}
+        kept = (r for i, r in self._by_id.items() if i not in stale)
+        read = store.graph.edges_from(sorted(sources), list(scope)) if sources else []
+        return ScopeRecords.of([*read, *kept], now)  # (a record read again wins)
 
     def in_chunks(self, chunk_ids: Sequence[str]) -> list[EdgeRecord]:
         """The relations stated in these chunks, ordered by id (as the graph's read)."""

@@ -187,7 +187,8 @@ async def test_facts_read_before_a_write_are_not_served_after_it(engine):
 async def test_facts_without_a_graph_snapshot_stop_scanning_the_graph(engine, monkeypatch):
     """A store only ever asked passage searches holds no graph snapshot: past
     ``PARTIAL_READS`` reads at one version, the facts come from the scope's
-    relations read once (the same facts, in the same order), and a write starts over."""
+    relations read once (the same facts, in the same order), carried over a write that
+    only adds, and read again after one that removes."""
     from recall_engine.read.adjacency import PARTIAL_READS, adjacency, current_adjacency
     from recall_engine.read.store_reader import StoreReader
 
@@ -224,12 +225,55 @@ async def test_facts_without_a_graph_snapshot_stop_scanning_the_graph(engine, mo
     assert wider == {c: v for r in rounds for c, v in r.items()} | {oslo: wider[oslo]}
     assert set(scans[PARTIAL_READS + 1 :]) == {"edges_in_chunks"}  # another scope: its own count
 
-    await tell(engine, ANN[1:2], dataset="bob")  # a write: a few at a time again
+    await tell(engine, ANN[1:2], dataset="bob")  # a write elsewhere: carried over, no read
     scans.clear()
     assert await ann.chunk_validity(chunks[1:2]) == rounds[1]
+    assert scans == []
+    await engine.forget(data_id=(await tell(engine, ANN[3:4], dataset="bob"))[0])
+    scans.clear()  # a forget: a few at a time again
+    assert await StoreReader(store, (datasets["ann"],)).chunk_validity(chunks[2:3]) == rounds[2]
     assert set(scans) == {"edges_in_chunks"}
     adjacency(store)  # a graph search's snapshot: it reads every relation itself
     scans.clear()
     for _ in range(PARTIAL_READS + 1):
         await StoreReader(store, (datasets["ann"],)).facts("Ann")  # a new reader: no memo
     assert "edges_of_datasets" not in scans
+
+
+async def test_records_carried_over_writes_are_the_graphs(engine, monkeypatch) -> None:
+    """Without a graph snapshot, turns that change facts remembered one by one: after
+    each, the scope's records carried over hold every relation as the graph now does,
+    validity included, and only the subjects a turn spoke of were read again."""
+    from recall_engine.read.adjacency import PARTIAL_READS, current_adjacency
+    from recall_engine.read.store_reader import StoreReader
+
+    changes = [
+        *ANN,
+        ("a5", "2024-07-01T09:00:00", "Bob moved to Bergen and works as a pilot."),
+        ("a6", "2024-08-01T09:00:00", "I moved to Lyon again."),
+    ]
+    await tell(engine, changes[:1])
+    store = engine.store()
+    scope = tuple((await engine.list_datasets()).values())
+    reader = StoreReader(store, scope)
+    held = None
+    for _ in range(PARTIAL_READS + 1):
+        held = await reader._held_records()
+    assert held is not None  # read whole once, past the partial reads
+    full_reads: list[int] = []
+    read_all = store.graph.edges_of_datasets
+    monkeypatch.setattr(
+        store.graph, "edges_of_datasets", lambda ds: full_reads.append(1) or read_all(ds)
+    )
+    for message in changes[1:]:
+        await tell(engine, [message])
+        assert current_adjacency(store) is None
+        held = await StoreReader(store, scope)._held_records()
+        graph = read_all(list(scope))
+        assert held is not None and held.in_chunks([r.chunk_id for r in graph if r.chunk_id]) == [
+            r for r in graph if r.chunk_id
+        ]
+        assert held.touching({r.source_id for r in graph}) == graph
+    assert full_reads == []  # carried over every write, never read whole again
+    ended = [r for r in graph if r.valid_until]
+    assert len(ended) >= 2  # the moves and the new job ended earlier facts
