@@ -284,7 +284,10 @@ class OnnxEmbedder:
     def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
         """Vectors of ``texts``, shape (len(texts), dimension), rows of unit length.
 
-        Texts are embedded in ``batch_size`` groups of similar length (less padding).
+        Texts are embedded longest first, in batches of at most ``batch_size`` whose
+        texts are all more than half as long as the batch's longest (``_batches``):
+        a batch is padded to its longest text, so one ingest's chunk, its sentences
+        and its entity names in one batch would each cost the chunk's length.
 
         Raises:
             EmbeddingError: the model failed to load or run.
@@ -296,9 +299,8 @@ class OnnxEmbedder:
         session, tokenizer = self._loaded()
         try:
             encodings = tokenizer.encode_batch(list(texts))
-            order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
-            for start in range(0, len(order), max(1, batch_size)):
-                rows = order[start : start + batch_size]
+            lengths = [len(e.ids) for e in encodings]
+            for rows in _batches(lengths, max(1, batch_size)):
                 out[rows] = self._run(session, [encodings[i] for i in rows], spec)
         except EmbeddingError:
             raise
@@ -338,6 +340,20 @@ class OnnxEmbedder:
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         pooled = pooled / np.clip(norms, 1e-12, None)
         return pooled.astype(np.float32)
+
+
+def _batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+    """Indexes of ``lengths`` longest first (ties in order), cut into batches of at
+    most ``batch_size`` in which every length is more than half the first's."""
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    batches: list[list[int]] = []
+    for i in order:
+        batch = batches[-1] if batches else None
+        if batch is None or len(batch) >= batch_size or 2 * lengths[i] <= lengths[batch[0]]:
+            batches.append([i])
+        else:
+            batch.append(i)
+    return batches
 
 
 def main() -> None:

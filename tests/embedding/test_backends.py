@@ -69,3 +69,25 @@ async def test_blank_query_rejected_before_embedding(tmp_path, backend_embedder)
         await engine.remember("Einstein was born in Ulm.", dataset_name="physics")
         with pytest.raises(InvalidInputError):
             await engine.recall("   \n", query_type="CHUNKS", only_context=True)
+
+
+def test_onnx_batches_keep_short_texts_apart_from_long_ones() -> None:
+    """Every text once, longest first, at most ``batch_size`` per batch, and no text
+    padded to more than twice its length: an ingest's chunk, sentences and names apart."""
+    import random
+
+    from recall_engine.embedding.onnx import _batches
+
+    assert _batches([256, 30, 28, 5, 4, 40, 6], 64) == [[0], [5, 1, 2], [6, 3, 4]]
+    assert _batches([], 8) == []
+    rng = random.Random(3)
+    for _ in range(300):
+        lengths = [rng.randint(1, 256) for _ in range(rng.randint(1, 80))]
+        size = rng.randint(1, 16)
+        batches = _batches(lengths, size)
+        flat = [i for batch in batches for i in batch]
+        assert sorted(flat) == list(range(len(lengths)))
+        assert [lengths[i] for i in flat] == sorted(lengths, reverse=True)
+        for batch in batches:
+            assert len(batch) <= size
+            assert all(2 * lengths[i] > lengths[batch[0]] for i in batch)
