@@ -129,6 +129,8 @@ def test_typed_reads(filled: Any) -> None:
         MentionLink(chunk_id="c-d1", entity_id=e, dataset_id="ds1")
         for e in sorted([ADA.id, LONDON.id])
     ]
+    assert filled.mention_links(["c-d1", "nope"]) == filled.mention_links()
+    assert filled.mention_links(["nope"]) == [] and filled.mention_links([]) == []
     schema = {t.name: t for t in filled.graph_schema()}
     assert schema["Entity"].kind == "NODE" and ("name", "STRING") in schema["Entity"].properties
     assert schema["RELATES"].kind == "REL" and ("Entity", "Entity") in schema["RELATES"].connections
