@@ -72,9 +72,10 @@ class Adjacency:
     records: dict[str, EdgeRecord] = field(default_factory=dict)
     """Relations read from the graph with their text and ends' names, by id (all
     datasets), filled as readers ask for them (``GraphReader.triplets_by_id``),
-    and all at once by ``fill_records``. A write that could change one changes
-    the version, so it dies with this snapshot; a reader that still holds the old
-    snapshot may add a newer record to it, never an older one to the new."""
+    and all at once by ``fill_records``. A write changes the version: the next
+    snapshot keeps only the records the write could not change (``_records_kept``);
+    a reader that still holds the old snapshot may add a newer record to it, never
+    an older one to the new."""
     complete: bool = False
     """Whether ``records`` holds every relation (``fill_records`` ran)."""
     partial_reads: int = 0
@@ -279,9 +280,10 @@ PARTIAL_READS = 2
 Kuzu has no index on relation properties, so reading a few relations by id or
 by chunk scans the relation table, at nearly the cost of reading it whole (a
 thousandth of the rows, a fifth to a tenth of the time, on documents). A store
-that keeps being read at one version pays one full read and then none; one
-written between every pair of reads (a conversation ingested as it goes) never
-reaches the count and reads only what it asks for."""
+that keeps being read at one version pays one full read and then none, and a
+write that only adds carries the records over (``_extended``: the rest are read by
+their subjects); one written between every pair of reads (a conversation ingested
+as it goes) that never reached the count reads only what it asks for."""
 
 
 def wants_all_records(snapshot: Adjacency) -> bool:

@@ -10,7 +10,8 @@ stage asks for them on every recall. The relations they come from are read as th
 graph snapshot's are (``read.adjacency.PARTIAL_READS``): a few at a time for the
 first reads at one version, then every relation of the scope at once, so a store
 that only ever answers passage searches (no graph snapshot) does not scan the
-relation table for each new question's chunks."""
+relation table for each new question's chunks; and, like the snapshot's, those
+relations are carried over a write that only adds (``ScopeRecords.carried``)."""
 
 from __future__ import annotations
 
