@@ -318,11 +318,18 @@ FEW_MISSING = 10
 subjects (a lookup of each) rather than every relation (a scan of the table)."""
 
 
+def holds_records(snapshot: Adjacency, edge_ids: Iterable[str]) -> bool:
+    """Whether ``snapshot.records`` holds these relations (all of them when complete)."""
+    records = snapshot.records
+    return snapshot.complete or all(i in records for i in edge_ids)
+
+
 def records_in_chunks(
     snapshot: Adjacency, chunk_ids: Sequence[str], scope: Sequence[str]
 ) -> list[EdgeRecord]:
-    """``GraphStore.edges_in_chunks`` from a complete snapshot: the relations of
-    ``scope`` stated in these chunks, ordered by id."""
+    """``GraphStore.edges_in_chunks`` from a snapshot that holds their records
+    (``holds_records``): the relations of ``scope`` stated in these chunks, ordered
+    by id."""
     allowed, records = set(scope), snapshot.records
     found = {
         edge_id: records[edge_id]
@@ -336,8 +343,9 @@ def records_in_chunks(
 def records_from(
     snapshot: Adjacency, entity_ids: Iterable[str], scope: Sequence[str]
 ) -> list[EdgeRecord]:
-    """``GraphStore.edges_from`` from a complete snapshot: the relations of ``scope``
-    whose source is one of ``entity_ids``, ordered by id."""
+    """``GraphStore.edges_from`` from a snapshot that holds their records
+    (``holds_records``): the relations of ``scope`` whose source is one of
+    ``entity_ids``, ordered by id."""
     allowed, records = set(scope), snapshot.records
     found = {
         edge_id: records[edge_id]

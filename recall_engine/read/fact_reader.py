@@ -30,6 +30,7 @@ from recall_engine.read.adjacency import (
     Marks,
     current_adjacency,
     fill_records,
+    holds_records,
     records_from,
     records_in_chunks,
     store_version,
@@ -95,7 +96,9 @@ class FactReader(ScopedReader):
         held = None if snapshot else await self._held_records()
         if held is not None:
             edges = held.touching(ids)
-        elif snapshot is not None and snapshot.complete:
+        elif snapshot is not None and holds_records(
+            snapshot, (e for i in ids for e in snapshot.edges_of_entity.get(i, ()))
+        ):
             edges = records_from(snapshot, ids, self._scope)
         else:
             edges = await asyncio.to_thread(graph.edges_from, sorted(ids), self._scope)
@@ -140,9 +143,10 @@ class FactReader(ScopedReader):
         (``_held_records``) when no snapshot is held."""
         snapshot = current_adjacency(self._store)
         if snapshot is not None:
-            if not snapshot.complete and wants_all_records(snapshot):
+            stated = [e for c in chunk_ids for e in snapshot.edges_of_chunk.get(c, ())]
+            if not holds_records(snapshot, stated) and wants_all_records(snapshot):
                 await asyncio.to_thread(fill_records, self._store, snapshot)
-            if snapshot.complete:
+            if holds_records(snapshot, stated):  # (those a write left are kept)
                 return records_in_chunks(snapshot, chunk_ids, self._scope)
         elif (held := await self._held_records()) is not None:
             return held.in_chunks(chunk_ids)

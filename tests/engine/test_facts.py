@@ -277,3 +277,33 @@ async def test_records_carried_over_writes_are_the_graphs(engine, monkeypatch) -
     assert full_reads == []  # carried over every write, never read whole again
     ended = [r for r in graph if r.valid_until]
     assert len(ended) >= 2  # the moves and the new job ended earlier facts
+
+
+async def test_facts_from_a_carried_snapshot_are_the_graphs(engine) -> None:
+    """With a graph snapshot carried over each turn, a subject's facts and a chunk's
+    validity come from the records it kept or read again, and equal those read from
+    the graph itself (no snapshot), validity included."""
+    from recall_engine.read import adjacency as snapshots
+    from recall_engine.read import fact_reader
+    from recall_engine.read.store_reader import StoreReader
+
+    for message in ANN:
+        await tell(engine, [message])
+        store = engine.store()
+        scope = tuple((await engine.list_datasets()).values())
+        snapshot = snapshots.adjacency(store)  # carried over the write when one was held
+        carried = await StoreReader(store, scope).facts("Ann")
+        chunks = [f.chunk_id for f in carried if f.chunk_id]
+        validity = await StoreReader(store, scope).chunk_validity(chunks)
+        snapshots._CACHE.pop(store)  # no snapshot, nothing kept: read from the graph
+        fact_reader._MEMO.pop(store)
+        fact_reader._LAST.pop(store, None)
+        assert snapshots.current_adjacency(store) is None
+        plain = await StoreReader(store, scope).facts("Ann")
+        assert [(f.id, f.valid_until, f.superseded_by) for f in carried] == [
+            (f.id, f.valid_until, f.superseded_by) for f in plain
+        ]
+        assert validity == await StoreReader(store, scope).chunk_validity(chunks)
+        snapshots.fill_records(store, snapshot)  # every record held, for the next write
+        snapshots._CACHE[store] = (snapshots._version(store), snapshot)
+    assert any(f.valid_until for f in plain)  # the moves ended earlier facts
