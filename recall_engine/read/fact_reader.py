@@ -175,11 +175,7 @@ class FactReader(ScopedReader):
                 records = await asyncio.to_thread(graph.edges_of_datasets, list(self._scope))
                 held = ScopeRecords.of(records, marks)
             memo[key] = held
-            last_held = _last_records(self._store)
-            last_held.pop(self._scope, None)
-            last_held[self._scope] = held
-            while len(last_held) > LAST_SCOPES:  # the scope asked longest ago goes
-                del last_held[next(iter(last_held))]
+            _keep_last(self._store, self._scope, held)
         assert isinstance(held, ScopeRecords)
         return held
 
@@ -233,7 +229,18 @@ class FactReader(ScopedReader):
 def _last_records(store: TenantStore) -> dict[tuple[str, ...], ScopeRecords]:
     """The records last held per scope of ``store`` (any version), to carry over."""
     with _MEMO_LOCK:
-        return _LAST.setdefault(store, {})
+        return dict(_LAST.get(store, {}))
+
+
+def _keep_last(store: TenantStore, scope: tuple[str, ...], held: ScopeRecords) -> None:
+    """Keep ``held`` as ``scope``'s last records, for at most ``LAST_SCOPES`` scopes
+    (the scope asked longest ago goes first)."""
+    with _MEMO_LOCK:
+        kept = _LAST.setdefault(store, {})
+        kept.pop(scope, None)
+        kept[scope] = held
+        while len(kept) > LAST_SCOPES:
+            del kept[next(iter(kept))]
 
 
 class ScopeRecords:

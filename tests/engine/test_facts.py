@@ -307,3 +307,18 @@ async def test_facts_from_a_carried_snapshot_are_the_graphs(engine) -> None:
         snapshots.fill_records(store, snapshot)  # every record held, for the next write
         snapshots._CACHE[store] = (snapshots._version(store), snapshot)
     assert any(f.valid_until for f in plain)  # the moves ended earlier facts
+
+
+async def test_records_kept_past_a_write_are_bounded_per_store(engine) -> None:
+    from recall_engine.read import fact_reader
+    from recall_engine.read.adjacency import Marks
+
+    await tell(engine, ANN[:1])
+    store = engine.store()
+    held = fact_reader.ScopeRecords.of([], Marks.of(store))
+    scopes = [(f"ds{i}",) for i in range(fact_reader.LAST_SCOPES + 3)]
+    for scope in [*scopes, scopes[3]]:  # the fourth asked again: kept as the newest
+        fact_reader._keep_last(store, scope, held)
+    kept = fact_reader._last_records(store)
+    assert len(kept) == fact_reader.LAST_SCOPES and list(kept)[-1] == scopes[3]
+    assert scopes[0] not in kept and scopes[-1] in kept
