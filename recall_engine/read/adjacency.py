@@ -52,6 +52,19 @@ class Marks:
             entities=store.entity_index.size,
         )
 
+    def read_on(self, store: TenantStore) -> Marks | None:
+        """The store's marks now when, since these, it only gained rows (no chunk or
+        relation removed) and its tables are its own (other processes' rows arrive by
+        sync, not by ingest): what was added since can be read on from here. Else None."""
+        now = Marks.of(store)
+        if (
+            store.shared is not None
+            or now.chunks[1] != self.chunks[1]
+            or now.relations[1] != self.relations[1]
+        ):
+            return None
+        return now
+
 
 @dataclass
 class Adjacency:
@@ -161,13 +174,8 @@ def _extended(store: TenantStore, old: Adjacency) -> Adjacency | None:
     a row was removed since (a forget, a replaced document) or the tables are
     shared with other processes (their rows arrive by sync, not by ingest)."""
     marks = old.marks
-    now = Marks.of(store)
-    if (
-        marks is None
-        or store.shared is not None
-        or now.chunks[1] != marks.chunks[1]
-        or now.relations[1] != marks.relations[1]
-    ):
+    now = marks.read_on(store) if marks is not None else None
+    if marks is None or now is None:
         return None
     edges = dict(old.edges)
     of_entity, of_chunk = _Lists(old.edges_of_entity), _Lists(old.edges_of_chunk)

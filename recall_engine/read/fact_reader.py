@@ -277,17 +277,14 @@ class ScopeRecords:
 
     def carried(self, store: TenantStore, scope: Sequence[str]) -> ScopeRecords | None:
         """These records at the store's version now, when it only gained rows since
-        (else None): all but those a write may have changed (its subjects' relations,
-        their validity worked out again; those with an end it updated), and those,
-        with the new relations, read by their subjects (``GraphStore.edges_from``).
+        (``Marks.read_on``; else None): the relations of the subjects the write stated
+        facts of (new ones, and those whose validity was worked out again) and of those
+        with an end it updated are read again by their subjects
+        (``GraphStore.edges_from``) and replace what was held of them.
 
         Blocking (it reads the graph): call it from a worker thread."""
-        marks, now = self.marks, Marks.of(store)
-        if (
-            store.shared is not None
-            or now.chunks[1] != marks.chunks[1]
-            or now.relations[1] != marks.relations[1]
-        ):
+        marks, now = self.marks, self.marks.read_on(store)
+        if now is None:
             return None
         allowed = set(scope)
         subjects = {
@@ -296,12 +293,10 @@ class ScopeRecords:
             if row["dataset_id"] in allowed
         }
         updated = {row["id"] for row in store.entity_index.rows_since(marks.entities)}
-        stale = {r.id: r for e in updated for r in self._by_end.get(e, ())}
-        stale |= {r.id: r for e in subjects for r in self._by_end.get(e, ()) if r.source_id == e}
-        sources = subjects | {r.source_id for r in stale.values()}
-        kept = (r for i, r in self._by_id.items() if i not in stale)
+        # their relations and those with an end the write updated, read again
+        sources = subjects | {r.source_id for e in updated for r in self._by_end.get(e, ())}
         read = store.graph.edges_from(sorted(sources), list(scope)) if sources else []
-        return ScopeRecords.of([*read, *kept], now)  # (a record read again wins)
+        return ScopeRecords.of([*read, *self._by_id.values()], now)  # a record read wins
 
     def in_chunks(self, chunk_ids: Sequence[str]) -> list[EdgeRecord]:
         """The relations stated in these chunks, ordered by id (as the graph's read)."""
