@@ -78,6 +78,9 @@ class Adjacency:
     chunks_of_entity: dict[str, list[str]] = field(default_factory=dict)
     entities_of_chunk: dict[str, list[str]] = field(default_factory=dict)
     entity_dataset: dict[str, str] = field(default_factory=dict)
+    datasets: frozenset[str] | None = None
+    """Every dataset an entity or relation of the snapshot belongs to (None: not
+    worked out): a reader whose scope holds them all skips its per-item scope test."""
     refs: dict[str, EntityRef] = field(default_factory=dict)
     """Entity refs (id, name, type: fixed for an id) by id, filled as readers ask
     for them (``StructureReader.entity_refs``): a graph search over documents asks
@@ -150,7 +153,12 @@ def _build(store: TenantStore) -> Adjacency:
         adj.entity_dataset[link.entity_id] = link.dataset_id
     for row in store.entity_index.rows(None):
         adj.entity_dataset.setdefault(row["id"], row["dataset_id"])
+    adj.datasets = _datasets(adj.entity_dataset.values(), adj.edges.values())
     return adj
+
+
+def _datasets(entity_datasets: Iterable[str], edges: Iterable[GraphEdge]) -> frozenset[str]:
+    return frozenset(entity_datasets) | {edge.dataset_id for edge in edges}
 
 
 class _Lists:
@@ -180,8 +188,10 @@ def _extended(store: TenantStore, old: Adjacency) -> Adjacency | None:
     edges = dict(old.edges)
     of_entity, of_chunk = _Lists(old.edges_of_entity), _Lists(old.edges_of_chunk)
     subjects: set[str] = set()
+    touched: set[str] = set()  # the datasets of every row read on: a superset is safe
     for row in store.relation_index.rows_since(marks.relations[0]):
         subjects.add(row["source_id"])
+        touched.add(row["dataset_id"])
         if row["id"] in edges:  # read already: the snapshot was taken mid-commit
             continue
         edge = edges[row["id"]] = _edge(row)
@@ -200,9 +210,11 @@ def _extended(store: TenantStore, old: Adjacency) -> Adjacency | None:
         insort(chunks_of_entity.list_of(link.entity_id), link.chunk_id)  # by chunk id
         entities_of_chunk.setdefault(link.chunk_id, []).append(link.entity_id)
         entity_dataset[link.entity_id] = link.dataset_id
+        touched.add(link.dataset_id)
     refs, updated = dict(old.refs), []
     for row in store.entity_index.rows_since(marks.entities):
         updated.append(row["id"])
+        touched.add(row["dataset_id"])
         entity_dataset.setdefault(row["id"], row["dataset_id"])
         refs.pop(row["id"], None)  # an updated entity: its type may have changed
     records = _records_kept(old, subjects, updated)
@@ -213,6 +225,7 @@ def _extended(store: TenantStore, old: Adjacency) -> Adjacency | None:
         chunks_of_entity=chunks_of_entity.map,
         entities_of_chunk=entities_of_chunk,
         entity_dataset=entity_dataset,
+        datasets=None if old.datasets is None else old.datasets | touched,
         refs=refs,
         records=records,
         # carried over whole but for what the write changed: read the rest on first use

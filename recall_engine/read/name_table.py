@@ -172,7 +172,9 @@ class NameTable:
         """
         if one_dataset:
             partners = self.partners
-            return [(a, b) for a in entity_ids for b in partners.get(a, ()) if b in entity_ids]
+            wanted = entity_ids if isinstance(entity_ids, set | frozenset) else set(entity_ids)
+            paired = partners.keys() & wanted  # a C-level pass over the smaller side
+            return [(a, b) for a in paired for b in partners[a] if b in wanted]
         groups: dict[str, list[str]] = {}
         key_of = self.key_of
         for entity_id in entity_ids:

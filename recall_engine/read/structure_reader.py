@@ -10,7 +10,8 @@ import asyncio
 import threading
 import uuid
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from itertools import chain
 
 import numpy as np
 
@@ -62,10 +63,18 @@ class StructureReader(ScopedReader):
         self, vector: np.ndarray, k: int
     ) -> list[tuple[EntityRef, float]]:
         hits = self._store.entity_index.search(vector, k, self._scope)
-        return [
-            (EntityRef(id=row["id"], name=row["name"], type=row["type"]), float(score))
-            for row, score in hits
-        ]
+        if not hits:
+            return []
+        current = current_adjacency(self._store)  # an id's ref is fixed within a snapshot
+        known = current.refs if current is not None else {}
+        out = []
+        for row, score in hits:
+            ref = known.get(row["id"])
+            if ref is None:
+                ref = EntityRef(id=row["id"], name=row["name"], type=row["type"])
+                known.setdefault(ref.id, ref)
+            out.append((ref, float(score)))
+        return out
 
     async def entity_refs(self, entity_ids: Sequence[str]) -> dict[str, EntityRef]:
         wanted = list(dict.fromkeys(entity_ids))
@@ -77,14 +86,27 @@ class StructureReader(ScopedReader):
         scope, dataset = set(self._scope), adj.entity_dataset
         return {e: known[e] for e in wanted if e in known and dataset.get(e) in scope}
 
+    def _covers(self, adj: Adjacency) -> bool:
+        """Whether the scope holds every dataset of the snapshot: then an entity or
+        relation of it is in scope when it is in it at all."""
+        return adj.datasets is not None and adj.datasets.issubset(self._scope)
+
+    def _entity_test(self, adj: Adjacency) -> Callable[[str], bool]:
+        """Whether an entity id is of the snapshot and in scope."""
+        dataset = adj.entity_dataset
+        if self._covers(adj):
+            return dataset.__contains__
+        scope = set(self._scope)
+        return lambda e: dataset.get(e) in scope
+
     async def _scoped_names(self, entity_ids: Sequence[str]) -> tuple[NameTable, set[str]]:
         """The snapshot's name table, and those of ``entity_ids`` in scope."""
         adj = await self._adjacency()
         table = adj.names
         if table is None:
             table = await asyncio.to_thread(name_table, self._store, adj)
-        scope, dataset = set(self._scope), adj.entity_dataset
-        return table, {e for e in entity_ids if dataset.get(e) in scope}
+        kept = self._entity_test(adj)
+        return table, {e for e in entity_ids if kept(e)}
 
     async def named_in(self, text: str, entity_ids: Sequence[str]) -> set[str]:
         table, wanted = await self._scoped_names(entity_ids)
@@ -96,40 +118,37 @@ class StructureReader(ScopedReader):
 
     async def edges_of(self, entity_ids: Sequence[str]) -> list[GraphEdge]:
         adj = await self._adjacency()
-        scope = set(self._scope)
-        seen: dict[str, GraphEdge] = {}
-        for entity_id in dict.fromkeys(entity_ids):
-            for edge_id in adj.edges_of_entity.get(entity_id, ()):
-                edge = adj.edges[edge_id]
-                if edge_id not in seen and edge.dataset_id in scope:
-                    seen[edge_id] = edge
-        return list(seen.values())
+        of_entity = adj.edges_of_entity
+        ids = dict.fromkeys(chain.from_iterable(of_entity.get(e, ()) for e in entity_ids))
+        return self._edges_in_scope(adj, ids)
 
     async def edges_in_chunks(self, chunk_ids: Sequence[str]) -> list[GraphEdge]:
         adj = await self._adjacency()
+        of_chunk = adj.edges_of_chunk
+        ids = dict.fromkeys(chain.from_iterable(of_chunk.get(c, ()) for c in chunk_ids))
+        return self._edges_in_scope(adj, ids)
+
+    def _edges_in_scope(self, adj: Adjacency, edge_ids: Iterable[str]) -> list[GraphEdge]:
+        """The snapshot's edges of ``edge_ids`` (distinct, in order) in scope."""
+        edges = adj.edges
+        if self._covers(adj):
+            return [edges[i] for i in edge_ids]
         scope = set(self._scope)
-        out: dict[str, GraphEdge] = {}
-        for chunk_id in dict.fromkeys(chunk_ids):
-            for edge_id in adj.edges_of_chunk.get(chunk_id, ()):
-                edge = adj.edges[edge_id]
-                if edge.dataset_id in scope:
-                    out.setdefault(edge_id, edge)
-        return list(out.values())
+        return [edge for edge in map(edges.__getitem__, edge_ids) if edge.dataset_id in scope]
 
     async def mentions(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
         adj = await self._adjacency()
-        scope = set(self._scope)
-        return {
-            e: list(adj.chunks_of_entity.get(e, ()))
-            for e in dict.fromkeys(entity_ids)
-            if adj.entity_dataset.get(e) in scope
-        }
+        of_entity, kept = adj.chunks_of_entity, self._entity_test(adj)
+        return {e: list(of_entity.get(e, ())) for e in dict.fromkeys(entity_ids) if kept(e)}
 
     async def mentioned_in(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
         adj = await self._adjacency()
+        of_chunk, dataset = adj.entities_of_chunk, adj.entity_dataset
+        if self._covers(adj):  # every entity a chunk mentions has its dataset noted
+            return {c: list(of_chunk.get(c, ())) for c in dict.fromkeys(chunk_ids)}
         scope = set(self._scope)
         return {
-            c: [e for e in adj.entities_of_chunk.get(c, ()) if adj.entity_dataset.get(e) in scope]
+            c: [e for e in of_chunk.get(c, ()) if dataset.get(e) in scope]
             for c in dict.fromkeys(chunk_ids)
         }
 

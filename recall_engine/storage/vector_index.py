@@ -81,7 +81,7 @@ class VectorIndex(Generic[Row]):
         self._kind_codes: dict[str, int] = {}
 
     def __len__(self) -> int:
-        return int(self._alive[: self._n].sum())
+        return self._n - self._removed  # rows are masked out once, never revived
 
     @property
     def size(self) -> int:
