@@ -105,6 +105,8 @@ class StructureReader(ScopedReader):
         table = adj.names
         if table is None:
             table = await asyncio.to_thread(name_table, self._store, adj)
+        if self._covers(adj):  # one C-level pass over the ids asked
+            return table, adj.entity_dataset.keys() & set(entity_ids)
         kept = self._entity_test(adj)
         return table, {e for e in entity_ids if kept(e)}
 
