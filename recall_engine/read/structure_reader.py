@@ -10,7 +10,7 @@ import asyncio
 import threading
 import uuid
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from itertools import chain
 
 import numpy as np
@@ -91,14 +91,6 @@ class StructureReader(ScopedReader):
         relation of it is in scope when it is in it at all."""
         return adj.datasets is not None and adj.datasets.issubset(self._scope)
 
-    def _entity_test(self, adj: Adjacency) -> Callable[[str], bool]:
-        """Whether an entity id is of the snapshot and in scope."""
-        dataset = adj.entity_dataset
-        if self._covers(adj):
-            return dataset.__contains__
-        scope = set(self._scope)
-        return lambda e: dataset.get(e) in scope
-
     async def _scoped_names(self, entity_ids: Sequence[str]) -> tuple[NameTable, set[str]]:
         """The snapshot's name table, and those of ``entity_ids`` in scope."""
         adj = await self._adjacency()
@@ -107,8 +99,8 @@ class StructureReader(ScopedReader):
             table = await asyncio.to_thread(name_table, self._store, adj)
         if self._covers(adj):  # one C-level pass over the ids asked
             return table, adj.entity_dataset.keys() & set(entity_ids)
-        kept = self._entity_test(adj)
-        return table, {e for e in entity_ids if kept(e)}
+        scope, dataset = set(self._scope), adj.entity_dataset
+        return table, {e for e in entity_ids if dataset.get(e) in scope}
 
     async def named_in(self, text: str, entity_ids: Sequence[str]) -> set[str]:
         table, wanted = await self._scoped_names(entity_ids)
@@ -140,8 +132,13 @@ class StructureReader(ScopedReader):
 
     async def mentions(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
         adj = await self._adjacency()
-        of_entity, kept = adj.chunks_of_entity, self._entity_test(adj)
-        return {e: list(of_entity.get(e, ())) for e in dict.fromkeys(entity_ids) if kept(e)}
+        of_entity, dataset = adj.chunks_of_entity, adj.entity_dataset
+        scope, covers = set(self._scope), self._covers(adj)
+        return {
+            e: list(of_entity.get(e, ()))
+            for e in dict.fromkeys(entity_ids)
+            if (e in dataset if covers else dataset.get(e) in scope)
+        }
 
     async def mentioned_in(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
         adj = await self._adjacency()
