@@ -10,6 +10,7 @@ sentence goes, lives or travels there. Amounts are a number and a unit ("10 km",
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -38,23 +39,37 @@ _LOWER_LINK = frozenset(
 )
 
 
-def sentences(text: str) -> list[str]:
+# The functions of one sentence below are memoised: a BROAD question reads every
+# chunk of its subject (hundreds), and the next question about the same subject
+# reads the same sentences again.
+_MEMO = 1 << 16
+
+
+@functools.lru_cache(maxsize=_MEMO)
+def sentences(text: str) -> tuple[str, ...]:
     """The sentences of a chunk's text, its "[time] Speaker:" header cut."""
     body = _HEADER.sub("", text.strip())
     head, sep, rest = body.partition(": ")
     if sep and len(head) <= 40 and "." not in head:
         body = rest
-    return [s.strip() for s in _SENTENCE.split(body) if s.strip()]
+    return tuple(s.strip() for s in _SENTENCE.split(body) if s.strip())
 
 
-def tokens(sentence: str) -> list[str]:
+@functools.lru_cache(maxsize=_MEMO)
+def tokens(sentence: str) -> tuple[str, ...]:
     """Words, quoted titles and currency signs, in order."""
-    return _TOKEN.findall(sentence)
+    return tuple(_TOKEN.findall(sentence))
+
+
+@functools.lru_cache(maxsize=_MEMO)
+def lowered(sentence: str) -> frozenset[str]:
+    """The sentence's tokens in lower case."""
+    return frozenset(t.lower() for t in tokens(sentence))
 
 
 def first_person(sentence: str) -> bool:
     """Whether the sentence speaks of its speaker (I, my, we ...)."""
-    return any(t.lower() in _FIRST_PERSON for t in tokens(sentence))
+    return not lowered(sentence).isdisjoint(_FIRST_PERSON)
 
 
 _OTHERS = frozenset({"you", "your", "yours", "he", "she", "his", "her", "they", "their", "them"})
@@ -62,9 +77,10 @@ _OTHERS = frozenset({"you", "your", "yours", "he", "she", "his", "her", "they", 
 
 def about_others(sentence: str) -> bool:
     """Whether the sentence speaks of someone other than its speaker (you, she ...)."""
-    return any(t.lower() in _OTHERS for t in tokens(sentence))
+    return not lowered(sentence).isdisjoint(_OTHERS)
 
 
+@functools.lru_cache(maxsize=_MEMO)
 def modal(sentence: str) -> bool:
     """Whether the sentence states a wish, a plan or a denial rather than a fact."""
     return _MODAL.search(sentence) is not None
@@ -72,6 +88,11 @@ def modal(sentence: str) -> bool:
 
 def named_items(sentence: str, kind: str) -> list[str]:
     """The items of ``kind`` the sentence names by a word for one, in order."""
+    return list(_named_items(sentence, kind))
+
+
+@functools.lru_cache(maxsize=_MEMO)
+def _named_items(sentence: str, kind: str) -> tuple[str, ...]:
     members = MEMBERS.get(kind, frozenset()) | {kind}
     words = tokens(sentence)
     out: list[str] = []
@@ -79,7 +100,7 @@ def named_items(sentence: str, kind: str) -> list[str]:
         if singular(word.strip('"“”').lower()) not in members:
             continue
         out.append(_name_at(words, at) or word.lower())
-    return list(dict.fromkeys(out))
+    return tuple(dict.fromkeys(out))
 
 
 def _name_at(words: Sequence[str], at: int) -> str | None:
@@ -134,8 +155,7 @@ def typed_items(sentence: str, kind: str, entities: Iterable[tuple[str, str]]) -
     types = ENTITY_KINDS.get(kind)
     if not types:
         return []
-    words = {w.lower() for w in tokens(sentence)}
-    visits = "LOCATION" not in types or bool(words & PLACE_VERBS)
+    visits = "LOCATION" not in types or not lowered(sentence).isdisjoint(PLACE_VERBS)
     return [
         name
         for name, type_ in entities

@@ -8,11 +8,14 @@ its own word ("my favourite book is ...").
 
 from __future__ import annotations
 
+import functools
+
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def singular(word: str) -> str:
     """A plural English noun made singular by its common endings (``cities`` ->
     ``city``, ``races`` -> ``race``); other words unchanged."""

@@ -24,6 +24,7 @@ from retrievers.broad_items import (
     about_others,
     amounts,
     first_person,
+    lowered,
     mentions_term,
     modal,
     named_items,
@@ -246,8 +247,7 @@ def _ended(
             for sentence in sentences(chunk.text):
                 if sentence == record.sentence or name not in sentence.lower():
                     continue
-                words = {w.lower() for w in tokens(sentence)}
-                if words & END_WORDS and (
+                if not lowered(sentence).isdisjoint(END_WORDS) and (
                     _spoken_by(chunk, subjects) or _names_subject(sentence, subjects)
                 ):
                     ender = sentence
