@@ -96,6 +96,12 @@ class GraphCompletionRetriever:
                 follow_up = gated(query, follow_up, options.hop_coverage, ctx.read)
             return await run_rounds(query, ctx, rounds, follow_up, mode=HOP_MODE)
         result = await graph_search(
-            query, ctx.query_vector, ctx.read, options, top_k=ctx.top_k, timings=ctx.timings
+            query,
+            ctx.query_vector,
+            ctx.read,
+            options,
+            top_k=ctx.top_k,
+            timings=ctx.timings,
+            embed=ctx.embed,
         )
         return graph_output(result)

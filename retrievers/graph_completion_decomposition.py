@@ -97,7 +97,13 @@ class GraphCompletionDecompositionRetriever:
         for sub in subs:
             vector = ctx.query_vector if sub == query else await ctx.embed(sub)
             result = await graph_search(
-                sub, vector, ctx.read, options, top_k=ctx.top_k, timings=ctx.timings
+                sub,
+                vector,
+                ctx.read,
+                options,
+                top_k=ctx.top_k,
+                timings=ctx.timings,
+                embed=ctx.embed,
             )
             results.append(result)
             answer = await llm_answer(ctx.llm, sub, result) if ctx.llm and result.hits else None

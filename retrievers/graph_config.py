@@ -47,6 +47,12 @@ class GraphSearchConfig(PassageConfig):
         description="Chunks said by a person the query names score (1 + this) times more: "
         "what a person did is told in their own turns, not in the turns addressing them.",
     )
+    speaker_free_lane: bool = Field(
+        default=True,
+        description="The passage lane also searches with what the question asks without the "
+        "names of the people who say the stored turns (retrievers.content_query): every turn "
+        "of a speaker carries their name.",
+    )
     triplet_weight: float = Field(
         default=0.2, ge=0, description="Bonus of chunks stating a relation near the query."
     )

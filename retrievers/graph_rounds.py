@@ -106,11 +106,21 @@ def merge_rounds(
 
 
 async def _search(
-    query: str, vector: np.ndarray, ctx: RetrievalContext[RetrieverConfig], options: RoundsConfig
+    query: str,
+    vector: np.ndarray,
+    ctx: RetrievalContext[RetrieverConfig],
+    options: RoundsConfig,
+    *,
+    first: bool = False,
 ) -> GraphResult:
-    """One round's graph search, long enough for the loop and for ``top_k``."""
+    """One round's graph search, long enough for the loop and for ``top_k``; the
+    first round's passage lane also searches without the speakers' names (a follow-up
+    query carries its evidence's words, which say what it asks)."""
     top_k = max(ctx.top_k, ROUND_K)
-    return await graph_search(query, vector, ctx.read, options, top_k=top_k, timings=ctx.timings)
+    embed = ctx.embed if first else None
+    return await graph_search(
+        query, vector, ctx.read, options, top_k=top_k, timings=ctx.timings, embed=embed
+    )
 
 
 def _head(result: GraphResult, k: int) -> GraphResult:
@@ -203,7 +213,7 @@ async def run_rounds(
 ) -> RetrieverOutput:
     """The loop (module docstring); the output's details log every round's query and
     how many new hits it brought, why it stopped, and ``mode``."""
-    first = await _search(query, ctx.query_vector, ctx, options)
+    first = await _search(query, ctx.query_vector, ctx, options, first=True)
     rounds = [first]
     seen: set[Hashable] = {hit_key(h) for h in _head(first, ROUND_K).hits}
     used: set[Hashable] = set()

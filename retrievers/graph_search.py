@@ -39,6 +39,7 @@ of the docs (``docs/decisions.md``).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -46,6 +47,7 @@ import numpy as np
 from recall_engine.core.hits import AnyHit, ChunkHit, EntityRef, TripletHit
 from recall_engine.read.api import ReadAPI
 from recall_engine.read.linking import name_grams as name_grams  # re-exported
+from retrievers.content_query import passage_vector
 from retrievers.graph_config import GraphSearchConfig as GraphSearchConfig  # re-exported
 from retrievers.graph_steps import (
     Laps,
@@ -82,6 +84,7 @@ async def graph_search(
     *,
     top_k: int,
     timings: dict[str, float] | None = None,
+    embed: Callable[[str], Awaitable[np.ndarray]] | None = None,
 ) -> GraphResult:
     """Run the graph search for one query (see the module docstring).
 
@@ -92,14 +95,20 @@ async def graph_search(
         options: the search's options.
         top_k: how many hits to return.
         timings: step name -> milliseconds, added to when given.
+        embed: embeds a text; with ``options.speaker_free_lane``, the passage lane
+            also searches with the question without its speakers' names
+            (``retrievers.content_query``). None: with the question's vector alone.
 
     Returns:
         The ranked hits and their parts (triplets, passages, entities, details).
     """
     laps = Laps()
     wide = options.wide_search_top_k
+    lane = vector
+    if embed is not None and options.speaker_free_lane:
+        lane = await passage_vector(query, vector, read, embed)
     pool, edge_hits, entity_hits = await asyncio.gather(
-        passages(read, vector, query, wide, options, depth=max(options.depth, wide)),
+        passages(read, lane, query, wide, options, depth=max(options.depth, wide)),
         read.nearest_edges(vector, wide),
         read.nearest_entity_refs(vector, wide),
     )

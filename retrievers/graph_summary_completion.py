@@ -55,7 +55,13 @@ class GraphSummaryCompletionRetriever:
         """
         options = config_of(ctx, GraphSummaryConfig)
         result = await graph_search(
-            query, ctx.query_vector, ctx.read, options, top_k=ctx.top_k, timings=ctx.timings
+            query,
+            ctx.query_vector,
+            ctx.read,
+            options,
+            top_k=ctx.top_k,
+            timings=ctx.timings,
+            embed=ctx.embed,
         )
         output = graph_output(result)
         if not result.hits:

@@ -188,6 +188,11 @@ class ChunkReads(ScopedReads, Protocol):
         when the scope holds no dated conversation."""
         ...
 
+    async def speakers(self) -> frozenset[str]:
+        """The names (as stored) of everyone who says a chunk in scope: the people of
+        its conversations; empty when it holds none."""
+        ...
+
     async def titled_chunks(self, text: str, k: int) -> list[ChunkHit]:
         """Chunks (at most ``k``) of the data items whose title ``text`` names as a
         phrase (``recall_engine.read.titles``), longest titles first, in chunk order."""

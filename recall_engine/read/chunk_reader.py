@@ -15,6 +15,7 @@ from recall_engine.core.hits import ChunkHit
 from recall_engine.ingest.node_sets import NODE_SET_KEY
 from recall_engine.read.api import ChunkPlace
 from recall_engine.read.scoped import ScopedReader, in_time, latest_message_time
+from recall_engine.read.speakers import speakers
 from recall_engine.read.titles import current_title_index, named_in, title_index
 from recall_engine.storage.lexical import tokenize
 from recall_engine.storage.records import ChunkRecord
@@ -118,6 +119,9 @@ class ChunkReader(ScopedReader):
     async def latest_message_time(self) -> datetime | None:
         index = self._store.index.vectors
         return await asyncio.to_thread(latest_message_time, index, self._scope)
+
+    async def speakers(self) -> frozenset[str]:
+        return speakers(self._store, self._scope)
 
     async def titled_chunks(self, text: str, k: int) -> list[ChunkHit]:
         # Built once per store change; a thread hop only when it must be (re)built.

@@ -122,7 +122,13 @@ class GraphLane:
         vector = await _vector(ctx, options)
         # Triplets share the search's room with chunks; twice k leaves k chunks or more.
         found = await graph_search(
-            query, vector, ctx.read, options, top_k=2 * ctx.top_k, timings=ctx.timings
+            query,
+            vector,
+            ctx.read,
+            options,
+            top_k=2 * ctx.top_k,
+            timings=ctx.timings,
+            embed=ctx.embed,
         )
         return RetrieverOutput(hits=list(found.passages[: ctx.top_k]), details={"lane": "graph"})
 
