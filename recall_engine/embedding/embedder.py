@@ -10,6 +10,7 @@ it caches query vectors per process.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Sequence
@@ -94,6 +95,35 @@ class WrappedEmbedder:
 
     def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
         return self.inner.embed(texts, batch_size=batch_size)
+
+
+def embed_queries(embedder: Embedder, texts: Sequence[str]) -> dict[str, np.ndarray]:
+    """Several queries' vectors (text -> 1-D unit vector), cached per process: those
+    not cached are embedded in one model call (or read from the embedder's shared
+    cache, ``embed_queries``) and cached; one text alone goes through ``embed_query``.
+
+    Raises:
+        EmbeddingError: the model failed to load or run.
+    """
+    texts = list(dict.fromkeys(texts))
+    model = embedder.model_id
+    missing = [t for t in texts if QUERY_CACHE.get(model, t) is None]
+    if len(missing) == 1:
+        embed_query(embedder, missing[0])
+    elif missing:
+        shared = getattr(embedder, "embed_queries", None)
+        if callable(shared):  # a cache of its own below this process's (Redis)
+            shared(missing)
+        else:
+            computed = embedder.embed(missing, batch_size=len(missing))
+            check_vectors(computed, rows=len(missing), dimension=embedder.dimension, model_id=model)
+            for text, vector in zip(missing, computed, strict=True):
+                QUERY_CACHE.get_or_compute(model, text, functools.partial(_same, vector))
+    return {t: embed_query(embedder, t) for t in texts}
+
+
+def _same(vector: np.ndarray) -> np.ndarray:
+    return vector
 
 
 def embed_query(embedder: Embedder, text: str) -> np.ndarray:

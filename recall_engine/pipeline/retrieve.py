@@ -3,6 +3,7 @@ the retrieval context it runs in."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
@@ -10,6 +11,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from recall_engine.core.errors import InvalidInputError
+from recall_engine.embedding import QUERY_CACHE, embed_queries
 from recall_engine.pipeline.delegate import (
     PipelineSearchTypes,
     holds_data,
@@ -24,6 +26,7 @@ from recall_engine.read.tenant_reader import TenantReader
 from recall_engine.telemetry.spans import stage as stage_span
 from retrievers import REGISTRY, Identity, RetrievalContext, RetrieverOutput
 from retrievers.base import NO_VECTOR, RetrieverClass, RetrieverConfig, wants_query_vector
+from retrievers.content_query import companion_query
 
 FEEDBACK_WINDOW = 20
 """The best hits of an item result that feedback may reorder: the retriever is asked
@@ -70,6 +73,12 @@ async def retrieve(
     vector = NO_VECTOR
     if wants_query_vector(retriever):
         with StageTimer(state.timings, "embed"), stage_span("recall.embed"):
+            # what the graph search also searches with, embedded in the same model call
+            rest = await companion_query(request.query_text, config, reader(state))
+            texts = [request.query_text, *([rest] if rest else [])]
+            model = services.embedder.model_id
+            if len(texts) > 1 and any(QUERY_CACHE.get(model, t) is None for t in texts):
+                await asyncio.to_thread(embed_queries, services.embedder, texts)
             vector = await embed_query(request.query_text)
         state.query_vector = vector
     ctx: RetrievalContext[RetrieverConfig] = RetrievalContext(

@@ -12,11 +12,10 @@ batched vectors are stored in it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 
 import numpy as np
 
-from recall_engine.embedding import Embedder, embed_query
+from recall_engine.embedding import Embedder, embed_queries
 from recall_engine.embedding.common import QUERY_CACHE
 
 MAX_BATCH = 32
@@ -58,18 +57,4 @@ class QueryBatcher:
             self._running = False
 
     def _vectors(self, texts: list[str]) -> dict[str, np.ndarray]:
-        if len(texts) == 1:  # alone: the cached single-query path
-            return {texts[0]: np.asarray(embed_query(self.embedder, texts[0]), dtype=np.float32)}
-        shared = getattr(self.embedder, "embed_queries", None)
-        if callable(shared):  # a cache of its own below this process's (Redis)
-            return dict(zip(texts, shared(texts), strict=True))
-        computed = self.embedder.embed(texts, batch_size=len(texts))
-        model = self.embedder.model_id
-        out: dict[str, np.ndarray] = {}
-        for text, vector in zip(texts, computed, strict=True):
-            out[text] = QUERY_CACHE.get_or_compute(model, text, _const(vector))
-        return out
-
-
-def _const(vector: np.ndarray) -> Callable[[], np.ndarray]:
-    return lambda: vector
+        return embed_queries(self.embedder, texts)
