@@ -24,7 +24,7 @@ from recall_engine.core.search_types import SearchType
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
 from retrievers.graph_output import graph_output as graph_output  # re-exported
 from retrievers.graph_rounds import RoundsConfig, offline_follow_up, run_rounds
-from retrievers.graph_search import GraphSearchConfig, graph_search
+from retrievers.graph_search import GraphSearchConfig, question_search
 from retrievers.hop_gate import gated
 from retrievers.hop_vector import stored_vector_follow_up
 
@@ -95,13 +95,5 @@ class GraphCompletionRetriever:
             if options.hop_coverage is not None:
                 follow_up = gated(query, follow_up, options.hop_coverage, ctx.read)
             return await run_rounds(query, ctx, rounds, follow_up, mode=HOP_MODE)
-        result = await graph_search(
-            query,
-            ctx.query_vector,
-            ctx.read,
-            options,
-            top_k=ctx.top_k,
-            timings=ctx.timings,
-            embed=ctx.embed,
-        )
+        result = await question_search(query, ctx, options)
         return graph_output(result)

@@ -47,6 +47,7 @@ import numpy as np
 from recall_engine.core.hits import AnyHit, ChunkHit, EntityRef, TripletHit
 from recall_engine.read.api import ReadAPI
 from recall_engine.read.linking import name_grams as name_grams  # re-exported
+from retrievers.base import RetrievalContext, RetrieverConfig
 from retrievers.content_query import passage_vector
 from retrievers.graph_config import GraphSearchConfig as GraphSearchConfig  # re-exported
 from retrievers.graph_steps import (
@@ -165,6 +166,31 @@ async def graph_search(
             else {"names": list(node_filter.names), "all": node_filter.match_all},
             "ms": round(sum(laps.spent.values()), 3),
         },
+    )
+
+
+async def question_search(
+    query: str, ctx: RetrievalContext[RetrieverConfig], options: GraphSearchConfig
+) -> GraphResult:
+    """``graph_search`` of a recall's own question in ``ctx``: its vector, scope and
+    timings, ``ctx.top_k`` deep, the passage lane's rest embedded by ``ctx.embed``.
+
+    Args:
+        query: the question.
+        ctx: the recall's retrieval context.
+        options: the search's options.
+
+    Returns:
+        The graph search's result.
+    """
+    return await graph_search(
+        query,
+        ctx.query_vector,
+        ctx.read,
+        options,
+        top_k=ctx.top_k,
+        timings=ctx.timings,
+        embed=ctx.embed,
     )
 
 

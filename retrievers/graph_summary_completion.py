@@ -14,7 +14,7 @@ from pydantic import Field
 from recall_engine.core.search_types import SearchType
 from retrievers.base import RetrievalContext, RetrieverConfig, RetrieverOutput, config_of
 from retrievers.graph_output import graph_output
-from retrievers.graph_search import GraphSearchConfig, graph_search, render_context
+from retrievers.graph_search import GraphSearchConfig, question_search, render_context
 
 
 class GraphSummaryConfig(GraphSearchConfig):
@@ -54,15 +54,7 @@ class GraphSummaryCompletionRetriever:
             extractive one offline).
         """
         options = config_of(ctx, GraphSummaryConfig)
-        result = await graph_search(
-            query,
-            ctx.query_vector,
-            ctx.read,
-            options,
-            top_k=ctx.top_k,
-            timings=ctx.timings,
-            embed=ctx.embed,
-        )
+        result = await question_search(query, ctx, options)
         output = graph_output(result)
         if not result.hits:
             return output
