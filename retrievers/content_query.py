@@ -74,6 +74,7 @@ async def companion_query(question: str, config: object, read: ChunkReads) -> st
 async def passage_vector(
     question: str,
     vector: np.ndarray,
+    config: object,
     read: ChunkReads,
     embed: Callable[[str], Awaitable[np.ndarray]],
 ) -> np.ndarray:
@@ -82,13 +83,14 @@ async def passage_vector(
     Args:
         question: the question.
         vector: its embedding (unit length).
+        config: the search's config (its ``speaker_free_lane``).
         read: the read API of the caller's scope (its speakers).
         embed: embeds a text (the recall's query embedder, cached).
 
     Returns:
         ``vector`` itself, or the unit sum of it and the rest's embedding.
     """
-    rest = content_query(question, await read.speakers())
+    rest = await companion_query(question, config, read)
     if rest is None:
         return vector
     total = np.asarray(vector, dtype=np.float32) + np.asarray(await embed(rest), dtype=np.float32)

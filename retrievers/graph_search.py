@@ -105,9 +105,7 @@ async def graph_search(
     """
     laps = Laps()
     wide = options.wide_search_top_k
-    lane = vector
-    if embed is not None and options.speaker_free_lane:
-        lane = await passage_vector(query, vector, read, embed)
+    lane = vector if embed is None else await passage_vector(query, vector, options, read, embed)
     pool, edge_hits, entity_hits = await asyncio.gather(
         passages(read, lane, query, wide, options, depth=max(options.depth, wide)),
         read.nearest_edges(vector, wide),

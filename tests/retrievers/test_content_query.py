@@ -13,6 +13,7 @@ from recall_engine import Conversation, Document, Message
 from recall_engine.read.store_reader import StoreReader
 from retrievers.content_query import content_query, passage_vector
 from retrievers.graph_completion import GraphCompletionRetriever
+from retrievers.graph_config import GraphSearchConfig
 from tests.retrievers.graph_fixtures import make_ctx
 
 SPEAKERS = ("Ann", "Ann Lee", "Bob")
@@ -63,10 +64,14 @@ async def test_the_lane_vector_is_the_unit_sum_of_the_question_and_its_rest() ->
         asked.append(text)
         return rest
 
-    got = await passage_vector("What does Ann cook?", question, _Read(frozenset({"Ann"})), embed)
+    got = await passage_vector(
+        "What does Ann cook?", question, GraphSearchConfig(), _Read(frozenset({"Ann"})), embed
+    )
     assert asked == ["cook"]
     np.testing.assert_allclose(got, np.array([1, 1, 0]) / np.sqrt(2), rtol=1e-6)
-    same = await passage_vector("What does Cy cook?", question, _Read(frozenset({"Ann"})), embed)
+    same = await passage_vector(
+        "What does Cy cook?", question, GraphSearchConfig(), _Read(frozenset({"Ann"})), embed
+    )
     assert same is question and asked == ["cook"]
 
 
