@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from recall_engine.core.hits import AnyHit, Hit
 from recall_engine.core.search_types import SearchTypeField, SearchTypeName
+from recall_engine.core.text_parts import Spans, part_text
 from recall_engine.read.api import ReadAPI
 
 
@@ -119,8 +120,9 @@ class RetrievalContext(Generic[ConfigT_co]):
     """Everything a retriever may use for one query.
 
     ``query_vector`` is the query's embedding, computed once per recall and shared
-    by every lane; ``embed`` embeds follow-up queries (multi-round retrievers).
-    ``read`` is already bound to the caller's resolved dataset scope.
+    by every lane; ``embed`` embeds follow-up queries (multi-round retrievers);
+    ``part_vector`` embeds a part of a query (``embedding.parts``). ``read`` is
+    already bound to the caller's resolved dataset scope.
     """
 
     read: ReadAPI
@@ -136,6 +138,18 @@ class RetrievalContext(Generic[ConfigT_co]):
     """Milliseconds per named stage; retrievers add their lanes (shown with verbose)."""
     search_types: SearchTypes | None = None
     """Runs other search types in this scope (None where delegation is not offered)."""
+    embed_part: Callable[[str, Spans], Awaitable[np.ndarray]] | None = None
+    """Embeds a part of a text (its character ranges) as the model read it in the
+    whole text (``embedding.parts``); None: ``part_vector`` embeds the part's words."""
+
+    async def part_vector(self, text: str, spans: Spans) -> np.ndarray:
+        """The unit vector of the part of ``text`` within ``spans``.
+
+        ``embed_part``'s, else the part's words embedded by ``embed``.
+        """
+        if self.embed_part is not None:
+            return await self.embed_part(text, spans)
+        return await self.embed(part_text(text, spans))
 
 
 class RetrieverOutput(BaseModel):
@@ -236,6 +250,7 @@ def with_config(
         session=ctx.session,
         timings=ctx.timings,
         search_types=ctx.search_types,
+        embed_part=ctx.embed_part,
     )
 
 

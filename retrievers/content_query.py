@@ -7,9 +7,11 @@ from what it asks; who said a turn is the graph search's speaker signal already.
 passage lane of the graph search therefore searches with the question's vector plus
 the vector of what remains once the speakers' names and the question's own words
 (the question word, its auxiliaries) are taken out ("to relax"), both of unit length.
-A question that names no speaker, and every question over documents (no speakers),
-searches with its own vector alone. Measured, and the variants not kept:
-``docs/decisions.md``.
+That rest is a part of the question (``rest_spans``): where the model allows, its
+vector is pooled from the question's own forward pass (``embedding.parts``), so it
+costs no second model call. A question that names no speaker, and every question
+over documents (no speakers), searches with its own vector alone. Measured, and the
+variants not kept: ``docs/decisions.md``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Awaitable, Callable, Collection
 
 import numpy as np
 
+from recall_engine.core.text_parts import Spans, part_text
 from recall_engine.read.api import ChunkReads
 
 _QUESTION = re.compile(
@@ -27,48 +30,54 @@ _QUESTION = re.compile(
     re.I,
 )
 _AUXILIARY = re.compile(r"\b(?:does|do|did|is|are|was|were|has|have|had)\b", re.I)
+_ASKED = re.compile(r"\?+\s*$")
+_WORD = re.compile(r"\S+")
+
+EmbedPart = Callable[[str, Spans], Awaitable[np.ndarray]]
+"""(text, character ranges of it) -> the unit vector of that part of the text."""
 
 
-def content_query(question: str, speakers: Collection[str]) -> str | None:
-    """``question`` without the names of ``speakers`` (whole words, possessives
-    included, any case) and its question words; None when it names none of them or
-    nothing is left.
+def rest_spans(question: str, speakers: Collection[str]) -> Spans | None:
+    """The character ranges of ``question`` left once the names of ``speakers`` (whole
+    words, possessives included, any case) and its question words are taken out, one
+    per word; None when it names none of them or nothing is left.
 
     Args:
         question: the question.
         speakers: the names of the people who say the stored turns.
 
     Returns:
-        The rest of the question, or None.
+        The rest's (start, end) ranges, in order, or None.
     """
     names = sorted({n.strip() for n in speakers if n.strip()}, key=len, reverse=True)
     if not names:
         return None
     pattern = r"\b(?:" + "|".join(re.escape(n) for n in names) + r")(?:['’]s?)?(?!\w)"
-    rest, found = re.subn(pattern, " ", question, flags=re.I)
+    blank = list(question)  # what is taken out becomes spaces: offsets stay put
+
+    def take_out(match: re.Match[str]) -> None:
+        blank[match.start() : match.end()] = " " * (match.end() - match.start())
+
+    found = list(re.finditer(pattern, question, flags=re.I))
     if not found:
         return None
-    rest = _AUXILIARY.sub(" ", _QUESTION.sub(" ", rest.strip().rstrip("?")))
-    rest = " ".join(rest.split())
-    return rest or None
+    for match in found:
+        take_out(match)
+    for expression in (_ASKED, _QUESTION):
+        if (asked := expression.search("".join(blank))) is not None:
+            take_out(asked)
+    for match in list(_AUXILIARY.finditer("".join(blank))):
+        take_out(match)
+    spans = tuple(m.span() for m in _WORD.finditer("".join(blank)))
+    return spans or None
 
 
-async def companion_query(question: str, config: object, read: ChunkReads) -> str | None:
-    """The rest of ``question`` a retriever of ``config`` will embed (when its
-    ``speaker_free_lane`` is on), so the pipeline can embed it with the question in
-    one model call; None when it will embed none.
-
-    Args:
-        question: the question.
-        config: the retriever's typed config.
-        read: the read API of the caller's scope (its speakers).
-
-    Returns:
-        The rest (``content_query``), or None.
-    """
-    if not getattr(config, "speaker_free_lane", False):
-        return None
-    return content_query(question, await read.speakers())
+def content_query(question: str, speakers: Collection[str]) -> str | None:
+    """The words of ``rest_spans``: ``question`` without the names of ``speakers`` and
+    its question words ("What does Ann do to relax?" -> "to relax"); None when it names
+    none of them or nothing is left."""
+    spans = rest_spans(question, speakers)
+    return None if spans is None else part_text(question, spans)
 
 
 async def passage_vector(
@@ -76,7 +85,7 @@ async def passage_vector(
     vector: np.ndarray,
     config: object,
     read: ChunkReads,
-    embed: Callable[[str], Awaitable[np.ndarray]],
+    embed_part: EmbedPart,
 ) -> np.ndarray:
     """The vector the passage lane searches with (module docstring).
 
@@ -85,14 +94,18 @@ async def passage_vector(
         vector: its embedding (unit length).
         config: the search's config (its ``speaker_free_lane``).
         read: the read API of the caller's scope (its speakers).
-        embed: embeds a text (the recall's query embedder, cached).
+        embed_part: embeds a part of the question (the recall's, cached).
 
     Returns:
-        ``vector`` itself, or the unit sum of it and the rest's embedding.
+        ``vector`` itself, or the unit sum of it and the rest's vector.
     """
-    rest = await companion_query(question, config, read)
-    if rest is None:
+    if not getattr(config, "speaker_free_lane", False):
         return vector
-    total = np.asarray(vector, dtype=np.float32) + np.asarray(await embed(rest), dtype=np.float32)
+    spans = rest_spans(question, await read.speakers())
+    if spans is None:
+        return vector
+    total = np.asarray(vector, dtype=np.float32) + np.asarray(
+        await embed_part(question, spans), dtype=np.float32
+    )
     norm = float(np.linalg.norm(total))
     return vector if norm == 0 else total / norm

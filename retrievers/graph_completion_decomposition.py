@@ -103,7 +103,7 @@ class GraphCompletionDecompositionRetriever:
                 options,
                 top_k=ctx.top_k,
                 timings=ctx.timings,
-                embed=ctx.embed,
+                embed_part=ctx.part_vector,
             )
             results.append(result)
             answer = await llm_answer(ctx.llm, sub, result) if ctx.llm and result.hits else None

@@ -117,9 +117,9 @@ async def _search(
     first round's passage lane also searches without the speakers' names (a follow-up
     query carries its evidence's words, which say what it asks)."""
     top_k = max(ctx.top_k, ROUND_K)
-    embed = ctx.embed if first else None
+    embed_part = ctx.part_vector if first else None
     return await graph_search(
-        query, vector, ctx.read, options, top_k=top_k, timings=ctx.timings, embed=embed
+        query, vector, ctx.read, options, top_k=top_k, timings=ctx.timings, embed_part=embed_part
     )
 
 

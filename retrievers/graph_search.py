@@ -39,7 +39,6 @@ of the docs (``docs/decisions.md``).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,7 +47,7 @@ from recall_engine.core.hits import AnyHit, ChunkHit, EntityRef, TripletHit
 from recall_engine.read.api import ReadAPI
 from recall_engine.read.linking import name_grams as name_grams  # re-exported
 from retrievers.base import RetrievalContext, RetrieverConfig
-from retrievers.content_query import passage_vector
+from retrievers.content_query import EmbedPart, passage_vector
 from retrievers.graph_config import GraphSearchConfig as GraphSearchConfig  # re-exported
 from retrievers.graph_steps import (
     Laps,
@@ -85,7 +84,7 @@ async def graph_search(
     *,
     top_k: int,
     timings: dict[str, float] | None = None,
-    embed: Callable[[str], Awaitable[np.ndarray]] | None = None,
+    embed_part: EmbedPart | None = None,
 ) -> GraphResult:
     """Run the graph search for one query (see the module docstring).
 
@@ -96,16 +95,20 @@ async def graph_search(
         options: the search's options.
         top_k: how many hits to return.
         timings: step name -> milliseconds, added to when given.
-        embed: embeds a text; with ``options.speaker_free_lane``, the passage lane
-            also searches with the question without its speakers' names
-            (``retrievers.content_query``). None: with the question's vector alone.
+        embed_part: embeds a part of the question; with ``options.speaker_free_lane``,
+            the passage lane also searches with the question without its speakers'
+            names (``retrievers.content_query``). None: with the question's vector alone.
 
     Returns:
         The ranked hits and their parts (triplets, passages, entities, details).
     """
     laps = Laps()
     wide = options.wide_search_top_k
-    lane = vector if embed is None else await passage_vector(query, vector, options, read, embed)
+    lane = (
+        vector
+        if embed_part is None
+        else await passage_vector(query, vector, options, read, embed_part)
+    )
     pool, edge_hits, entity_hits = await asyncio.gather(
         passages(read, lane, query, wide, options, depth=max(options.depth, wide)),
         read.nearest_edges(vector, wide),
@@ -171,7 +174,7 @@ async def question_search(
     query: str, ctx: RetrievalContext[RetrieverConfig], options: GraphSearchConfig
 ) -> GraphResult:
     """``graph_search`` of a recall's own question in ``ctx``: its vector, scope and
-    timings, ``ctx.top_k`` deep, the passage lane's rest embedded by ``ctx.embed``.
+    timings, ``ctx.top_k`` deep, the passage lane's rest embedded by ``ctx.part_vector``.
 
     Args:
         query: the question.
@@ -188,7 +191,7 @@ async def question_search(
         options,
         top_k=ctx.top_k,
         timings=ctx.timings,
-        embed=ctx.embed,
+        embed_part=ctx.part_vector,
     )
 
 

@@ -318,10 +318,53 @@ class OnnxEmbedder:
             self.model_id, text, lambda: self.embed([text], batch_size=1)[0]
         )
 
+    def embed_with_parts(
+        self, text: str, spans: Sequence[tuple[int, int]]
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """``text``'s vector and its part's, from one forward pass of ``text``.
+
+        The part's vector is the mean of the last hidden states of the tokens that
+        overlap one of ``spans`` (special tokens left out), of unit length: the part
+        as the model read it within the whole text, at no second model call.
+
+        Args:
+            text: the text (a query).
+            spans: character ranges of ``text`` (start, end) that make the part.
+
+        Returns:
+            (the text's vector, exactly ``embed([text])[0]``; the part's vector, or
+            None when no token falls in ``spans`` or the model pools its first token).
+
+        Raises:
+            EmbeddingError: the model failed to load or run.
+        """
+        spec = self._read_spec()
+        session, tokenizer = self._loaded()
+        try:
+            encoding = tokenizer.encode(text)
+            hidden, mask = self._hidden(session, [encoding])
+        except Exception as exc:
+            raise EmbeddingError(f"Embedding with ONNX Runtime failed: {exc}") from exc
+        whole = _pooled(hidden, mask, spec)[0]
+        tokens = [
+            at
+            for at, ((start, end), special) in enumerate(
+                zip(encoding.offsets, encoding.special_tokens_mask, strict=True)
+            )
+            if not special and end > start and any(start < b and a < end for a, b in spans)
+        ]
+        if not tokens or spec.pooling == "cls":
+            return whole, None
+        part = hidden[0, tokens].mean(axis=0)
+        norm = float(np.linalg.norm(part))
+        return whole, (part / norm).astype(np.float32) if norm > 0 else None
+
     @staticmethod
-    def _run(
-        session: InferenceSession, encodings: Sequence[Encoding], spec: ModelSpec
-    ) -> np.ndarray:
+    def _hidden(
+        session: InferenceSession, encodings: Sequence[Encoding]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The last hidden states of ``encodings`` (padded to the longest) and their
+        attention mask."""
         width = max(len(e.ids) for e in encodings)
         feeds = {name: np.zeros((len(encodings), width), dtype=np.int64) for name in INPUTS}
         for row, enc in enumerate(encodings):
@@ -329,17 +372,28 @@ class OnnxEmbedder:
             feeds["input_ids"][row, :n] = enc.ids
             feeds["attention_mask"][row, :n] = enc.attention_mask
             feeds["token_type_ids"][row, :n] = enc.type_ids
-        hidden = session.run(None, feeds)[0]
-        if spec.pooling == "cls":
-            pooled = hidden[:, 0, :]
-        else:
-            mask = feeds["attention_mask"][..., None].astype(np.float32)
-            pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
-        # Always normalised, as the torch path (normalize_embeddings=True) and the model's
-        # Normalize module do.
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        pooled = pooled / np.clip(norms, 1e-12, None)
-        return pooled.astype(np.float32)
+        return session.run(None, feeds)[0], feeds["attention_mask"]
+
+    @classmethod
+    def _run(
+        cls, session: InferenceSession, encodings: Sequence[Encoding], spec: ModelSpec
+    ) -> np.ndarray:
+        return _pooled(*cls._hidden(session, encodings), spec)
+
+
+def _pooled(hidden: np.ndarray, attention: np.ndarray, spec: ModelSpec) -> np.ndarray:
+    """One unit vector per row of ``hidden``: its first token's state or the mean of
+    its unpadded tokens' states (``spec.pooling``)."""
+    if spec.pooling == "cls":
+        pooled = hidden[:, 0, :]
+    else:
+        mask = attention[..., None].astype(np.float32)
+        pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
+    # Always normalised, as the torch path (normalize_embeddings=True) and the model's
+    # Normalize module do.
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    pooled = pooled / np.clip(norms, 1e-12, None)
+    return pooled.astype(np.float32)
 
 
 def _batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:

@@ -4,6 +4,7 @@ the retrieval context it runs in."""
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
@@ -11,7 +12,9 @@ import numpy as np
 from pydantic import ValidationError
 
 from recall_engine.core.errors import InvalidInputError
-from recall_engine.embedding import QUERY_CACHE, embed_queries
+from recall_engine.core.text_parts import Spans
+from recall_engine.embedding import QUERY_CACHE, Embedder
+from recall_engine.embedding.parts import cached_part, embed_query_part, parts_method
 from recall_engine.pipeline.delegate import (
     PipelineSearchTypes,
     holds_data,
@@ -22,11 +25,12 @@ from recall_engine.pipeline.narrowing import retrieval_depth
 from recall_engine.pipeline.request import _PARAM_DEFAULTS, MAX_TOP_K, RecallRequest
 from recall_engine.pipeline.route import routed_handover
 from recall_engine.pipeline.state import EngineServices, RecallState, StageTimer
+from recall_engine.read.api import ChunkReads
 from recall_engine.read.tenant_reader import TenantReader
 from recall_engine.telemetry.spans import stage as stage_span
 from retrievers import REGISTRY, Identity, RetrievalContext, RetrieverOutput
 from retrievers.base import NO_VECTOR, RetrieverClass, RetrieverConfig, wants_query_vector
-from retrievers.content_query import companion_query
+from retrievers.content_query import rest_spans
 
 FEEDBACK_WINDOW = 20
 """The best hits of an item result that feedback may reorder: the retriever is asked
@@ -73,18 +77,14 @@ async def retrieve(
     vector = NO_VECTOR
     if wants_query_vector(retriever):
         with StageTimer(state.timings, "embed"), stage_span("recall.embed"):
-            # what the graph search also searches with, embedded in the same model call
-            rest = await companion_query(request.query_text, config, reader(state))
-            texts = [request.query_text, *([rest] if rest else [])]
-            model = services.embedder.model_id
-            if len(texts) > 1 and any(QUERY_CACHE.get(model, t) is None for t in texts):
-                await asyncio.to_thread(embed_queries, services.embedder, texts)
+            await embed_with_rest(request.query_text, config, reader(state), services.embedder)
             vector = await embed_query(request.query_text)
         state.query_vector = vector
     ctx: RetrievalContext[RetrieverConfig] = RetrievalContext(
         read=reader(state),
         query_vector=vector,
         embed=embed_query,
+        embed_part=functools.partial(embed_part, services.embedder),
         config=config,
         top_k=retrieval_k(request, retriever),
         identity=Identity(tenant_id=state.tenant_id, user_id=state.user.id if state.user else None),
@@ -103,6 +103,34 @@ async def retrieve(
     ran = state.output.search_type
     if ran is not None and ran != retriever.search_type and ran in REGISTRY:
         state.retriever = REGISTRY[ran]  # FEELING_LUCKY: results take the ran type's shape
+
+
+async def embed_with_rest(
+    question: str, config: RetrieverConfig, read: ChunkReads, embedder: Embedder
+) -> None:
+    """Embed ``question`` and its rest (``content_query.rest_spans``: without the
+    speakers' names, what the graph search's passage lane also searches with) in one
+    model call, caching both, when the question is not cached yet and names a speaker.
+
+    Only where the rest costs nothing more (a model that pools it from the question's
+    own pass, ``embedding.parts``) or ``config``'s lane will ask for it.
+    """
+    if QUERY_CACHE.get(embedder.model_id, question) is not None:
+        return
+    if parts_method(embedder) is None and not getattr(config, "speaker_free_lane", False):
+        return
+    spans = rest_spans(question, await read.speakers())
+    if spans is not None:
+        await asyncio.to_thread(embed_query_part, embedder, question, spans)
+
+
+async def embed_part(embedder: Embedder, text: str, spans: Spans) -> np.ndarray:
+    """The vector of a part of a query (``embedding.parts``), cached per process, off
+    the event loop unless cached (``RetrievalContext.embed_part``)."""
+    vector = cached_part(embedder, text, spans)
+    if vector is None:
+        vector = await asyncio.to_thread(embed_query_part, embedder, text, spans)
+    return vector
 
 
 def retrieval_k(request: RecallRequest, retriever: RetrieverClass, *, recency: bool = True) -> int:

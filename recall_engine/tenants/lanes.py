@@ -128,7 +128,7 @@ class GraphLane:
             options,
             top_k=2 * ctx.top_k,
             timings=ctx.timings,
-            embed=ctx.embed,
+            embed_part=ctx.part_vector,
         )
         return RetrieverOutput(hits=list(found.passages[: ctx.top_k]), details={"lane": "graph"})
 

@@ -11,7 +11,7 @@ import pytest
 
 from recall_engine import Conversation, Document, Message
 from recall_engine.read.store_reader import StoreReader
-from retrievers.content_query import content_query, passage_vector
+from retrievers.content_query import content_query, passage_vector, rest_spans
 from retrievers.graph_completion import GraphCompletionRetriever
 from retrievers.graph_config import GraphSearchConfig
 from tests.retrievers.graph_fixtures import make_ctx
@@ -60,19 +60,32 @@ async def test_the_lane_vector_is_the_unit_sum_of_the_question_and_its_rest() ->
     rest = np.array([0.0, 1.0, 0.0], dtype=np.float32)
     asked: list[str] = []
 
-    async def embed(text: str) -> np.ndarray:
-        asked.append(text)
+    async def embed_part(text: str, spans) -> np.ndarray:
+        asked.append(" ".join(text[a:b] for a, b in spans))
         return rest
 
     got = await passage_vector(
-        "What does Ann cook?", question, GraphSearchConfig(), _Read(frozenset({"Ann"})), embed
+        "What does Ann cook?", question, GraphSearchConfig(), _Read(frozenset({"Ann"})), embed_part
     )
     assert asked == ["cook"]
     np.testing.assert_allclose(got, np.array([1, 1, 0]) / np.sqrt(2), rtol=1e-6)
     same = await passage_vector(
-        "What does Cy cook?", question, GraphSearchConfig(), _Read(frozenset({"Ann"})), embed
+        "What does Cy cook?", question, GraphSearchConfig(), _Read(frozenset({"Ann"})), embed_part
     )
     assert same is question and asked == ["cook"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What does Ann do to relax?", "what kinds of music has ann lee played?", "Ann, who is Bob?"],
+)
+def test_the_rest_is_a_part_of_the_question_one_range_per_word(question: str) -> None:
+    spans = rest_spans(question, SPEAKERS)
+    assert spans is not None
+    words = [question[a:b] for a, b in spans]
+    assert all(w and " " not in w for w in words)
+    assert " ".join(words) == content_query(question, SPEAKERS)
+    assert [a for a, _ in spans] == sorted(a for a, _ in spans)
 
 
 TURNS = [

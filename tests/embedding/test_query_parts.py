@@ -1,0 +1,121 @@
+"""A part of a query (the graph search's rest of a question without its speakers'
+names) is embedded from the question's own forward pass where the model allows, and
+as a text of its own, in the question's model call, where it does not."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from recall_engine import Conversation, Message, RecallEngine
+from recall_engine.embedding import QUERY_CACHE, WrappedEmbedder
+from recall_engine.embedding.parts import PART_CACHE, embed_query_part, parts_method
+from recall_engine.testing import DeterministicEmbedder
+from retrievers.content_query import rest_spans
+
+QUESTION = "What does Ann do to relax?"
+
+
+@pytest.fixture(autouse=True)
+def _empty_caches():
+    QUERY_CACHE.clear()
+    PART_CACHE.clear()
+    yield
+    QUERY_CACHE.clear()
+    PART_CACHE.clear()
+
+
+def test_onnx_pools_the_part_from_the_question_own_pass(onnx_minilm) -> None:
+    spans = rest_spans(QUESTION, {"Ann"})
+    assert spans is not None
+    whole, part = onnx_minilm.embed_with_parts(QUESTION, spans)
+    np.testing.assert_allclose(whole, onnx_minilm.embed([QUESTION])[0], atol=1e-5)
+    assert part is not None and abs(float(np.linalg.norm(part)) - 1) < 1e-5
+    alone = onnx_minilm.embed(["to relax"])[0]
+    name = onnx_minilm.embed(["Ann"])[0]
+    # the part reads as what is asked, not as the person it is asked about
+    assert float(part @ alone) > float(whole @ alone)
+    assert float(part @ name) < float(whole @ name)
+    _, none = onnx_minilm.embed_with_parts(QUESTION, ((len(QUESTION), len(QUESTION) + 3),))
+    assert none is None
+
+
+def test_onnx_part_vector_is_cached_with_the_question_after_one_pass(onnx_minilm) -> None:
+    calls: list[str] = []
+
+    class Spy(WrappedEmbedder):
+        def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+            calls.extend(texts)
+            return super().embed(texts, batch_size=batch_size)
+
+    spy = Spy(onnx_minilm)
+    assert parts_method(spy) is not None  # found through the wrapper
+    spans = rest_spans(QUESTION, {"Ann"})
+    assert spans is not None
+    part = embed_query_part(spy, QUESTION, spans)
+    assert calls == []  # no second model call: the part came from the question's pass
+    cached = QUERY_CACHE.get(spy.model_id, QUESTION)
+    assert cached is not None
+    np.testing.assert_allclose(cached, onnx_minilm.embed([QUESTION])[0], atol=1e-5)
+    assert embed_query_part(spy, QUESTION, spans) is part
+
+
+class BatchRecording(DeterministicEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[list[str]] = []
+
+    def embed(self, texts, *, batch_size: int = 64):  # type: ignore[no-untyped-def]
+        self.batches.append(list(texts))
+        return super().embed(texts, batch_size=batch_size)
+
+
+def test_a_model_that_cannot_pool_embeds_the_part_words_with_the_question() -> None:
+    embedder = BatchRecording()
+    assert parts_method(embedder) is None
+    spans = rest_spans(QUESTION, {"Ann"})
+    assert spans is not None
+    part = embed_query_part(embedder, QUESTION, spans)
+    assert embedder.batches == [[QUESTION, "to relax"]]
+    assert part.tolist() == embedder.embed(["to relax"])[0].tolist()
+    embedder.batches.clear()
+    embed_query_part(embedder, QUESTION, spans)
+    assert embedder.batches == []
+
+
+class PoolingRecorder(DeterministicEmbedder):
+    """Deterministic vectors, and a part method that records its calls."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[list[str]] = []
+        self.parts: list[str] = []
+
+    def embed(self, texts, *, batch_size: int = 64):  # type: ignore[no-untyped-def]
+        self.batches.append(list(texts))
+        return super().embed(texts, batch_size=batch_size)
+
+    def embed_with_parts(self, text: str, spans):  # type: ignore[no-untyped-def]
+        self.parts.append(" ".join(text[a:b] for a, b in spans))
+        whole = super().embed([text])[0]
+        return whole, super().embed([self.parts[-1]])[0]
+
+
+async def test_the_routed_default_makes_one_model_call_for_a_question_naming_a_speaker(
+    tmp_path,
+) -> None:
+    embedder = PoolingRecorder()
+    engine = RecallEngine(tmp_path / "data", embedder=embedder)
+    messages = [
+        Message(id="D1:1", speaker="Ann", text="I paint to relax.", timestamp="2023-05-08T13:56"),
+        Message(id="D1:2", speaker="Bob", text="I go sailing.", timestamp="2023-05-08T13:57"),
+    ]
+    await engine.remember(Conversation(messages=messages), dataset_name="chat")
+    QUERY_CACHE.clear()
+    embedder.batches.clear()
+    results = await engine.recall(QUESTION, datasets=["chat"], only_context=True)
+    assert results
+    assert embedder.parts == ["to relax"] and embedder.batches == []
+    engine.close()
