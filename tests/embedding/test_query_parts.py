@@ -14,6 +14,7 @@ from recall_engine.embedding import QUERY_CACHE, WrappedEmbedder
 from recall_engine.embedding.parts import PART_CACHE, embed_query_part, parts_method
 from recall_engine.testing import DeterministicEmbedder
 from retrievers.content_query import rest_spans
+from tests.pipeline.test_lazy_query_vector import BatchRecordingEmbedder
 
 QUESTION = "What does Ann do to relax?"
 
@@ -62,18 +63,8 @@ def test_onnx_part_vector_is_cached_with_the_question_after_one_pass(onnx_minilm
     assert embed_query_part(spy, QUESTION, spans) is part
 
 
-class BatchRecording(DeterministicEmbedder):
-    def __init__(self) -> None:
-        super().__init__()
-        self.batches: list[list[str]] = []
-
-    def embed(self, texts, *, batch_size: int = 64):  # type: ignore[no-untyped-def]
-        self.batches.append(list(texts))
-        return super().embed(texts, batch_size=batch_size)
-
-
 def test_a_model_that_cannot_pool_embeds_the_part_words_with_the_question() -> None:
-    embedder = BatchRecording()
+    embedder = BatchRecordingEmbedder()
     assert parts_method(embedder) is None
     spans = rest_spans(QUESTION, {"Ann"})
     assert spans is not None
@@ -85,22 +76,17 @@ def test_a_model_that_cannot_pool_embeds_the_part_words_with_the_question() -> N
     assert embedder.batches == []
 
 
-class PoolingRecorder(DeterministicEmbedder):
+class PoolingRecorder(BatchRecordingEmbedder):
     """Deterministic vectors, and a part method that records its calls."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.batches: list[list[str]] = []
         self.parts: list[str] = []
-
-    def embed(self, texts, *, batch_size: int = 64):  # type: ignore[no-untyped-def]
-        self.batches.append(list(texts))
-        return super().embed(texts, batch_size=batch_size)
 
     def embed_with_parts(self, text: str, spans):  # type: ignore[no-untyped-def]
         self.parts.append(" ".join(text[a:b] for a, b in spans))
-        whole = super().embed([text])[0]
-        return whole, super().embed([self.parts[-1]])[0]
+        whole = DeterministicEmbedder.embed(self, [text])[0]
+        return whole, DeterministicEmbedder.embed(self, [self.parts[-1]])[0]
 
 
 async def test_the_routed_default_makes_one_model_call_for_a_question_naming_a_speaker(
