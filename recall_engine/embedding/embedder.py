@@ -15,7 +15,7 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -337,3 +337,62 @@ class SentenceTransformerEmbedder:
         return QUERY_CACHE.get_or_compute(
             self.model_id, text, lambda: self.embed([text], batch_size=1)[0]
         )
+
+    def embed_with_parts(
+        self, text: str, spans: Sequence[tuple[int, int]]
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """``text``'s vector and its part's, from one forward pass of ``text``, as
+        ``OnnxEmbedder.embed_with_parts`` (the mean of the part's token states).
+
+        Args:
+            text: the text (a query).
+            spans: character ranges of ``text`` (start, end) that make the part.
+
+        Returns:
+            (the text's vector; the part's, or None when no token falls in ``spans``
+            or the model does not mean-pool its tokens).
+
+        Raises:
+            EmbeddingError: the model failed to load or run.
+        """
+        model = self._loaded()
+        try:
+            outputs = model.encode(
+                [text], output_value=None, convert_to_numpy=False, show_progress_bar=False
+            )
+            out = cast("list[dict[str, Any]]", outputs)[0]
+            marks = model.tokenizer(
+                text,
+                return_offsets_mapping=True,
+                return_special_tokens_mask=True,
+                truncation=True,
+                max_length=model.max_seq_length,
+            )
+        except Exception as exc:
+            raise EmbeddingError(f"Embedding with {self._name!r} failed: {exc}") from exc
+        whole = np.asarray(out["sentence_embedding"].float().cpu().numpy(), dtype=np.float32)
+        whole = whole / max(float(np.linalg.norm(whole)), 1e-12)
+        states = out["token_embeddings"].float().cpu().numpy()
+        offsets, special = marks["offset_mapping"], marks["special_tokens_mask"]
+        tokens = [
+            at
+            for at, ((start, end), mark) in enumerate(zip(offsets, special, strict=True))
+            if not mark and end > start and any(start < b and a < end for a, b in spans)
+        ]
+        if not tokens or len(offsets) != len(states) or not _mean_pooled(model):
+            return whole, None
+        part = states[tokens].mean(axis=0)
+        norm = float(np.linalg.norm(part))
+        return whole, (part / norm).astype(np.float32) if norm > 0 else None
+
+
+def _mean_pooled(model: SentenceTransformer) -> bool:
+    """Whether the model's sentence vector is the mean of its token states."""
+    for module in model:
+        mode = getattr(module, "pooling_mode", None)  # sentence-transformers 5 and later
+        if isinstance(mode, str):
+            return mode == "mean"
+        if hasattr(module, "pooling_mode_mean_tokens"):
+            flags = [v for k, v in vars(module).items() if k.startswith("pooling_mode_")]
+            return bool(module.pooling_mode_mean_tokens) and sum(map(bool, flags)) == 1
+    return False

@@ -2,11 +2,11 @@
 
 The graph search also searches with what a question asks without the names of the
 people who speak (``retrievers.content_query``): a part of the question, given as
-character ranges. An embedder that can (``embed_with_parts``: the ONNX backend)
-pools that part's token states from the question's own forward pass, so the part
-costs no second model call and the question's vector comes from the same pass.
-Any other embedder embeds the part's words as a text of their own, in one model
-call with the question when neither is cached. Both vectors are cached per
+character ranges. An embedder that can (``embed_with_parts``: both backends, for a
+model that mean-pools its tokens) pools that part's token states from the question's
+own forward pass, so the part costs no second model call and the question's vector
+comes from the same pass. Any other embedder embeds the part's words as a text of
+their own, in one model call with the question when neither is cached. Both vectors are cached per
 process: the question's in ``QUERY_CACHE``, the part's in ``PART_CACHE``.
 """
 

@@ -105,3 +105,15 @@ async def test_the_routed_default_makes_one_model_call_for_a_question_naming_a_s
     assert results
     assert embedder.parts == ["to relax"] and embedder.batches == []
     engine.close()
+
+
+def test_both_backends_pool_the_same_part(onnx_minilm, minilm) -> None:
+    for question in (QUESTION, "What kinds of music has Ann Lee played with Bob?"):
+        spans = rest_spans(question, {"Ann", "Ann Lee", "Bob"})
+        assert spans is not None
+        onnx_whole, onnx_part = onnx_minilm.embed_with_parts(question, spans)
+        torch_whole, torch_part = minilm.embed_with_parts(question, spans)
+        assert onnx_part is not None and torch_part is not None
+        assert float(onnx_whole @ torch_whole) > 0.9999
+        assert float(onnx_part @ torch_part) > 0.9999
+        np.testing.assert_allclose(torch_whole, minilm.embed([question])[0], atol=1e-5)
