@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Collection
+from typing import NamedTuple
 
 import numpy as np
 
@@ -80,13 +81,21 @@ def content_query(question: str, speakers: Collection[str]) -> str | None:
     return None if spans is None else part_text(question, spans)
 
 
+class Lane(NamedTuple):
+    """What the passage lane searches with, and the rest behind it."""
+
+    vector: np.ndarray
+    rest: str | None
+    """The words of the question's rest the vector holds; None: the question alone."""
+
+
 async def passage_vector(
     question: str,
     vector: np.ndarray,
     config: object,
     read: ChunkReads,
     embed_part: EmbedPart,
-) -> np.ndarray:
+) -> Lane:
     """The vector the passage lane searches with (module docstring).
 
     Args:
@@ -97,15 +106,15 @@ async def passage_vector(
         embed_part: embeds a part of the question (the recall's, cached).
 
     Returns:
-        ``vector`` itself, or the unit sum of it and the rest's vector.
+        ``vector`` itself, or the unit sum of it and the rest's vector, with the rest.
     """
     if not getattr(config, "speaker_free_lane", False):
-        return vector
+        return Lane(vector, None)
     spans = rest_spans(question, await read.speakers())
     if spans is None:
-        return vector
+        return Lane(vector, None)
     total = np.asarray(vector, dtype=np.float32) + np.asarray(
         await embed_part(question, spans), dtype=np.float32
     )
     norm = float(np.linalg.norm(total))
-    return vector if norm == 0 else total / norm
+    return Lane(vector, None) if norm == 0 else Lane(total / norm, part_text(question, spans))

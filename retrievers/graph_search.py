@@ -47,7 +47,7 @@ from recall_engine.core.hits import AnyHit, ChunkHit, EntityRef, TripletHit
 from recall_engine.read.api import ReadAPI
 from recall_engine.read.linking import name_grams as name_grams  # re-exported
 from retrievers.base import RetrievalContext, RetrieverConfig
-from retrievers.content_query import EmbedPart, passage_vector
+from retrievers.content_query import EmbedPart, Lane, passage_vector
 from retrievers.graph_config import GraphSearchConfig as GraphSearchConfig  # re-exported
 from retrievers.graph_steps import (
     Laps,
@@ -105,12 +105,12 @@ async def graph_search(
     laps = Laps()
     wide = options.wide_search_top_k
     lane = (
-        vector
+        Lane(vector, None)
         if embed_part is None
         else await passage_vector(query, vector, options, read, embed_part)
     )
     pool, edge_hits, entity_hits = await asyncio.gather(
-        passages(read, lane, query, wide, options, depth=max(options.depth, wide)),
+        passages(read, lane.vector, query, wide, options, depth=max(options.depth, wide)),
         read.nearest_edges(vector, wide),
         read.nearest_entity_refs(vector, wide),
     )
@@ -159,6 +159,7 @@ async def graph_search(
                 "relations": len(edge_hits),
             },
             "linked_entities": sorted(refs[e].name for e in ranking.linked if e in refs),
+            "speaker_free_rest": lane.rest,
             "seeds": len(seeds),
             "projected_edges": len(edges),
             **ranking.walk_details,

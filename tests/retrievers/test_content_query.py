@@ -67,12 +67,12 @@ async def test_the_lane_vector_is_the_unit_sum_of_the_question_and_its_rest() ->
     got = await passage_vector(
         "What does Ann cook?", question, GraphSearchConfig(), _Read(frozenset({"Ann"})), embed_part
     )
-    assert asked == ["cook"]
-    np.testing.assert_allclose(got, np.array([1, 1, 0]) / np.sqrt(2), rtol=1e-6)
+    assert asked == ["cook"] and got.rest == "cook"
+    np.testing.assert_allclose(got.vector, np.array([1, 1, 0]) / np.sqrt(2), rtol=1e-6)
     same = await passage_vector(
         "What does Cy cook?", question, GraphSearchConfig(), _Read(frozenset({"Ann"})), embed_part
     )
-    assert same is question and asked == ["cook"]
+    assert same.vector is question and same.rest is None and asked == ["cook"]
 
 
 @pytest.mark.parametrize(
@@ -132,5 +132,7 @@ async def test_the_graph_search_embeds_the_rest_only_for_a_named_speaker(engine)
             seen.append(text)
             return await inner(text)
 
-        await GraphCompletionRetriever().retrieve(query, replace(ctx, embed=spy))
+        out = await GraphCompletionRetriever().retrieve(query, replace(ctx, embed=spy))
         assert embedded == expected, (query, lane)
+        # the details say what the lane searched with (verbose results show them)
+        assert out.details["speaker_free_rest"] == (expected[0] if expected else None)
