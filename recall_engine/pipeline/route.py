@@ -7,6 +7,7 @@ from recall_engine.config import RecallConfig
 from recall_engine.core.errors import UnsupportedSearchTypeError
 from recall_engine.core.search_types import CYPHER_SEARCH_TYPES, SearchType, SearchTypeName
 from retrievers.graph_completion import ROUTED_HOP
+from retrievers.graph_completion_cot import ROUTED_COT
 from router import RouteDecision, Router
 
 HANDOVER: dict[SearchTypeName, tuple[dict[str, object], str]] = {
@@ -15,14 +16,20 @@ HANDOVER: dict[SearchTypeName, tuple[dict[str, object], str]] = {
         "routed to GRAPH_COMPLETION: one follow-up hop (the question + its best evidence) "
         "when the first round leaves part of the question uncovered",
     ),
+    SearchType.GRAPH_COMPLETION_COT: (
+        ROUTED_COT,
+        "routed to GRAPH_COMPLETION_COT: two rounds (the question, then the question + "
+        "its best evidence or, with an LLM, its follow-up question)",
+    ),
 }
 """What a routed search runs with (the router chose; no ``query_type``):
 GRAPH_COMPLETION, the default, plus one follow-up search for the question and its
 best evidence, merged by rank (the second hop of offline chain-of-thought), run
 only when the first round's best passage holds under 70% of the question's content
 words, the question does not ask for a list, and the first round does not already
-hold every page the best passage names by title (``retrievers.hop_gate``). An
-explicit ``query_type`` runs one search.
+hold every page the best passage names by title (``retrievers.hop_gate``); and
+GRAPH_COMPLETION_COT with two rounds, not four. An explicit ``query_type`` runs one
+search (GRAPH_COMPLETION) or every round (GRAPH_COMPLETION_COT).
 
 The hop costs a second query embedding and graph search; what it adds, the gate,
 and the variants tried, are recorded in ``docs/decisions.md``."""

@@ -82,7 +82,9 @@ def test_only_the_routers_own_choice_is_handed_over():
     assert handover(SearchType.GRAPH_COMPLETION, SearchType.GRAPH_COMPLETION, decision) is None
     assert handover(SearchType.GRAPH_COMPLETION, None, None) is None  # auto_route=False
     assert handover(SearchType.TEMPORAL, None, route("When did Ann move?")) is None
-    assert set(HANDOVER) == {SearchType.GRAPH_COMPLETION}
+    assert set(HANDOVER) == {SearchType.GRAPH_COMPLETION, SearchType.GRAPH_COMPLETION_COT}
+    why = route("Why did Ada Lovelace stop working with Charles Babbage?")
+    assert handover(SearchType.GRAPH_COMPLETION_COT, None, why) == {"max_rounds": 2}
 
 
 async def test_follow_up_hops_merge_rounds_with_the_first_search_leading(engine):
@@ -107,3 +109,40 @@ async def test_follow_up_hops_out_of_range_are_refused(engine):
         await engine.recall(
             QUERY, SearchType.GRAPH_COMPLETION, retriever_specific_config={"follow_up_hops": 9}
         )
+
+
+WHY = "Why did Ada Lovelace stop working with Charles Babbage?"  # the router: COT
+CHAIN = [  # each answer raises the next question, among notes that answer none
+    "Ada Lovelace stopped working with Charles Babbage after the Analytical Engine lost its "
+    "funding.",
+    "The Analytical Engine lost its funding when the British government refused Babbage more "
+    "money.",
+    "The British government refused Babbage more money because the Difference Engine had "
+    "cost too much.",
+    "The Difference Engine had cost seventeen thousand pounds by 1842.",
+] + [
+    f"Note {i}: the {place} committee met in room {i} to discuss the {topic} report."
+    for i, (place, topic) in enumerate(
+        zip(
+            ["garden", "budget", "river", "school"] * 16,
+            ["annual", "water", "energy"] * 22,
+            strict=False,
+        )
+    )
+]
+
+
+async def test_the_routed_default_runs_chain_of_thought_in_two_rounds(engine):
+    await engine.remember(CHAIN, dataset_name="history")
+    results = await engine.recall(WHY, only_context=True, verbose=True)
+    assert results[0].search_type == SearchType.GRAPH_COMPLETION_COT
+    routed = results[0].metadata["route"]
+    assert routed["handover"]["config"] == {"max_rounds": 2}
+    assert "two rounds" in routed["handover"]["reason"]
+    retrieval = results[0].metadata["retrieval"]
+    assert len(retrieval["rounds"]) == 2 and retrieval["stopped"] == "max_rounds"
+    explicit = await engine.recall(
+        WHY, SearchType.GRAPH_COMPLETION_COT, only_context=True, verbose=True
+    )
+    assert "handover" not in explicit[0].metadata["route"]
+    assert len(explicit[0].metadata["retrieval"]["rounds"]) > 2  # as many as it needs
