@@ -349,13 +349,16 @@ class SentenceTransformerEmbedder:
             spans: character ranges of ``text`` (start, end) that make the part.
 
         Returns:
-            (the text's vector; the part's, or None when no token falls in ``spans``
-            or the model does not mean-pool its tokens).
+            (the text's vector; the part's, or None when no token falls in ``spans``,
+            the model does not mean-pool its tokens or its tokenizer gives no
+            character offsets).
 
         Raises:
             EmbeddingError: the model failed to load or run.
         """
         model = self._loaded()
+        if not getattr(model.tokenizer, "is_fast", False):  # no character offsets to map
+            return self.embed([text], batch_size=1)[0], None
         try:
             outputs = model.encode(
                 [text], output_value=None, convert_to_numpy=False, show_progress_bar=False

@@ -117,3 +117,16 @@ def test_both_backends_pool_the_same_part(onnx_minilm, minilm) -> None:
         assert float(onnx_whole @ torch_whole) > 0.9999
         assert float(onnx_part @ torch_part) > 0.9999
         np.testing.assert_allclose(torch_whole, minilm.embed([question])[0], atol=1e-5)
+
+
+def test_a_tokenizer_without_offsets_gives_no_part(minilm, monkeypatch) -> None:
+    tokenizer = minilm._loaded().tokenizer
+    monkeypatch.setattr(type(tokenizer), "is_fast", property(lambda self: False))
+    spans = rest_spans(QUESTION, {"Ann"})
+    assert spans is not None
+    whole, part = minilm.embed_with_parts(QUESTION, spans)
+    assert part is None
+    np.testing.assert_allclose(whole, minilm.embed([QUESTION])[0], atol=1e-6)
+    # the part is then embedded as the words it holds
+    vector = embed_query_part(minilm, QUESTION, spans)
+    np.testing.assert_allclose(vector, minilm.embed(["to relax"])[0], atol=1e-5)
