@@ -32,8 +32,8 @@ from retrievers.graph_search import GraphResult, render_context
 OFFLINE_MODE = "offline: follow-up = question + best new evidence"
 ROUTED_COT: dict[str, object] = {"max_rounds": 2}
 """What the routed default runs GRAPH_COMPLETION_COT with (``pipeline.route.HANDOVER``):
-the question and one follow-up round. Offline, its third and fourth rounds changed no
-LoCoMo dev figure and cost two thirds of its CPU (``docs/decisions.md``)."""
+the question and one follow-up round; an explicit ``query_type`` runs every round.
+Why two: ``docs/decisions.md``."""
 
 
 class GraphCotConfig(RoundsConfig):

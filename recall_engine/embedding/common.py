@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -65,6 +65,10 @@ class QueryCache:
             while len(self._entries) > self.maxsize:
                 self._entries.popitem(last=False)
         return vector
+
+    def put(self, model_id: str, text: str, vector: np.ndarray) -> np.ndarray:
+        """``vector`` cached for (model id, text) unless one is already; the cached one."""
+        return self.get_or_compute(model_id, text, lambda: vector)
 
 
 QUERY_CACHE = QueryCache()
@@ -127,3 +131,37 @@ def check_vectors(vectors: object, *, rows: int, dimension: int, model_id: str) 
     if not np.isfinite(array).all():
         raise EmbeddingError(f"Embedder {model_id!r} returned NaN or infinite values.")
     return array
+
+
+def pooled_part(
+    states: np.ndarray,
+    offsets: Sequence[tuple[int, int]],
+    special: Sequence[int],
+    spans: Sequence[tuple[int, int]],
+) -> np.ndarray | None:
+    """The mean of the token states of the tokens that overlap one of ``spans``
+    (special tokens left out), of unit length: a part of a text as the model read it
+    in the whole text (``embedding.parts``).
+
+    Args:
+        states: one row per token, the last hidden states of one text.
+        offsets: each token's character range in the text.
+        special: 1 for each special token, else 0.
+        spans: the part's character ranges.
+
+    Returns:
+        The part's vector, or None when no token falls in ``spans`` (or the
+        offsets do not match the states).
+    """
+    if len(offsets) != len(states):
+        return None
+    tokens = [
+        at
+        for at, ((start, end), mark) in enumerate(zip(offsets, special, strict=True))
+        if not mark and end > start and any(start < b and a < end for a, b in spans)
+    ]
+    if not tokens:
+        return None
+    part = states[tokens].mean(axis=0)
+    norm = float(np.linalg.norm(part))
+    return (part / norm).astype(np.float32) if norm > 0 else None

@@ -10,7 +10,6 @@ it caches query vectors per process.
 
 from __future__ import annotations
 
-import functools
 import os
 import threading
 from collections.abc import Sequence
@@ -29,6 +28,7 @@ from recall_engine.embedding.common import (
     check_vectors,
     default_threads,
     packaged_model_dir,
+    pooled_part,
 )
 
 if TYPE_CHECKING:
@@ -118,12 +118,8 @@ def embed_queries(embedder: Embedder, texts: Sequence[str]) -> dict[str, np.ndar
             computed = embedder.embed(missing, batch_size=len(missing))
             check_vectors(computed, rows=len(missing), dimension=embedder.dimension, model_id=model)
             for text, vector in zip(missing, computed, strict=True):
-                QUERY_CACHE.get_or_compute(model, text, functools.partial(_same, vector))
+                QUERY_CACHE.put(model, text, vector)
     return {t: embed_query(embedder, t) for t in texts}
-
-
-def _same(vector: np.ndarray) -> np.ndarray:
-    return vector
 
 
 def embed_query(embedder: Embedder, text: str) -> np.ndarray:
@@ -375,18 +371,12 @@ class SentenceTransformerEmbedder:
             raise EmbeddingError(f"Embedding with {self._name!r} failed: {exc}") from exc
         whole = np.asarray(out["sentence_embedding"].float().cpu().numpy(), dtype=np.float32)
         whole = whole / max(float(np.linalg.norm(whole)), 1e-12)
-        states = out["token_embeddings"].float().cpu().numpy()
-        offsets, special = marks["offset_mapping"], marks["special_tokens_mask"]
-        tokens = [
-            at
-            for at, ((start, end), mark) in enumerate(zip(offsets, special, strict=True))
-            if not mark and end > start and any(start < b and a < end for a, b in spans)
-        ]
-        if not tokens or len(offsets) != len(states) or not _mean_pooled(model):
+        if not _mean_pooled(model):
             return whole, None
-        part = states[tokens].mean(axis=0)
-        norm = float(np.linalg.norm(part))
-        return whole, (part / norm).astype(np.float32) if norm > 0 else None
+        states = out["token_embeddings"].float().cpu().numpy()
+        return whole, pooled_part(
+            states, marks["offset_mapping"], marks["special_tokens_mask"], spans
+        )
 
 
 def _mean_pooled(model: SentenceTransformer) -> bool:

@@ -42,6 +42,7 @@ from recall_engine.embedding.common import (
     QUERY_CACHE,
     default_threads,
     packaged_model_dir,
+    pooled_part,
 )
 
 if TYPE_CHECKING:
@@ -346,18 +347,9 @@ class OnnxEmbedder:
         except Exception as exc:
             raise EmbeddingError(f"Embedding with ONNX Runtime failed: {exc}") from exc
         whole = _pooled(hidden, mask, spec)[0]
-        tokens = [
-            at
-            for at, ((start, end), special) in enumerate(
-                zip(encoding.offsets, encoding.special_tokens_mask, strict=True)
-            )
-            if not special and end > start and any(start < b and a < end for a, b in spans)
-        ]
-        if not tokens or spec.pooling == "cls":
+        if spec.pooling == "cls":
             return whole, None
-        part = hidden[0, tokens].mean(axis=0)
-        norm = float(np.linalg.norm(part))
-        return whole, (part / norm).astype(np.float32) if norm > 0 else None
+        return whole, pooled_part(hidden[0], encoding.offsets, encoding.special_tokens_mask, spans)
 
     @staticmethod
     def _hidden(

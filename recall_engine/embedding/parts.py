@@ -4,15 +4,15 @@ The graph search also searches with what a question asks without the names of th
 people who speak (``retrievers.content_query``): a part of the question, given as
 character ranges. An embedder that can (``embed_with_parts``: both backends, for a
 model that mean-pools its tokens) pools that part's token states from the question's
-own forward pass, so the part costs no second model call and the question's vector
-comes from the same pass. Any other embedder embeds the part's words as a text of
-their own, in one model call with the question when neither is cached. Both vectors are cached per
-process: the question's in ``QUERY_CACHE``, the part's in ``PART_CACHE``.
+own forward pass (``common.pooled_part``), so the part costs no second model call and
+the question's vector comes from the same pass. Any other embedder embeds the part's
+words as a text of their own, in one model call with the question when neither is
+cached. Both vectors are cached per process: the question's in ``QUERY_CACHE``, the
+part's in ``PART_CACHE``.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -68,16 +68,12 @@ def embed_query_part(embedder: Embedder, text: str, spans: Spans) -> np.ndarray:
     method = parts_method(embedder)
     if method is not None:
         whole, part = method(text, spans)
-        QUERY_CACHE.get_or_compute(model, text, functools.partial(_same, whole))
+        QUERY_CACHE.put(model, text, whole)
     if part is None:
         words = part_text(text, spans)
         part = embed_queries(embedder, [text, words])[words]
-    return PART_CACHE.get_or_compute(model, key, functools.partial(_same, part))
+    return PART_CACHE.put(model, key, part)
 
 
 def _key(text: str, spans: Spans) -> str:
     return f"{spans!r}\x00{text}"
-
-
-def _same(vector: np.ndarray) -> np.ndarray:
-    return vector

@@ -15,7 +15,6 @@ per outage.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import logging
 import threading
@@ -118,10 +117,6 @@ class RedisQueryCache:
             )
 
 
-def _same(vector: np.ndarray) -> np.ndarray:
-    return vector
-
-
 def _vector(raw: bytes | str | None, dimension: int) -> np.ndarray | None:
     # the client does not decode replies: a stored value is bytes, never str
     if not isinstance(raw, bytes) or len(raw) != 4 * dimension:
@@ -170,7 +165,7 @@ class SharedQueryEmbedder(WrappedEmbedder):
             vector = hit if hit is not None else np.asarray(next(computed), dtype=np.float32)
             if hit is None:
                 self._put(model, text, vector)
-            out.append(QUERY_CACHE.get_or_compute(model, text, functools.partial(_same, vector)))
+            out.append(QUERY_CACHE.put(model, text, vector))
         return out
 
     def _put(self, model: str, text: str, vector: np.ndarray) -> None:
