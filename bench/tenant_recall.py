@@ -16,7 +16,11 @@ sub-tenant, ``tenants.conversations``) and typed ``document`` (plain documents);
 is asked of each (issue 37: conversation sources stored as conversations).
 
     .venv/bin/python -m bench.tenant_recall [--limit N] [--alphas 0.5,auto] [--thinking]
-        [--sources] [--json FILE]
+        [--sources] [--cold] [--json FILE]
+
+With ``--cold`` the process's query-vector caches are emptied before each question,
+so every path pays its own query embedding, as a new question does (without it, the
+paths after the first find each question's vectors cached).
 
 Target: full_recall with the default alpha within 0.5 points of HYBRID_COMPLETION
 recall@10 (categories 1-4); full_recall over conversation sources within 1 point of
@@ -36,6 +40,8 @@ from typing import Any
 from bench._data import CATEGORY_NAMES, cut_to_budget, load_locomo, mean_scores, ranked_units, score
 from recall_engine import RecallEngine, SearchType
 from recall_engine.core.metadata import SOURCE_KEY
+from recall_engine.embedding.common import QUERY_CACHE
+from recall_engine.embedding.parts import PART_CACHE
 from recall_engine.tenants.ids import KNOWLEDGE, dataset_name
 
 TENANT = "locomo"
@@ -52,6 +58,9 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--limit", type=int, default=None, help="only the first N conversations")
     parser.add_argument("--alphas", default="", help="more alphas to try, e.g. 0.5,auto")
     parser.add_argument("--thinking", action="store_true", help="also thinking mode")
+    parser.add_argument(
+        "--cold", action="store_true", help="empty the query-vector caches before each question"
+    )
     parser.add_argument(
         "--sources", action="store_true", help="also the turns uploaded as knowledge sources"
     )
@@ -162,6 +171,9 @@ async def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
             latencies = []
             for sample in samples:
                 for q in sample.questions:
+                    if args.cold:
+                        QUERY_CACHE.clear()
+                        PART_CACHE.clear()
                     started = time.perf_counter()
                     if how is None:
                         results = await engine.recall(

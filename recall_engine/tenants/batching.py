@@ -7,6 +7,11 @@ arrive meanwhile join the next batch. Every query looks in the engine's
 per-process query cache first (a repeated query costs no model call and no trip
 to a worker thread); a lone query goes through it as ``embed_query`` does, and
 batched vectors are stored in it.
+
+A query that comes with a part (``embedding.parts``: the thinking lane's question
+without its speakers' names) is embedded with that part in one forward pass of its
+own, in the batch's trip to the worker thread, where the model can pool a part: its
+pass gives both vectors, where a batched vector and then the part would cost two.
 """
 
 from __future__ import annotations
@@ -15,24 +20,45 @@ import asyncio
 
 import numpy as np
 
+from recall_engine.core.text_parts import Spans
 from recall_engine.embedding import Embedder, embed_queries
 from recall_engine.embedding.common import QUERY_CACHE
+from recall_engine.embedding.parts import cached_part, embed_query_part, parts_method
 
 MAX_BATCH = 32
+
+_Pending = tuple[str, Spans | None, asyncio.Future[np.ndarray]]
 
 
 class QueryBatcher:
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
-        self._pending: list[tuple[str, asyncio.Future[np.ndarray]]] = []
+        self._pools_parts = parts_method(embedder) is not None
+        self._pending: list[_Pending] = []
         self._running = False
 
-    async def embed(self, text: str) -> np.ndarray:
+    async def embed(self, text: str, part: Spans | None = None) -> np.ndarray:
+        """``text``'s query vector (cached per process), computed with concurrent
+        requests' in one model call.
+
+        Args:
+            text: the query.
+            part: character ranges of a part of ``text`` the search will also ask
+                for; with a model that pools parts, its vector comes from ``text``'s
+                own pass and is cached too. Ignored otherwise.
+
+        Raises:
+            EmbeddingError: the model failed to load or run.
+        """
+        if part is not None and (
+            not self._pools_parts or cached_part(self.embedder, text, part) is not None
+        ):
+            part = None
         cached = QUERY_CACHE.get(self.embedder.model_id, text)
-        if cached is not None:
+        if cached is not None and part is None:
             return cached
         future: asyncio.Future[np.ndarray] = asyncio.get_running_loop().create_future()
-        self._pending.append((text, future))
+        self._pending.append((text, part, future))
         if not self._running:
             self._running = True
             asyncio.get_running_loop().create_task(self._drain())
@@ -42,19 +68,26 @@ class QueryBatcher:
         try:
             while self._pending:
                 batch, self._pending = self._pending[:MAX_BATCH], self._pending[MAX_BATCH:]
-                texts = list(dict.fromkeys(t for t, _ in batch))
                 try:
-                    vectors = await asyncio.to_thread(self._vectors, texts)
+                    vectors = await asyncio.to_thread(self._vectors, batch)
                 except Exception as exc:
-                    for _, future in batch:
+                    for _, _, future in batch:
                         if not future.done():
                             future.set_exception(exc)
                     continue
-                for text, future in batch:
+                for text, _, future in batch:
                     if not future.done():
                         future.set_result(vectors[text])
         finally:
             self._running = False
 
-    def _vectors(self, texts: list[str]) -> dict[str, np.ndarray]:
-        return embed_queries(self.embedder, texts)
+    def _vectors(self, batch: list[_Pending]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for text, part, _ in batch:
+            if part is not None:  # one pass gives the query's vector and its part's
+                embed_query_part(self.embedder, text, part)
+                cached = QUERY_CACHE.get(self.embedder.model_id, text)
+                if cached is not None:
+                    out[text] = cached
+        plain = list(dict.fromkeys(text for text, _, _ in batch if text not in out))
+        return out | embed_queries(self.embedder, plain) if plain else out

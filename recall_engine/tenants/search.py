@@ -24,6 +24,7 @@ from recall_engine.core.hydra import (
 )
 from recall_engine.core.limits import check_query_size
 from recall_engine.core.results import source_of, to_chunk, to_sources
+from recall_engine.core.text_parts import Spans
 from recall_engine.pipeline.state import RecallState
 from recall_engine.read.filters import ChunkFilter
 from recall_engine.read.recency import POOL
@@ -40,6 +41,7 @@ from recall_engine.tenants.lanes import (
     lane_weights,
 )
 from recall_engine.tenants.validity import current_first
+from retrievers.content_query import rest_spans
 
 DEFAULT_MAX_RESULTS = 10
 EXTRA_CHUNKS_PER_SOURCE = 2
@@ -51,8 +53,8 @@ class TenantSearch(TenantBase):
     def _check_query(self, text: str, what: str) -> None:
         check_query_size(text, limit=self.engine.config.max_query_chars, what=what)
 
-    async def _embed(self, text: str) -> np.ndarray:
-        return await self._batcher.embed(text)
+    async def _embed(self, text: str, part: Spans | None = None) -> np.ndarray:
+        return await self._batcher.embed(text, part)
 
     async def full_recall(
         self, request: RecallSearchRequest | Mapping[str, object] | None = None, **fields: object
@@ -99,8 +101,11 @@ class TenantSearch(TenantBase):
             embed_text = f"{request.query}\n{request.additional_context}"
             options["embed_text"] = embed_text
         # Concurrent requests' query embeddings are computed together (``batching``);
-        # the pipeline then finds this one in the per-process query cache.
-        await self._embed(request.query)
+        # the pipeline then finds this one in the per-process query cache. The graph
+        # lane also searches with the question without its speakers' names: that part
+        # comes from the question's own pass.
+        rest = rest_spans(request.query, await reader.speakers()) if thinking else None
+        await self._embed(request.query, rest)
         state = await self.engine.run(
             lane_request(
                 GraphLane if thinking else PassageLane,
