@@ -5,7 +5,8 @@ through the tenant API, then a real server (``python -m recall_engine.server``
 in its own process, on 127.0.0.1 only) answers the LoCoMo questions from 1, 8
 and 32 concurrent clients, in fast and thinking mode. Each level runs at most
 ``--requests`` requests or ``--seconds`` seconds, after a short warm-up.
-Reported per level: requests per second, p50 and p95 latency, errors.
+Reported per level: requests per second, p50, p95 and p99 latency, the slowest
+request, errors.
 
     .venv/bin/python -m bench.server [--clients 1,8,32] [--modes fast,thinking]
         [--requests 400] [--seconds 30] [--samples 5] [--json]
@@ -200,13 +201,16 @@ async def run_level(
         "rps": round(len(latencies) / wall, 1) if wall > 0 else 0.0,
         "p50_ms": round(1000 * percentile(latencies, 0.50), 1) if latencies else None,
         "p95_ms": round(1000 * percentile(latencies, 0.95), 1) if latencies else None,
+        "p99_ms": round(1000 * percentile(latencies, 0.99), 1) if latencies else None,
+        "max_ms": round(1000 * max(latencies), 1) if latencies else None,
     }
 
 
 def line(row: dict[str, Any]) -> str:
     return (
         f"{row['mode']:8} clients={row['clients']:>3}  {row['rps']:>7.1f} req/s  "
-        f"p50={row['p50_ms']} ms  p95={row['p95_ms']} ms  "
+        f"p50={row['p50_ms']} ms  p95={row['p95_ms']} ms  p99={row['p99_ms']} ms  "
+        f"max={row['max_ms']} ms  "
         f"requests={row['requests']} errors={row['errors']}"
     )
 

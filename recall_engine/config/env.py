@@ -52,6 +52,7 @@ class EnvSettings(BaseSettings):
     chunk_size: str | None = None
     chunk_overlap: str | None = None
     sentence_vectors: str | None = None
+    settle_heap: str | None = None
     default_tenant: str | None = Field(default=None, validation_alias="RECALL_ENGINE_TENANT")
     graph_extractor: str | None = None
     llm_model: str | None = Field(default=None, validation_alias="LLM_MODEL")

@@ -97,6 +97,13 @@ class RecallConfig(BaseModel):
         "a chunk's dense score counts its best sentence (storage.sentence_index); off, "
         "ingest embeds about half the text and dense search ranks whole chunks only.",
     )
+    settle_heap: bool = Field(
+        default=False,
+        description="After the first recall on each store, collect once and freeze what "
+        "is alive (gc.freeze), so later full collections skip the store's read state "
+        "(pipeline.settle). On for the server and the MCP server; off by default for an "
+        "embedded engine, whose application owns the process's collector.",
+    )
     default_tenant: str = "default"
     graph_extractor: Literal["rules", "llm", "none"] = Field(
         default="rules",

@@ -28,6 +28,7 @@ from recall_engine.core.errors import RecallEngineError
 from recall_engine.engine import RecallEngine
 from recall_engine.mcp.server import choose_tools, create_server
 from recall_engine.mcp.tools import TENANT_STATE, McpSettings
+from recall_engine.pipeline.settle import serving_default
 from recall_engine.server.app import ServerSettings, authenticator
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import ApiError
@@ -103,7 +104,7 @@ def serve(args: argparse.Namespace) -> int:
 
     try:
         proxies = trusted_proxies(args)
-        engine = RecallEngine(getattr(args, "data_dir", None))
+        engine = RecallEngine(getattr(args, "data_dir", None), settle_heap=serving_default())
         settings = McpSettings(
             tenant_id=engine.tenant_name(getattr(args, "tenant", None)),
             files_root=args.files_root or Path.cwd(),

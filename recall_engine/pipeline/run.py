@@ -29,6 +29,7 @@ from recall_engine.pipeline.retrieve import feedback_window, reader, retrieval_k
 from recall_engine.pipeline.route import choose_search_type, handover
 from recall_engine.pipeline.scope import resolve_readable
 from recall_engine.pipeline.session import cache_hits, element_ids, load_session
+from recall_engine.pipeline.settle import settle_soon
 from recall_engine.pipeline.stage import Stage, insert_stage, stage
 from recall_engine.pipeline.state import EngineServices, RecallState, StageTimer
 from recall_engine.pipeline.tense import apply_tense
@@ -75,6 +76,8 @@ class RecallPipeline:
         state = RecallState(request=request)
         with observed(state) as span:  # a span per call and per stage, when OpenTelemetry records
             await self._stages(state, span)
+        if self.services.config.settle_heap and state.store is not None:
+            settle_soon(state.store)  # its read state is loaded now (``pipeline.settle``)
         return state
 
     def insert_stage(

@@ -214,6 +214,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from recall_engine.core.errors import RecallEngineError
     from recall_engine.engine import RecallEngine
+    from recall_engine.pipeline.settle import serving_default
     from recall_engine.server.app import DEFAULT_MAX_BODY_BYTES, ServerSettings, create_app
     from recall_engine.tenants.registry import ADMIN
 
@@ -221,7 +222,7 @@ def _serve(args: argparse.Namespace) -> int:
     tenant_keys, admin_keys = _keys(args)
     proxies = trusted_proxies(args)
     try:
-        engine = RecallEngine(getattr(args, "data_dir", None))
+        engine = RecallEngine(getattr(args, "data_dir", None), settle_heap=serving_default())
     except RecallEngineError as exc:  # e.g. StoreLockedError: one line, no traceback
         print(f"error: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, ValueError | TypeError) else 1
