@@ -352,16 +352,38 @@ class SentenceTransformerEmbedder:
         Raises:
             EmbeddingError: the model failed to load or run.
         """
+        return self.embed_many_with_parts([(text, spans)])[0]
+
+    def embed_many_with_parts(
+        self, items: Sequence[tuple[str, Sequence[tuple[int, int]]]]
+    ) -> list[tuple[np.ndarray, np.ndarray | None]]:
+        """``embed_with_parts`` for several texts, in one ``encode`` call.
+
+        Args:
+            items: (text, its part's character ranges) pairs.
+
+        Returns:
+            One (text's vector, part's vector or None) pair per item, in order.
+
+        Raises:
+            EmbeddingError: the model failed to load or run.
+        """
+        if not items:
+            return []
+        texts = [text for text, _ in items]
         model = self._loaded()
         if not getattr(model.tokenizer, "is_fast", False):  # no character offsets to map
-            return self.embed([text], batch_size=1)[0], None
+            return [(vector, None) for vector in self.embed(texts, batch_size=len(texts))]
         try:
             outputs = model.encode(
-                [text], output_value=None, convert_to_numpy=False, show_progress_bar=False
+                texts,
+                batch_size=len(texts),
+                output_value=None,
+                convert_to_numpy=False,
+                show_progress_bar=False,
             )
-            out = cast("list[dict[str, Any]]", outputs)[0]
             marks = model.tokenizer(
-                text,
+                texts,
                 return_offsets_mapping=True,
                 return_special_tokens_mask=True,
                 truncation=True,
@@ -369,14 +391,23 @@ class SentenceTransformerEmbedder:
             )
         except Exception as exc:
             raise EmbeddingError(f"Embedding with {self._name!r} failed: {exc}") from exc
-        whole = np.asarray(out["sentence_embedding"].float().cpu().numpy(), dtype=np.float32)
-        whole = whole / max(float(np.linalg.norm(whole)), 1e-12)
-        if not _mean_pooled(model):
-            return whole, None
-        states = out["token_embeddings"].float().cpu().numpy()
-        return whole, pooled_part(
-            states, marks["offset_mapping"], marks["special_tokens_mask"], spans
-        )
+        pools = _mean_pooled(model)
+        out: list[tuple[np.ndarray, np.ndarray | None]] = []
+        for row, out_row in enumerate(cast("list[dict[str, Any]]", outputs)):
+            whole = np.asarray(out_row["sentence_embedding"].float().cpu().numpy(), np.float32)
+            whole = whole / max(float(np.linalg.norm(whole)), 1e-12)
+            part = None
+            if pools:
+                offsets = marks["offset_mapping"][row]
+                states = out_row["token_embeddings"].float().cpu().numpy()
+                part = pooled_part(
+                    states[: len(offsets)],  # a batch pads its shorter texts at the end
+                    offsets,
+                    marks["special_tokens_mask"][row],
+                    items[row][1],
+                )
+            out.append((whole, part))
+        return out
 
 
 def _mean_pooled(model: SentenceTransformer) -> bool:

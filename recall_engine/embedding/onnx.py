@@ -339,17 +339,44 @@ class OnnxEmbedder:
         Raises:
             EmbeddingError: the model failed to load or run.
         """
+        return self.embed_many_with_parts([(text, spans)])[0]
+
+    def embed_many_with_parts(
+        self, items: Sequence[tuple[str, Sequence[tuple[int, int]]]]
+    ) -> list[tuple[np.ndarray, np.ndarray | None]]:
+        """``embed_with_parts`` for several texts, in one forward pass of them all
+        (padded to the longest; each text's vector as ``embed`` gives it in a batch).
+
+        Args:
+            items: (text, its part's character ranges) pairs.
+
+        Returns:
+            One (text's vector, part's vector or None) pair per item, in order.
+
+        Raises:
+            EmbeddingError: the model failed to load or run.
+        """
+        if not items:
+            return []
         spec = self._read_spec()
         session, tokenizer = self._loaded()
         try:
-            encoding = tokenizer.encode(text)
-            hidden, mask = self._hidden(session, [encoding])
+            encodings = tokenizer.encode_batch([text for text, _ in items])
+            hidden, mask = self._hidden(session, encodings)
         except Exception as exc:
             raise EmbeddingError(f"Embedding with ONNX Runtime failed: {exc}") from exc
-        whole = _pooled(hidden, mask, spec)[0]
+        wholes = _pooled(hidden, mask, spec)
         if spec.pooling == "cls":
-            return whole, None
-        return whole, pooled_part(hidden[0], encoding.offsets, encoding.special_tokens_mask, spans)
+            return [(whole, None) for whole in wholes]
+        return [
+            (
+                wholes[row],
+                pooled_part(
+                    hidden[row, : len(enc.ids)], enc.offsets, enc.special_tokens_mask, spans
+                ),
+            )
+            for row, (enc, (_, spans)) in enumerate(zip(encodings, items, strict=True))
+        ]
 
     @staticmethod
     def _hidden(

@@ -8,12 +8,14 @@ own forward pass (``common.pooled_part``), so the part costs no second model cal
 the question's vector comes from the same pass. Any other embedder embeds the part's
 words as a text of their own, in one model call with the question when neither is
 cached. Both vectors are cached per process: the question's in ``QUERY_CACHE``, the
-part's in ``PART_CACHE``.
+part's in ``PART_CACHE``. Several queries with parts (concurrent requests) share one
+forward pass where the embedder has ``embed_many_with_parts`` (``embed_query_parts``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 
@@ -25,13 +27,21 @@ PART_CACHE = QueryCache()
 """Part vectors kept per process, keyed by the model and (spans, text)."""
 
 PartsMethod = Callable[[str, Sequence[tuple[int, int]]], tuple[np.ndarray, np.ndarray | None]]
+ManyPartsMethod = Callable[
+    [Sequence[tuple[str, Sequence[tuple[int, int]]]]], list[tuple[np.ndarray, np.ndarray | None]]
+]
 
 
 def parts_method(embedder: Embedder) -> PartsMethod | None:
     """The embedder's ``embed_with_parts`` (through wrappers, which keep the model's
     query vectors), or None when its model cannot pool a part."""
+    method = _method(embedder, "embed_with_parts")
+    return cast("PartsMethod | None", method)
+
+
+def _method(embedder: Embedder, name: str) -> object | None:
     while True:
-        method = getattr(embedder, "embed_with_parts", None)
+        method = getattr(embedder, name, None)
         if callable(method):
             return method
         if not isinstance(embedder, WrappedEmbedder):
@@ -73,6 +83,26 @@ def embed_query_part(embedder: Embedder, text: str, spans: Spans) -> np.ndarray:
         words = part_text(text, spans)
         part = embed_queries(embedder, [text, words])[words]
     return PART_CACHE.put(model, key, part)
+
+
+def embed_query_parts(embedder: Embedder, items: Sequence[tuple[str, Spans]]) -> None:
+    """Cache the vectors of several queries and of their parts: those not cached in
+    one forward pass of them all where the embedder has ``embed_many_with_parts``,
+    else one ``embed_query_part`` each (concurrent requests, ``tenants.batching``).
+
+    Raises:
+        EmbeddingError: the model failed to load or run.
+    """
+    model = embedder.model_id
+    missing = list({(t, s): None for t, s in items if cached_part(embedder, t, s) is None})
+    many = cast("ManyPartsMethod | None", _method(embedder, "embed_many_with_parts"))
+    if many is not None and len(missing) > 1:
+        for (text, spans), (whole, part) in zip(missing, many(missing), strict=True):
+            QUERY_CACHE.put(model, text, whole)
+            if part is not None:
+                PART_CACHE.put(model, _key(text, spans), part)
+    for text, spans in missing:  # one alone, a part no token fell in, or no batch method
+        embed_query_part(embedder, text, spans)
 
 
 def _key(text: str, spans: Spans) -> str:

@@ -8,10 +8,10 @@ per-process query cache first (a repeated query costs no model call and no trip
 to a worker thread); a lone query goes through it as ``embed_query`` does, and
 batched vectors are stored in it.
 
-A query that comes with a part (``embedding.parts``: the thinking lane's question
-without its speakers' names) is embedded with that part in one forward pass of its
-own, in the batch's trip to the worker thread, where the model can pool a part: its
-pass gives both vectors, where a batched vector and then the part would cost two.
+Queries that come with a part (``embedding.parts``: the thinking lane's question
+without its speakers' names) are embedded with their parts in one forward pass of
+their own, in the batch's trip to the worker thread, where the model can pool a part:
+that pass gives both vectors, where a batched vector and then the part would cost two.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 from recall_engine.core.text_parts import Spans
 from recall_engine.embedding import Embedder, embed_queries
 from recall_engine.embedding.common import QUERY_CACHE
-from recall_engine.embedding.parts import cached_part, embed_query_part, parts_method
+from recall_engine.embedding.parts import cached_part, embed_query_parts, parts_method
 
 MAX_BATCH = 32
 
@@ -83,9 +83,10 @@ class QueryBatcher:
 
     def _vectors(self, batch: list[_Pending]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
-        for text, part, _ in batch:
-            if part is not None:  # one pass gives the query's vector and its part's
-                embed_query_part(self.embedder, text, part)
+        parts = [(text, part) for text, part, _ in batch if part is not None]
+        if parts:  # one pass gives these queries' vectors and their parts'
+            embed_query_parts(self.embedder, parts)
+            for text, _ in parts:
                 cached = QUERY_CACHE.get(self.embedder.model_id, text)
                 if cached is not None:
                     out[text] = cached

@@ -11,7 +11,13 @@ import pytest
 
 from recall_engine import Conversation, Message, RecallEngine
 from recall_engine.embedding import QUERY_CACHE, WrappedEmbedder
-from recall_engine.embedding.parts import PART_CACHE, embed_query_part, parts_method
+from recall_engine.embedding.parts import (
+    PART_CACHE,
+    cached_part,
+    embed_query_part,
+    embed_query_parts,
+    parts_method,
+)
 from recall_engine.testing import DeterministicEmbedder
 from retrievers.content_query import rest_spans
 from tests.pipeline.test_lazy_query_vector import BatchRecordingEmbedder
@@ -130,3 +136,57 @@ def test_a_tokenizer_without_offsets_gives_no_part(minilm, monkeypatch) -> None:
     # the part is then embedded as the words it holds
     vector = embed_query_part(minilm, QUESTION, spans)
     np.testing.assert_allclose(vector, minilm.embed(["to relax"])[0], atol=1e-5)
+
+
+def test_several_queries_and_their_parts_in_one_pass_match_one_at_a_time(
+    onnx_minilm, minilm
+) -> None:
+    """A batch pads its shorter texts; each text's vectors are still its own."""
+    speakers = {"Ann", "Bob"}
+    questions = [QUESTION, "Which places has Bob visited in the two years since he moved?"]
+    items = [(q, rest_spans(q, speakers)) for q in questions]
+    assert all(spans is not None for _, spans in items)
+    for embedder in (onnx_minilm, minilm):
+        together = embedder.embed_many_with_parts(items)
+        assert len(together) == 2
+        for (question, spans), (whole, part) in zip(items, together, strict=True):
+            alone_whole, alone_part = embedder.embed_with_parts(question, spans)
+            assert part is not None and alone_part is not None
+            np.testing.assert_allclose(whole, alone_whole, atol=1e-5)
+            np.testing.assert_allclose(part, alone_part, atol=1e-5)
+    assert onnx_minilm.embed_many_with_parts([]) == []
+
+
+class ManyPooling(DeterministicEmbedder):
+    """Deterministic vectors; records each batch of (text, part words) it pools."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.passes: list[list[str]] = []
+
+    def embed_with_parts(self, text: str, spans):  # type: ignore[no-untyped-def]
+        return self.embed_many_with_parts([(text, spans)])[0]
+
+    def embed_many_with_parts(self, items):  # type: ignore[no-untyped-def]
+        words = [" ".join(t[a:b] for a, b in s) for t, s in items]
+        self.passes.append(words)
+        wholes = self.embed([t for t, _ in items])
+        return list(zip(wholes, self.embed(words), strict=True))
+
+
+def test_queries_with_parts_not_cached_take_one_pass() -> None:
+    embedder = ManyPooling()
+    first = "Where does Bob work?"
+    items = [(q, rest_spans(q, {"Ann", "Bob"})) for q in (QUESTION, first)]
+    embed_query_part(embedder, *items[0])  # cached: not asked again
+    embedder.passes.clear()
+    third = ("What did Ann cook for Bob?", rest_spans("What did Ann cook for Bob?", {"Ann", "Bob"}))
+    embed_query_parts(embedder, [*items, third, items[1]])
+    assert embedder.passes == [["work", "cook for"]]
+    for text, spans in (*items, third):
+        assert cached_part(embedder, text, spans) is not None
+        assert QUERY_CACHE.get(embedder.model_id, text) is not None
+    np.testing.assert_array_equal(
+        embed_query_part(embedder, *third), embedder.embed(["cook for"])[0]
+    )
+    assert len(embedder.passes) == 1  # everything above came from the cache

@@ -117,3 +117,31 @@ async def test_a_thinking_recall_naming_a_speaker_makes_one_model_pass(tmp_path)
     assert found.chunks and "paint" in found.chunks[0].chunk_content
     assert embedder.parts == ["to relax"] and embedder.calls == []
     engine.close()
+
+
+class ManyPoolingCounter(PoolingCounter):
+    """``PoolingCounter`` that also pools several texts' parts in one pass."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.passes: list[list[str]] = []
+
+    def embed_many_with_parts(self, items):  # type: ignore[no-untyped-def]
+        self.passes.append([text for text, _ in items])
+        return [self.embed_with_parts(text, spans) for text, spans in items]
+
+
+async def test_concurrent_queries_with_parts_share_one_pass():
+    QUERY_CACHE.clear()
+    PART_CACHE.clear()
+    embedder = ManyPoolingCounter()
+    batcher = QueryBatcher(embedder)
+    questions = ["What does Ann do to relax?", "Where did Bob go with Ann?"]
+    await asyncio.gather(
+        batcher.embed("a plain one"),
+        *(batcher.embed(q, rest_spans(q, {"Ann", "Bob"})) for q in questions),
+    )
+    # one batch: the plain query in one model call, the two with parts in one pass
+    assert embedder.calls == [["a plain one"]]
+    assert embedder.passes == [questions]
+    assert all(QUERY_CACHE.get(embedder.model_id, q) is not None for q in questions)
