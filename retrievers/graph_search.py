@@ -60,6 +60,7 @@ from retrievers.graph_steps import (
     rank_chunks,
     relation_bonus,
 )
+from retrievers.list_shape import list_shaped, spread_sessions
 from retrievers.passages import passages
 
 
@@ -124,6 +125,8 @@ async def graph_search(
     if node_filter is not None:
         chunk_of = {c: h for c, h in chunk_of.items() if node_filter.keeps(h)}
     ranking = await rank_chunks(read, query, score, chunk_of, edge_bonus, node_filter, options)
+    # A list's items are stated over many sessions, not the one on its topic.
+    spread = spread_sessions(ranking) if list_shaped(query) else None
     laps.lap("graph.links")
 
     seed_raw, edges = await project(read, ranking, entity_hits, edge_hits, options)
@@ -160,6 +163,7 @@ async def graph_search(
             },
             "linked_entities": sorted(refs[e].name for e in ranking.linked if e in refs),
             "speaker_free_rest": lane.rest,
+            "list_spread": spread,
             "seeds": len(seeds),
             "projected_edges": len(edges),
             **ranking.walk_details,

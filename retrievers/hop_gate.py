@@ -23,7 +23,6 @@ of a domain); ``Stop("hop_not_needed: ...")`` reports which one held.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable
 
 from recall_engine.core.hits import ChunkHit
@@ -31,31 +30,7 @@ from recall_engine.core.terms import terms
 from recall_engine.read.api import ReadAPI
 from retrievers.graph_rounds import ROUND_K, NextQuery, Query, Stop
 from retrievers.graph_search import GraphResult
-
-_AUX = r"(?:has|have|does|do)"
-LIST_SHAPE = re.compile(
-    # what/which + a plural noun (or "kinds of X") + has/have/does/do: "What books has Ann read?"
-    r"^\s*(?:what|which)\s+(?:(?:kinds|types|sorts)\s+of\s+[a-z\-]+"
-    r"|(?:(?:kind|type|sort)\s+of\s+)?(?:[a-z\-]+\s+){0,2}[a-z\-]*[^s\s']s)\s+" + _AUX + r"\b"
-    # a perfect that gathers over time: "What has Ann painted?", "Where has Ann camped?"
-    r"|^\s*(?:what|which|where|who)\s+(?:has|have)\s+(?!(?:[A-Z][\w'\-]*\s+)?been\b)"
-    # "What are Ann's hobbies?", "What are some changes ...?"
-    r"|^\s*what\s+are\s+(?:some\s+)?(?:[A-Z][a-z]+'s?\s+)?(?:the\s+)?(?:[a-z]+\s+)?[a-z]+s\b",
-    re.I,
-)
-"""A question that asks for every item of a kind (see the module docstring)."""
-
-
-def list_shaped(question: str) -> bool:
-    """Whether ``question`` asks for a list of items (``LIST_SHAPE``).
-
-    Args:
-        question: the question text.
-
-    Returns:
-        True for "What activities does Ann do?", False for "What did Ann paint?".
-    """
-    return LIST_SHAPE.search(question) is not None
+from retrievers.list_shape import list_shaped
 
 
 def covered_share(question: str, text: str) -> float:
