@@ -3,8 +3,8 @@
 A list question ("What activities does Ann do?", "Which cities has Ann visited?",
 "What are Ann's hobbies?") is answered by items stated over time, often one or two in
 each conversation session. Ranked by similarity alone, its best chunks crowd into the
-one session that talks about the topic most (the twelve turns of the day Ann talked
-about music, her other instrument at 13). ``spread_sessions`` re-ranks the best chunks
+one session that talks about the topic most, and the items stated on other days fall
+below the cut. ``spread_sessions`` re-ranks the best chunks
 so that each further chunk of a session already chosen counts ``SESSION_DECAY`` of its
 score per chunk of that session before it: a turn of another session that states an
 item moves up past the third turn on the same topic. A session is a conversation's day

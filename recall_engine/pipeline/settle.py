@@ -4,8 +4,8 @@ The first recall on a store loads what its reads keep for the store's lifetime (
 records, entity tables and read caches, and the modules the stores import): tens of
 thousands of container objects. CPython's full collections walk every tracked object
 with the GIL held, so a process serving recalls stalls for a full collection's time
-(~150 ms on a conversation store of a few thousand turns) every hundred-odd recalls,
-and every request in flight on its event loop stalls with it.
+now and then, and every request in flight on its event loop stalls with it (measured:
+``docs/decisions.md``).
 
 With ``RecallConfig.settle_heap`` (on for the server and the MCP server, off for an
 embedded engine, whose application owns its process), the first recall on each store
