@@ -101,3 +101,23 @@ def test_the_server_builds_its_engine_to_settle(tmp_path, monkeypatch):
     monkeypatch.setattr(uvicorn, "run", lambda *a, **k: None)
     assert server_main.main(["--data-dir", str(tmp_path / "data"), "--no-auth"]) == 0
     assert built == [True]
+
+
+def test_the_mcp_server_builds_its_engine_to_settle(tmp_path, monkeypatch):
+    from recall_engine.mcp import __main__ as mcp_main
+    from recall_engine.mcp import transports
+
+    built = []
+
+    class Idle:
+        async def run_stdio_async(self) -> None:
+            return None
+
+    def create_server(engine, settings):  # type: ignore[no-untyped-def]
+        built.append(engine.config.settle_heap)
+        return Idle()
+
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.setattr(transports, "create_server", create_server)
+    assert mcp_main.main(["--data-dir", str(tmp_path / "data")]) == 0
+    assert built == [True]
