@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from recall_engine.read.api import ScopeGraph
+
+if TYPE_CHECKING:  # imported where a report is built, not at every process start
+    import networkx as nx
 
 GENERIC_PREDICATES = frozenset({"related_to", "mentions", "mentioned_with"})
 """Relations too vague to say what a community is about."""
@@ -77,6 +79,8 @@ class Community:
 
 def structure(scope: ScopeGraph) -> Structure:
     """The undirected entity graph of ``scope`` (self-loops left out)."""
+    import networkx as nx
+
     graph = nx.Graph()
     shape = Structure(graph=graph, mentions=scope.mentions)
     for edge in scope.edges:
@@ -95,6 +99,8 @@ def structure(scope: ScopeGraph) -> Structure:
 
 def communities(shape: Structure, k: int, members: int) -> list[Community]:
     """The ``k`` largest communities of at least three entities, largest first."""
+    import networkx as nx
+
     graph = shape.graph
     if graph.number_of_edges() == 0:
         return []

@@ -55,3 +55,14 @@ def test_litellm_is_imported_offline_and_quiet():
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "False", "True"]
     assert "cost map" not in result.stderr.lower()
+
+
+def test_the_engine_loads_networkx_only_for_a_graph_report():
+    """networkx (GRAPH_REPORT's communities) is not part of every process's start."""
+    code = (
+        "import sys\n"
+        "from recall_engine import RecallEngine\n"
+        "import retrievers.graph_report\n"
+        "print('networkx' in sys.modules)"
+    )
+    assert run(code).strip() == "False"
