@@ -97,6 +97,18 @@ class WrappedEmbedder:
         return self.inner.embed(texts, batch_size=batch_size)
 
 
+def wrapped_method(embedder: Embedder, name: str) -> object | None:
+    """The embedder's method ``name``, or the first one found through its wrappers
+    (``WrappedEmbedder.inner``), or None when no layer has it."""
+    while True:
+        method = getattr(embedder, name, None)
+        if callable(method):
+            return method
+        if not isinstance(embedder, WrappedEmbedder):
+            return None
+        embedder = embedder.inner
+
+
 def embed_queries(embedder: Embedder, texts: Sequence[str]) -> dict[str, np.ndarray]:
     """Several queries' vectors (text -> 1-D unit vector), cached per process: those
     not cached are embedded in one model call (or read from the embedder's shared

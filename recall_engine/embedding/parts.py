@@ -21,7 +21,7 @@ import numpy as np
 
 from recall_engine.core.text_parts import Spans, part_text
 from recall_engine.embedding.common import QUERY_CACHE, QueryCache
-from recall_engine.embedding.embedder import Embedder, WrappedEmbedder, embed_queries
+from recall_engine.embedding.embedder import Embedder, embed_queries, wrapped_method
 
 PART_CACHE = QueryCache()
 """Part vectors kept per process, keyed by the model and (spans, text)."""
@@ -35,18 +35,7 @@ ManyPartsMethod = Callable[
 def parts_method(embedder: Embedder) -> PartsMethod | None:
     """The embedder's ``embed_with_parts`` (through wrappers, which keep the model's
     query vectors), or None when its model cannot pool a part."""
-    method = _method(embedder, "embed_with_parts")
-    return cast("PartsMethod | None", method)
-
-
-def _method(embedder: Embedder, name: str) -> object | None:
-    while True:
-        method = getattr(embedder, name, None)
-        if callable(method):
-            return method
-        if not isinstance(embedder, WrappedEmbedder):
-            return None
-        embedder = embedder.inner
+    return cast("PartsMethod | None", wrapped_method(embedder, "embed_with_parts"))
 
 
 def cached_part(embedder: Embedder, text: str, spans: Spans) -> np.ndarray | None:
@@ -95,7 +84,7 @@ def embed_query_parts(embedder: Embedder, items: Sequence[tuple[str, Spans]]) ->
     """
     model = embedder.model_id
     missing = list({(t, s): None for t, s in items if cached_part(embedder, t, s) is None})
-    many = cast("ManyPartsMethod | None", _method(embedder, "embed_many_with_parts"))
+    many = cast("ManyPartsMethod | None", wrapped_method(embedder, "embed_many_with_parts"))
     if many is not None and len(missing) > 1:
         for (text, spans), (whole, part) in zip(missing, many(missing), strict=True):
             QUERY_CACHE.put(model, text, whole)

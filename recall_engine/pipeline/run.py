@@ -19,6 +19,7 @@ from recall_engine.core.models import RecallResult
 from recall_engine.core.search_types import CYPHER_SEARCH_TYPES
 from recall_engine.embedding import QUERY_CACHE, embed_query
 from recall_engine.embedding.common import check_vectors
+from recall_engine.embedding.warm import warm_up_soon
 from recall_engine.pipeline import finish
 from recall_engine.pipeline.coverage import matches_nothing, measure
 from recall_engine.pipeline.feedback import rerank
@@ -47,6 +48,7 @@ class RecallPipeline:
     def __init__(self, services: EngineServices) -> None:
         self.services = services
         self.trace_vectors = TraceVectors(services.embedder)
+        self._warming = False
         self.stages: list[Stage] = [
             stage("scope", self.resolve_scope),
             stage("session", self.session_cache),
@@ -74,6 +76,9 @@ class RecallPipeline:
         (``output``), the results, coverage, tense and timings (the tenant API reads
         its chunks from here)."""
         state = RecallState(request=request)
+        if not self._warming:  # the model loads while the first recall opens its store
+            self._warming = True
+            warm_up_soon(self.services.embedder)
         with observed(state) as span:  # a span per call and per stage, when OpenTelemetry records
             await self._stages(state, span)
         if self.services.config.settle_heap and state.store is not None:
