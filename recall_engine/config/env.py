@@ -48,6 +48,7 @@ class EnvSettings(BaseSettings):
     embedding_batch_size: str | None = None
     embedding_backend: str | None = None
     embedding_threads: str | None = None
+    embedding_precision: str | None = None
     embedding_cache_dir: str | None = None
     chunk_size: str | None = None
     chunk_overlap: str | None = None

@@ -84,6 +84,12 @@ class RecallConfig(BaseModel):
     embedding_threads: int | None = Field(
         default=None, ge=1, le=512, description="Embedding threads; None = the usable cores."
     )
+    embedding_precision: Literal["auto", "fp32", "bf16"] = Field(
+        default="auto",
+        description="The ONNX backend's bulk calls (an ingest's many texts): 'auto' runs "
+        "them in bfloat16 on torch where the CPU has AMX-BF16, 'bf16' on any CPU, 'fp32' "
+        "never; queries are fp32 always (embedding.bulk).",
+    )
     embedding_cache_dir: Path | None = Field(
         default=None,
         description="Where the exported ONNX model is cached; None = "

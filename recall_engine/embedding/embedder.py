@@ -181,7 +181,11 @@ def make_embedder(config: RecallConfig) -> Embedder:
             )
         from recall_engine.embedding.onnx import OnnxEmbedder
 
-        return OnnxEmbedder(threads=config.embedding_threads, cache_dir=config.embedding_cache_dir)
+        return OnnxEmbedder(
+            threads=config.embedding_threads,
+            cache_dir=config.embedding_cache_dir,
+            precision=config.embedding_precision,
+        )
     return SentenceTransformerEmbedder(config.embedding_model, threads=config.embedding_threads)
 
 

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from recall_engine.core.errors import EmbeddingError
+from recall_engine.embedding.bulk import LOAD_TEXTS, BulkTransformer, Precision, bulk_wanted
 from recall_engine.embedding.common import (
     PACKAGED_MODEL_ID,
     QUERY_CACHE,
@@ -211,6 +212,9 @@ class OnnxEmbedder:
         threads: intra-op threads; None = the cores this process may use.
         cache_dir: where exported graphs live; None = ``default_cache_dir()``.
         model_dir: the sentence-transformers model folder (tests); None = packaged.
+        precision: the bulk calls' arithmetic (``embedding.bulk``): "auto" runs calls
+            of many texts in bfloat16 where the CPU has AMX-BF16, "bf16" wherever
+            torch runs, "fp32" never.
     """
 
     def __init__(
@@ -219,10 +223,13 @@ class OnnxEmbedder:
         threads: int | None = None,
         cache_dir: Path | None = None,
         model_dir: Path | None = None,
+        precision: Precision = "auto",
     ) -> None:
         self.threads = threads or default_threads()
         self._cache_dir = cache_dir
         self._model_dir = model_dir
+        self.precision: Precision = precision
+        self._bulk: BulkTransformer | None = None
         self._spec: ModelSpec | None = None
         self._session: InferenceSession | None = None
         self._tokenizer: Tokenizer | None = None
@@ -288,7 +295,8 @@ class OnnxEmbedder:
         Texts are embedded longest first, in batches of at most ``batch_size`` whose
         texts are all more than half as long as the batch's longest (``_batches``):
         a batch is padded to its longest text, so one ingest's chunk, its sentences
-        and its entity names in one batch would each cost the chunk's length.
+        and its entity names in one batch would each cost the chunk's length. A call
+        of many texts may run in bfloat16 (``precision``, ``embedding.bulk``).
 
         Raises:
             EmbeddingError: the model failed to load or run.
@@ -298,11 +306,17 @@ class OnnxEmbedder:
         if len(texts) == 0:
             return out
         session, tokenizer = self._loaded()
+        bulk = self._bulk_transformer(len(texts))
         try:
             encodings = tokenizer.encode_batch(list(texts))
             lengths = [len(e.ids) for e in encodings]
             for rows in _batches(lengths, max(1, batch_size)):
-                out[rows] = self._run(session, [encodings[i] for i in rows], spec)
+                batch = [encodings[i] for i in rows]
+                if bulk is None:
+                    out[rows] = self._run(session, batch, spec)
+                else:
+                    feeds = _feeds(batch)
+                    out[rows] = _pooled(bulk.hidden(feeds), feeds["attention_mask"], spec)
         except EmbeddingError:
             raise
         except Exception as exc:
@@ -378,19 +392,35 @@ class OnnxEmbedder:
             for row, (enc, (_, spans)) in enumerate(zip(encodings, items, strict=True))
         ]
 
+    def load_bulk(self) -> bool:
+        """Load the bfloat16 transformer now (blocking) where ``precision`` would run
+        a bulk call in it; whether bulk calls now run in bfloat16."""
+        bulk = self._bulk_of(LOAD_TEXTS)
+        return bulk is not None and bulk.load()
+
+    def _bulk_transformer(self, texts: int) -> BulkTransformer | None:
+        """The bfloat16 transformer for a call of ``texts`` texts when it is loaded,
+        else None (fp32); a call of ``LOAD_TEXTS`` or more loads it first."""
+        bulk = self._bulk_of(texts)
+        if bulk is None or bulk.ready or (texts >= LOAD_TEXTS and bulk.load()):
+            return bulk
+        return None
+
+    def _bulk_of(self, texts: int) -> BulkTransformer | None:
+        if not bulk_wanted(self.precision, texts):
+            return None
+        with self._lock:
+            if self._bulk is None:
+                self._bulk = BulkTransformer(self.model_dir, self.threads)
+            return self._bulk
+
     @staticmethod
     def _hidden(
         session: InferenceSession, encodings: Sequence[Encoding]
     ) -> tuple[np.ndarray, np.ndarray]:
         """The last hidden states of ``encodings`` (padded to the longest) and their
         attention mask."""
-        width = max(len(e.ids) for e in encodings)
-        feeds = {name: np.zeros((len(encodings), width), dtype=np.int64) for name in INPUTS}
-        for row, enc in enumerate(encodings):
-            n = len(enc.ids)
-            feeds["input_ids"][row, :n] = enc.ids
-            feeds["attention_mask"][row, :n] = enc.attention_mask
-            feeds["token_type_ids"][row, :n] = enc.type_ids
+        feeds = _feeds(encodings)
         return session.run(None, feeds)[0], feeds["attention_mask"]
 
     @classmethod
@@ -398,6 +428,18 @@ class OnnxEmbedder:
         cls, session: InferenceSession, encodings: Sequence[Encoding], spec: ModelSpec
     ) -> np.ndarray:
         return _pooled(*cls._hidden(session, encodings), spec)
+
+
+def _feeds(encodings: Sequence[Encoding]) -> dict[str, np.ndarray]:
+    """The model's inputs for ``encodings``, padded to the longest."""
+    width = max(len(e.ids) for e in encodings)
+    feeds = {name: np.zeros((len(encodings), width), dtype=np.int64) for name in INPUTS}
+    for row, enc in enumerate(encodings):
+        n = len(enc.ids)
+        feeds["input_ids"][row, :n] = enc.ids
+        feeds["attention_mask"][row, :n] = enc.attention_mask
+        feeds["token_type_ids"][row, :n] = enc.type_ids
+    return feeds
 
 
 def _pooled(hidden: np.ndarray, attention: np.ndarray, spec: ModelSpec) -> np.ndarray:
