@@ -2,17 +2,16 @@
 
 An ingest embeds thousands of texts in one call: chunks, their sentences, entity
 names. On a CPU with AMX (the ``amx_bf16`` flag: Intel Xeon from Sapphire Rapids on),
-torch runs the transformer's matrix products in bfloat16 on those units, several
-times faster than the fp32 products of ONNX Runtime. ``BulkTransformer`` runs the
-packaged model that way and hands back its last hidden states as float32, which
-the ONNX embedder pools exactly as it pools its own: every vector lands within
-cosine 0.9999 of the fp32 one (tests), so stored vectors and fp32 query vectors
-still meet. Queries and small calls stay on ONNX Runtime in fp32: one short text
-is faster there than through torch, and a process that only answers questions
-never imports torch. Loading torch and the model takes ~3 s, so it is loaded at
-the first call of ``LOAD_TEXTS`` texts or more (a large ingest, whose embedding
-then more than repays it); until then, and for a process that only ever makes
-smaller calls, every call runs in fp32.
+torch runs the transformer's matrix products in bfloat16 on those units, faster than
+the fp32 products of ONNX Runtime. ``BulkTransformer`` runs the packaged model that
+way and hands back its last hidden states as float32, which the ONNX embedder pools
+exactly as it pools its own: each vector stays within cosine 0.9995 of the fp32 one
+(tests), so stored vectors and fp32 query vectors still meet. Queries and small
+calls stay on ONNX Runtime in fp32: one short text is faster there than through
+torch, and a process that only answers questions never imports torch. Loading torch
+and the model takes seconds, so it is loaded at the first call of ``LOAD_TEXTS``
+texts or more (a large ingest, whose embedding then repays it); until then, and for
+a process that only ever makes smaller calls, every call runs in fp32.
 
 The choice is ``RecallConfig.embedding_precision``: ``"auto"`` (bf16 for calls of
 at least ``BULK_TEXTS`` texts where the CPU has AMX-BF16), ``"bf16"`` (the same
@@ -41,8 +40,8 @@ BULK_TEXTS = 32
 loaded (a smaller call, a query or one remembered message, stays in fp32)."""
 
 LOAD_TEXTS = 1024
-"""The fewest texts in one ``embed`` call that load the bfloat16 model (one full
-window of an ingest, ``ingest.embed_batches``: ~6 s of fp32 embedding on 2 cores)."""
+"""The fewest texts in one ``embed`` call that load the bfloat16 model: one full
+window of an ingest (``ingest.embed_batches``)."""
 
 CPUINFO = Path("/proc/cpuinfo")
 

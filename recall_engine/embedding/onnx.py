@@ -4,7 +4,8 @@ The ONNX graph (the transformer, up to its last hidden state) is exported from
 the packaged weights with torch once per machine and cached under
 ``<cache dir>/<hash of the source files>/model.onnx`` (written to a temporary
 name and renamed, so no process ever reads half a file). After that, embedding
-needs neither torch nor sentence-transformers: the model's own
+needs neither torch nor sentence-transformers (except a large ingest's bulk calls
+on a CPU with AMX, which run in bfloat16: ``embedding.bulk``): the model's own
 ``tokenizer.json`` tokenises (truncated at ``max_seq_length``), and mean pooling
 over the attention mask plus L2 normalisation follow the model's
 sentence-transformers modules.
@@ -320,7 +321,8 @@ class OnnxEmbedder:
         except EmbeddingError:
             raise
         except Exception as exc:
-            raise EmbeddingError(f"Embedding with ONNX Runtime failed: {exc}") from exc
+            runtime = "ONNX Runtime" if bulk is None else "torch (bfloat16)"
+            raise EmbeddingError(f"Embedding with {runtime} failed: {exc}") from exc
         return out
 
     def embed_query(self, text: str) -> np.ndarray:

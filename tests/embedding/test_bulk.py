@@ -10,7 +10,7 @@ import pytest
 
 from recall_engine import RecallEngine, SearchType
 from recall_engine.config import RecallConfig
-from recall_engine.core.errors import InvalidInputError
+from recall_engine.core.errors import EmbeddingError, InvalidInputError
 from recall_engine.embedding import bulk as bulk_module
 from recall_engine.embedding import make_embedder
 from recall_engine.embedding.bulk import (
@@ -144,3 +144,12 @@ async def test_a_bf16_ingest_answers_fp32_queries(bf16, tmp_path) -> None:
     )
     assert results and "marathon training plan" in results[0].text
     engine.close()
+
+
+def test_a_failing_bulk_run_is_an_embedding_error_naming_torch(bf16, monkeypatch) -> None:
+    def broken(self, feeds):
+        raise RuntimeError("out of memory")
+
+    monkeypatch.setattr(BulkTransformer, "hidden", broken)
+    with pytest.raises(EmbeddingError, match=r"torch \(bfloat16\) failed: out of memory"):
+        bf16.embed(TEXTS)
