@@ -92,8 +92,7 @@ def _fp32_raw(embedder: object, texts: list[str], batch_size: int) -> float | No
     bulk calls in bfloat16 (``embedding.bulk``); None otherwise."""
     from recall_engine.embedding.onnx import OnnxEmbedder
 
-    bulk = getattr(embedder, "_bulk", None)
-    if not isinstance(embedder, OnnxEmbedder) or bulk is None or not bulk.ready:
+    if not isinstance(embedder, OnnxEmbedder) or not embedder.bulk_ready:
         return None
     fp32 = OnnxEmbedder(threads=embedder.threads, precision="fp32")
     fp32.embed(["warm up the model"], batch_size=1)

@@ -394,6 +394,12 @@ class OnnxEmbedder:
             for row, (enc, (_, spans)) in enumerate(zip(encodings, items, strict=True))
         ]
 
+    @property
+    def bulk_ready(self) -> bool:
+        """Whether calls of many texts run in bfloat16 now (``embedding.bulk``): the
+        model is loaded (a call of ``LOAD_TEXTS`` texts or ``load_bulk`` did it)."""
+        return self._bulk is not None and self._bulk.ready
+
     def load_bulk(self) -> bool:
         """Load the bfloat16 transformer now (blocking) where ``precision`` would run
         a bulk call in it; whether bulk calls now run in bfloat16."""

@@ -76,7 +76,7 @@ def test_bf16_vectors_are_within_cosine_0_9995_of_fp32(fp32, bf16) -> None:
     exact = fp32.embed(TEXTS)
     fast = bf16.embed(TEXTS)
     assert len(TEXTS) >= BULK_TEXTS
-    assert bf16._bulk is not None and bf16._bulk.ready
+    assert bf16.bulk_ready
     np.testing.assert_allclose(np.linalg.norm(fast, axis=1), 1.0, atol=1e-5)
     cosines = (exact * fast).sum(axis=1)
     assert cosines.min() >= 0.9995
@@ -89,7 +89,7 @@ def test_a_small_call_stays_fp32_exactly(fp32) -> None:
     embedder = OnnxEmbedder(precision="bf16")
     few = TEXTS[:3]
     np.testing.assert_array_equal(embedder.embed(few), fp32.embed(few))
-    assert embedder._bulk is None  # torch was never asked for
+    assert embedder._bulk is None and not embedder.bulk_ready  # torch was never asked for
 
 
 def test_only_a_large_call_loads_the_model(fp32, monkeypatch) -> None:
