@@ -24,6 +24,17 @@ _HONORIFIC_PREFIX = regex.compile(
     regex.IGNORECASE,
 )
 _NON_WORD = regex.compile(r"[^\p{L}\p{N}]+")
+_ASCII_NON_WORD_TO_SPACE = str.maketrans(
+    {chr(c): " " for c in range(128) if not (chr(c).isdigit() or "a" <= chr(c) <= "z")}
+)
+"""On casefolded ASCII text, ``_NON_WORD``'s runs are the runs of what this maps to a
+space: translating and splitting gives the same key several times faster."""
+
+MEMO_CHARS = 200
+"""Names up to this long keep their key (``_memo_key``): entity names, mentions and
+question names recur from one call to the next. A longer text (recall's coverage
+compares a question's names with its whole context) is normalised each time, so the
+memo holds no large text."""
 
 
 def strip_possessive(text: str) -> str:
@@ -37,13 +48,23 @@ def strip_honorific(text: str) -> str:
     return stripped or text.strip()
 
 
-@lru_cache(maxsize=65536)
 def normalize_name(name: str) -> str:
     """The comparison key of a name: NFKC, casefolded, honorific and possessive
     removed, every run of non-letters/digits one space. May return ``""``."""
+    return _memo_key(name) if len(name) <= MEMO_CHARS else _key(name)
+
+
+@lru_cache(maxsize=65536)
+def _memo_key(name: str) -> str:
+    return _key(name)
+
+
+def _key(name: str) -> str:
     text = unicodedata.normalize("NFKC", name)
-    text = strip_possessive(strip_honorific(text))
-    return _NON_WORD.sub(" ", text.casefold()).strip()
+    text = strip_possessive(strip_honorific(text)).casefold()
+    if text.isascii():
+        return " ".join(text.translate(_ASCII_NON_WORD_TO_SPACE).split())
+    return _NON_WORD.sub(" ", text).strip()
 
 
 def normalize_identifier(value: str) -> str:
