@@ -167,7 +167,7 @@ class GraphDraft:
         wanted = {row["id"] for row, _ in rows} - self.stored.keys()
         if not wanted:
             return {}
-        keys = sorted({normalize_name(row["name"]) for row, _ in rows if row["id"] in wanted})
+        keys = sorted({normalize_name(str(row["name"])) for row, _ in rows if row["id"] in wanted})
         return {e.id: e for e in self.candidates(keys) if e.id in wanted}
 
 
