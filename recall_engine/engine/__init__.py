@@ -208,6 +208,18 @@ class RecallEngine(WritesMixin, AccessMixin, FactsMixin, ListingMixin, TenantsMi
             return self.config.default_tenant
         return check_name(tenant_id, what="tenant_id")
 
+    def open_store(self, tenant_id: str | None = None) -> TenantStore | None:
+        """The tenant's store if this engine has it open already, else None.
+
+        Opens nothing and reads no file; None once the engine is closed.
+
+        Raises:
+            InvalidInputError: not a valid tenant name.
+        """
+        tenant = self._tenant(tenant_id)
+        with self._open_lock:
+            return None if self._closed else self._stores.get(tenant)
+
     def store(self, tenant_id: str | None = None, *, create: bool = False) -> TenantStore:
         """The open store of a tenant.
 

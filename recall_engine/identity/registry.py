@@ -56,7 +56,8 @@ def _user(row: tuple[Cell, ...]) -> User:
 
 
 class IdentityRegistry:
-    """Users and dataset permissions, per tenant. Blocking: call it off the event loop."""
+    """Users and dataset permissions, per tenant. Blocking: call it off the event loop,
+    unless ``in_process`` (reads of this process's own file are short)."""
 
     def __init__(self, source: Path | SqlDatabase) -> None:
         """``source``: the data dir (its ``identity.sqlite3``), or a state database."""
@@ -64,6 +65,12 @@ class IdentityRegistry:
         self._db: SqlDatabase = (
             SqliteFile(source / FILE_NAME, _SCHEMA) if isinstance(source, Path) else source
         )
+
+    @property
+    def in_process(self) -> bool:
+        """Its database is the data dir's own SQLite file, which only this process uses
+        (the store's single holder), not a shared state database on a server."""
+        return self._owned
 
     def close(self) -> None:
         """Close the file (a shared state database stays open: its owner closes it)."""

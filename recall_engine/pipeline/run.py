@@ -35,7 +35,7 @@ from recall_engine.pipeline.stage import Stage, insert_stage, stage
 from recall_engine.pipeline.state import EngineServices, RecallState, StageTimer
 from recall_engine.pipeline.tense import apply_tense
 from recall_engine.pipeline.traces import TraceVectors, scoped_sources
-from recall_engine.storage.expiry import forget_expired
+from recall_engine.storage.expiry import expired_data_ids, forget_expired
 from recall_engine.telemetry.spans import SpanHandle
 from retrievers import REGISTRY
 
@@ -107,8 +107,23 @@ class RecallPipeline:
 
     async def resolve_scope(self, state: RecallState) -> None:
         """Identity and scope: the tenant store, the user, the datasets the user can
-        read, and the explicit dataset ids this call searches (exclusive)."""
-        await asyncio.to_thread(self._resolve_scope, state)
+        read, and the explicit dataset ids this call searches (exclusive). In a worker
+        thread, unless it only reads what this process holds (``_scope_in_process``):
+        the hop to a thread and back costs more than those reads."""
+        if self._scope_in_process(state):
+            self._resolve_scope(state)
+        else:
+            await asyncio.to_thread(self._resolve_scope, state)
+
+    def _scope_in_process(self, state: RecallState) -> bool:
+        """The scope reads only this process's own state: identity is the data dir's
+        own SQLite file (not a shared state database), the tenant's store is open
+        already, and nothing in it has expired (no delete to run)."""
+        services = self.services
+        if not services.identity.in_process:
+            return False
+        store = services.open_store(services.tenant_name(state.request.tenant_id))
+        return store is not None and not expired_data_ids(store)
 
     def _resolve_scope(self, state: RecallState) -> None:
         request, services = state.request, self.services
