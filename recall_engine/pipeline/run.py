@@ -118,12 +118,13 @@ class RecallPipeline:
     def _scope_in_process(self, state: RecallState) -> bool:
         """The scope reads only this process's own state: identity is the data dir's
         own SQLite file (not a shared state database), the tenant's store is open
-        already, and nothing in it has expired (no delete to run)."""
+        already with its dataset list cached and nothing to sync from shared tables or
+        a graph server, and nothing in it has expired (no delete to run)."""
         services = self.services
         if not services.identity.in_process:
             return False
         store = services.open_store(services.tenant_name(state.request.tenant_id))
-        return store is not None and not expired_data_ids(store)
+        return store is not None and store.datasets_cached and not expired_data_ids(store)
 
     def _resolve_scope(self, state: RecallState) -> None:
         request, services = state.request, self.services

@@ -81,6 +81,7 @@ class TenantStore:
     ) -> None:
         self.tenant_id = tenant_id
         self.shared = shared
+        self._graph_shared = graph_shared
         self.root = root
         self.graph = graph
         self.vectors = vectors
@@ -262,6 +263,12 @@ class TenantStore:
             EVENTS: self.event_index,
             SUMMARIES: self.summary_index,
         }
+
+    @property
+    def datasets_cached(self) -> bool:
+        """``datasets()`` would read no file and no server: the store's tables and graph
+        are its own (no mirror to sync) and its dataset list is cached."""
+        return self.shared is None and not self._graph_shared and self._datasets is not None
 
     def datasets(self) -> dict[str, str]:
         """Dataset id -> name (cached: every recall resolves its scope through it).
