@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -64,16 +65,21 @@ async def test_a_store_not_open_yet_is_opened_in_a_worker_thread(engine, scope_t
     assert scope_threads[1] == loop_thread
 
 
-async def test_an_expired_memory_is_forgotten_in_a_worker_thread(engine, scope_threads):
+async def test_an_expired_memory_is_forgotten_in_a_worker_thread(
+    engine, scope_threads, monkeypatch
+):
+    from recall_engine.storage import expiry
+
+    now = [time.time()]
+    monkeypatch.setattr(expiry, "time", SimpleNamespace(time=lambda: now[0]))
     await engine.remember(Document(text="Ann lives in Lyon."), dataset_name="notes")
-    expires = time.time() + 1.5
-    brief = Document(text="Ann is in Paris this week.", metadata={EXPIRES_KEY: expires})
+    brief = Document(text="Ann is in Paris this week.", metadata={EXPIRES_KEY: now[0] + 60})
     await engine.remember(brief, dataset_name="notes")
     loop_thread = threading.current_thread().name
     await _texts(engine)  # the dataset list is read once after the writes
     assert "Ann is in Paris this week." in await _texts(engine)
     assert scope_threads[-1] == loop_thread
-    time.sleep(max(0.0, expires - time.time()) + 0.1)
+    now[0] += 120
     assert await _texts(engine) == ["Ann lives in Lyon."]
     assert scope_threads[-1] != loop_thread  # the sweep deleted the expired item, off the loop
 
