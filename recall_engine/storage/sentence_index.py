@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from recall_engine.storage.similarities import similarities
+from recall_engine.storage.similarities import similarities_at
 
 
 class SentenceVectors:
@@ -79,10 +79,7 @@ class SentenceVectors:
         picked = np.flatnonzero(wanted[owner])
         if picked.size == 0:
             return scores
-        if 4 * picked.size >= self._n:  # most sentences in scope: no gather copy
-            similarity = similarities(self._vectors[: self._n], query)[picked]
-        else:
-            similarity = similarities(self._vectors[picked], query)
+        similarity = similarities_at(self._vectors, picked, query)
         owners = owner[picked]
         starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
         best = np.maximum.reduceat(similarity, starts)

@@ -18,7 +18,7 @@ from typing import Generic, NamedTuple, TypeVar
 import numpy as np
 
 from recall_engine.core.cells import Record
-from recall_engine.storage.similarities import similarities
+from recall_engine.storage.similarities import similarities_at
 from recall_engine.storage.time_filter import to_epoch
 
 Row = TypeVar("Row")
@@ -257,10 +257,7 @@ class VectorIndex(Generic[Row]):
             if candidates.size == 0 or k <= 0:
                 return []
             query = np.asarray(query, dtype=np.float32).ravel()
-            if 4 * candidates.size >= self._n:  # most rows in scope: no gather copy
-                scores = similarities(self._vectors[: self._n], query)[candidates]
-            else:
-                scores = similarities(self._vectors[candidates], query)
+            scores = similarities_at(self._vectors, candidates, query)
             if rescore is not None:
                 scores = rescore(query, candidates, scores)
             return [(self._rows[at], score) for at, score in top_k(scores, candidates, k)]

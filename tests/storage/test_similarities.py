@@ -6,9 +6,11 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+import pytest
 import threadpoolctl
 
-from recall_engine.storage.similarities import similarities
+from recall_engine.storage import similarities as similarities_module
+from recall_engine.storage.similarities import RUN_ROWS, similarities, similarities_at
 
 
 def unit_rows(rows: int, seed: int) -> np.ndarray:
@@ -49,3 +51,45 @@ def test_the_blas_pool_is_left_as_it_is_from_several_threads() -> None:
         worker.join()
     assert len(results) == 80 and all(np.array_equal(r, expected) for r in results)
     assert [p["num_threads"] for p in threadpoolctl.threadpool_info()] == before
+
+
+def _runs(*ranges: tuple[int, int]) -> np.ndarray:
+    return np.concatenate([np.arange(a, b) for a, b in ranges]).astype(np.int64)
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        _runs((0, 3000)),  # the whole matrix
+        _runs((400, 1700)),  # one dataset's rows, stored together
+        _runs((0, 300), (900, 1500), (2990, 3000)),  # a few runs
+        np.arange(0, 3000, 7),  # scattered, a seventh of the rows
+        np.arange(0, 3000, 2),  # scattered, half the rows: every row is scored
+        np.array([2999]),
+        np.array([0, 1, 5]),
+        np.array([], dtype=np.int64),
+    ],
+    ids=["all", "one-run", "few-runs", "sparse", "dense", "last", "tiny", "none"],
+)
+def test_rows_are_scored_as_if_copied_out(rows: np.ndarray) -> None:
+    # Rows past the scored ones (an index's spare capacity) hold anything.
+    matrix = np.vstack([unit_rows(3000, 13), np.full((500, 384), np.nan, np.float32)])
+    query = unit_rows(1, 14)[0]
+    found = similarities_at(matrix, rows, query)
+    assert found.dtype == np.float32 and found.shape == rows.shape
+    assert found.tolist() == similarities(matrix[rows], query).tolist()
+
+
+def test_runs_are_scored_where_they_lie(monkeypatch: pytest.MonkeyPatch) -> None:
+    matrix, query = unit_rows(3000, 15), unit_rows(1, 16)[0]
+    rows = _runs((100, 100 + 4 * RUN_ROWS), (2000, 2000 + 4 * RUN_ROWS))
+    scored: list[bool] = []
+
+    def recording(part: np.ndarray, q: np.ndarray) -> np.ndarray:
+        scored.append(np.shares_memory(part, matrix))  # a view, not a copy
+        return similarities(part, q)
+
+    monkeypatch.setattr(similarities_module, "similarities", recording)
+    found = similarities_at(matrix, rows, query)
+    assert scored == [True, True]
+    assert found.tolist() == similarities(matrix[rows], query).tolist()
