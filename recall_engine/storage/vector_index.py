@@ -57,7 +57,7 @@ def top_k(scores: np.ndarray, rows: np.ndarray, k: int) -> list[tuple[int, float
         keep = np.flatnonzero(scores >= kth)
         rows, scores = rows[keep], scores[keep]
     order = np.lexsort((rows, -scores))[:k]
-    return [(int(rows[i]), float(scores[i])) for i in order]
+    return list(zip(rows[order].tolist(), scores[order].tolist(), strict=True))
 
 
 class VectorIndex(Generic[Row]):
