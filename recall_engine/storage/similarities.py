@@ -39,8 +39,8 @@ def similarities(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
 
 RUN_ROWS = 16
 """The fewest rows per contiguous run, on average, for ``similarities_at`` to score
-the runs in place rather than copy the rows out (a run costs a call; a row copied,
-about a hundredth of one)."""
+the runs in place rather than copy the rows out (each run costs a call, which costs
+about as much as copying seven or eight rows)."""
 
 
 def similarities_at(matrix: np.ndarray, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
