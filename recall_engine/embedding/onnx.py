@@ -5,7 +5,8 @@ the packaged weights with torch once per machine and cached under
 ``<cache dir>/<hash of the source files>/model.onnx`` (written to a temporary
 name and renamed, so no process ever reads half a file). After that, embedding
 needs neither torch nor sentence-transformers (except a large ingest's bulk calls
-on a CPU with AMX, which run in bfloat16: ``embedding.bulk``): the model's own
+where the CPU's bfloat16 products are faster, which run in bfloat16:
+``embedding.bulk``): the model's own
 ``tokenizer.json`` tokenises (truncated at ``max_seq_length``), and mean pooling
 over the attention mask plus L2 normalisation follow the model's
 sentence-transformers modules.
@@ -214,8 +215,8 @@ class OnnxEmbedder:
         cache_dir: where exported graphs live; None = ``default_cache_dir()``.
         model_dir: the sentence-transformers model folder (tests); None = packaged.
         precision: the bulk calls' arithmetic (``embedding.bulk``): "auto" runs calls
-            of many texts in bfloat16 where the CPU has AMX-BF16, "bf16" wherever
-            torch runs, "fp32" never.
+            of many texts in bfloat16 where the CPU's bfloat16 products measure
+            faster, "bf16" wherever torch runs, "fp32" never.
     """
 
     def __init__(
@@ -419,7 +420,8 @@ class OnnxEmbedder:
             return None
         with self._lock:
             if self._bulk is None:
-                self._bulk = BulkTransformer(self.model_dir, self.threads)
+                measure = self.precision == "auto"
+                self._bulk = BulkTransformer(self.model_dir, self.threads, measure=measure)
             return self._bulk
 
     @staticmethod

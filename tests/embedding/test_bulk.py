@@ -16,9 +16,11 @@ from recall_engine.embedding import make_embedder
 from recall_engine.embedding.bulk import (
     BULK_TEXTS,
     LOAD_TEXTS,
+    PROBE_GAIN,
     BulkTransformer,
+    bf16_gain,
     bulk_wanted,
-    cpu_has_amx_bf16,
+    cpu_lists_bf16,
 )
 from recall_engine.embedding.onnx import OnnxEmbedder
 
@@ -55,21 +57,77 @@ def test_which_calls_run_in_bf16(monkeypatch) -> None:
     assert not bulk_wanted("fp32", 10_000)
     assert not bulk_wanted("bf16", BULK_TEXTS - 1)  # a query, one message: fp32
     assert bulk_wanted("bf16", BULK_TEXTS)
-    monkeypatch.setattr(bulk_module, "cpu_has_amx_bf16", lambda: False)
+    monkeypatch.setattr(bulk_module, "cpu_lists_bf16", lambda: False)
     assert not bulk_wanted("auto", 10_000)
-    monkeypatch.setattr(bulk_module, "cpu_has_amx_bf16", lambda: True)
+    monkeypatch.setattr(bulk_module, "cpu_lists_bf16", lambda: True)
     assert bulk_wanted("auto", BULK_TEXTS)
     assert not bulk_wanted("auto", BULK_TEXTS - 1)
 
 
-def test_the_cpu_flag_is_read_from_cpuinfo(tmp_path) -> None:
-    with_amx = tmp_path / "amx"
-    with_amx.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx512f amx_bf16 amx_tile\n")
-    without = tmp_path / "plain"
-    without.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx512f avx512_bf16\n")
-    assert cpu_has_amx_bf16(with_amx)
-    assert not cpu_has_amx_bf16(without)  # bf16 instructions without the matrix units
-    assert not cpu_has_amx_bf16(tmp_path / "missing")
+def test_the_cpu_flags_are_read_from_cpuinfo(tmp_path) -> None:
+    def cpuinfo(name: str, text: str):
+        path = tmp_path / name
+        path.write_text(text)
+        return path
+
+    assert cpu_lists_bf16(cpuinfo("amx", "processor\t: 0\nflags\t\t: fpu sse2 amx_bf16 amx_tile\n"))
+    assert cpu_lists_bf16(cpuinfo("zen4", "processor\t: 0\nflags\t\t: fpu avx512f avx512_bf16\n"))
+    assert cpu_lists_bf16(cpuinfo("arm", "processor\t: 0\nFeatures\t: fp asimd sve bf16 i8mm\n"))
+    assert not cpu_lists_bf16(cpuinfo("plain", "processor\t: 0\nflags\t\t: fpu avx2 avx512f\n"))
+    # a flag's name inside another line is not the flag
+    assert not cpu_lists_bf16(
+        cpuinfo("named", "model name\t: bf16 avx512_bf16 box\nflags\t: fpu\n")
+    )
+    assert not cpu_lists_bf16(tmp_path / "missing")
+
+
+def test_auto_measures_before_loading_and_stays_fp32_when_bf16_is_not_faster(
+    fp32, monkeypatch, caplog
+) -> None:
+    import transformers
+
+    gains = []
+    monkeypatch.setattr(bulk_module, "cpu_lists_bf16", lambda: True)
+    monkeypatch.setattr(bulk_module, "bf16_gain", lambda torch: gains.append(1) or 1.1)
+    loads = []
+    monkeypatch.setattr(transformers.AutoModel, "from_pretrained", lambda *a, **k: loads.append(a))
+    embedder = OnnxEmbedder(precision="auto")
+    with caplog.at_level(logging.INFO, logger="recall_engine.embedding.bulk"):
+        assert not embedder.load_bulk()
+        assert not embedder.load_bulk()  # measured once, not again
+        vectors = embedder.embed(TEXTS)  # a bulk call
+    assert gains == [1] and loads == []  # the model was never loaded
+    assert embedder._bulk is not None and embedder._bulk.gain == 1.1
+    assert not embedder.bulk_ready
+    np.testing.assert_array_equal(vectors, fp32.embed(TEXTS))
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert any("stay in fp32" in r.getMessage() for r in caplog.records)
+
+
+def test_auto_loads_the_model_when_bf16_measures_faster(monkeypatch) -> None:
+    import transformers
+
+    class Loaded:
+        def to(self, dtype):
+            self.dtype = dtype
+            return self
+
+        def eval(self):
+            return self
+
+    monkeypatch.setattr(bulk_module, "bf16_gain", lambda torch: PROBE_GAIN + 0.5)
+    monkeypatch.setattr(transformers.AutoModel, "from_pretrained", lambda *a, **k: Loaded())
+    measured = BulkTransformer(OnnxEmbedder().model_dir, 2, measure=True)
+    assert measured.load() and measured.ready and measured.gain == PROBE_GAIN + 0.5
+    unmeasured = BulkTransformer(OnnxEmbedder().model_dir, 2)  # "bf16": loads unmeasured
+    assert unmeasured.load() and unmeasured.gain is None
+
+
+def test_the_gain_is_measured_on_this_cpu() -> None:
+    import torch
+
+    gain = bf16_gain(torch, repeats=2)
+    assert np.isfinite(gain) and gain > 0
 
 
 def test_bf16_vectors_are_within_cosine_0_9995_of_fp32(fp32, bf16) -> None:
