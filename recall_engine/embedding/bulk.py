@@ -10,9 +10,12 @@ exactly as it pools its own: each vector stays within cosine 0.9995 of the fp32 
 (tests), so stored vectors and fp32 query vectors still meet. Queries and small
 calls stay on ONNX Runtime in fp32: one short text is faster there than through
 torch, and a process that only answers questions never imports torch. Loading torch
-and the model takes seconds, so it is loaded at the first call of ``LOAD_TEXTS``
-texts or more (a large ingest, whose embedding then repays it); until then, and for
-a process that only ever makes smaller calls, every call runs in fp32.
+and the model takes seconds, so it is loaded only once the embedding it speeds up
+repays that: at a bulk call of ``LOAD_TOKENS`` word pieces or more (a large
+document's window), or at the bulk call that brings the process's bulk calls to
+``LOAD_TOKENS`` in all (the third conversation of a process that ingests them one by
+one; a process that ingests one conversation never loads it). Until then every call
+runs in fp32.
 
 A flag says what the CPU can do, not how fast: the same flag runs several times
 faster than fp32 on one machine and no faster on another. So before loading the
@@ -48,9 +51,12 @@ BULK_TEXTS = 32
 """The fewest texts in one ``embed`` call that run in bfloat16 once the model is
 loaded (a smaller call, a query or one remembered message, stays in fp32)."""
 
-LOAD_TEXTS = 1024
-"""The fewest texts in one ``embed`` call that load the bfloat16 model: one full
-window of an ingest (``ingest.embed_batches``)."""
+LOAD_TOKENS = 100_000
+"""Word pieces of bulk calls (one call's, or the process's so far with it) at which
+the bfloat16 model is loaded: about what the model's load (~3 s) costs in fp32
+embedding, so a process pays at most that before bfloat16 starts to repay it. A 1 MB
+document's first window holds about twice as many; one conversation's ingest about a
+third."""
 
 CPUINFO = Path("/proc/cpuinfo")
 

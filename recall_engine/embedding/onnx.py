@@ -39,7 +39,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from recall_engine.core.errors import EmbeddingError
-from recall_engine.embedding.bulk import LOAD_TEXTS, BulkTransformer, Precision, bulk_wanted
+from recall_engine.embedding import bulk as bulk_module
+from recall_engine.embedding.bulk import BulkTransformer, Precision, bulk_wanted
 from recall_engine.embedding.common import (
     PACKAGED_MODEL_ID,
     QUERY_CACHE,
@@ -232,6 +233,7 @@ class OnnxEmbedder:
         self._model_dir = model_dir
         self.precision: Precision = precision
         self._bulk: BulkTransformer | None = None
+        self._bulk_tokens = 0  # word pieces of the bulk calls so far (``LOAD_TOKENS``)
         self._spec: ModelSpec | None = None
         self._session: InferenceSession | None = None
         self._tokenizer: Tokenizer | None = None
@@ -308,10 +310,11 @@ class OnnxEmbedder:
         if len(texts) == 0:
             return out
         session, tokenizer = self._loaded()
-        bulk = self._bulk_transformer(len(texts))
+        bulk = None
         try:
             encodings = tokenizer.encode_batch(list(texts))
             lengths = [len(e.ids) for e in encodings]
+            bulk = self._bulk_transformer(len(texts), sum(lengths))
             for rows in _batches(lengths, max(1, batch_size)):
                 batch = [encodings[i] for i in rows]
                 if bulk is None:
@@ -398,22 +401,27 @@ class OnnxEmbedder:
     @property
     def bulk_ready(self) -> bool:
         """Whether calls of many texts run in bfloat16 now (``embedding.bulk``): the
-        model is loaded (a call of ``LOAD_TEXTS`` texts or ``load_bulk`` did it)."""
+        model is loaded (bulk calls of ``LOAD_TOKENS`` word pieces, or ``load_bulk``,
+        did it)."""
         return self._bulk is not None and self._bulk.ready
 
     def load_bulk(self) -> bool:
         """Load the bfloat16 transformer now (blocking) where ``precision`` would run
         a bulk call in it; whether bulk calls now run in bfloat16."""
-        bulk = self._bulk_of(LOAD_TEXTS)
+        bulk = self._bulk_of(bulk_module.BULK_TEXTS)
         return bulk is not None and bulk.load()
 
-    def _bulk_transformer(self, texts: int) -> BulkTransformer | None:
-        """The bfloat16 transformer for a call of ``texts`` texts when it is loaded,
-        else None (fp32); a call of ``LOAD_TEXTS`` or more loads it first."""
+    def _bulk_transformer(self, texts: int, tokens: int) -> BulkTransformer | None:
+        """The bfloat16 transformer for a call of ``texts`` texts and ``tokens`` word
+        pieces when it is loaded, else None (fp32). It is loaded first when this
+        bulk call brings the process's bulk calls to ``LOAD_TOKENS`` word pieces."""
         bulk = self._bulk_of(texts)
-        if bulk is None or bulk.ready or (texts >= LOAD_TEXTS and bulk.load()):
+        if bulk is None or bulk.ready:
             return bulk
-        return None
+        with self._lock:
+            self._bulk_tokens += tokens
+            due = self._bulk_tokens >= bulk_module.LOAD_TOKENS
+        return bulk if due and bulk.load() else None
 
     def _bulk_of(self, texts: int) -> BulkTransformer | None:
         if not bulk_wanted(self.precision, texts):

@@ -15,7 +15,6 @@ from recall_engine.embedding import bulk as bulk_module
 from recall_engine.embedding import make_embedder
 from recall_engine.embedding.bulk import (
     BULK_TEXTS,
-    LOAD_TEXTS,
     PROBE_GAIN,
     BulkTransformer,
     bf16_gain,
@@ -150,17 +149,22 @@ def test_a_small_call_stays_fp32_exactly(fp32) -> None:
     assert embedder._bulk is None and not embedder.bulk_ready  # torch was never asked for
 
 
-def test_only_a_large_call_loads_the_model(fp32, monkeypatch) -> None:
+def test_the_model_loads_once_bulk_calls_reach_load_tokens(fp32, monkeypatch) -> None:
     loads = []
     monkeypatch.setattr(BulkTransformer, "load", lambda self: loads.append(self) or False)
+    pieces = sum(len(e.ids) for e in fp32._loaded()[1].encode_batch(TEXTS))
+    monkeypatch.setattr(bulk_module, "LOAD_TOKENS", int(pieces * 2.5))
     embedder = OnnxEmbedder(precision="bf16")
-    first = embedder.embed(TEXTS)  # a bulk call, but not large enough to load torch for
+    first = embedder.embed(TEXTS)  # a bulk call, but not enough to load torch for
+    embedder.embed(TEXTS[:3])  # a small call counts for nothing
+    embedder.embed(TEXTS)
     assert loads == []
     np.testing.assert_array_equal(first, fp32.embed(TEXTS))
-    many = [f"{text} ({n})" for n in range(LOAD_TEXTS // len(TEXTS) + 1) for text in TEXTS]
-    assert len(many) >= LOAD_TEXTS
-    embedder.embed(many)
+    embedder.embed(TEXTS)  # the process's bulk calls reach LOAD_TOKENS
     assert len(loads) == 1
+    once = OnnxEmbedder(precision="bf16")
+    once.embed(TEXTS * 3)  # one call as large loads at once
+    assert len(loads) == 2
 
 
 def test_a_failed_load_falls_back_to_fp32_with_one_warning(fp32, monkeypatch, caplog) -> None:
