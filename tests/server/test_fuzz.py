@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from schemathesis.checks import response_schema_conformance
 
 from tests.server.conftest import ADMIN_KEY
@@ -35,24 +34,31 @@ def test_no_operation_answers_500(fuzz_server, examples):
     spec = schemathesis.openapi.from_url(f"{fuzz_server.base_url}/openapi.json", timeout=120)
     operations = [result.ok() for result in spec.get_all_operations()]
     assert len(operations) >= 25
-    cases = st.one_of([op.as_strategy() for op in operations])
     headers = {"Authorization": f"Bearer {ADMIN_KEY}"}
+    # Each operation gets its share of the examples: one strategy over all of them
+    # left some operations unfuzzed in a run (12 of 43 seen once), at random.
+    per_operation = max(2, examples // len(operations))
     seen: set[str] = set()
 
-    @settings(
-        max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck), database=None
-    )
-    @given(case=cases)
-    def check(case) -> None:
-        seen.add(f"{case.method} {case.path}")
-        response = case.call(base_url=fuzz_server.base_url, headers=headers, timeout=30)
-        assert response.status_code != 500, (
-            f"{case.method} {case.path} -> {response.status_code}: {response.text[:300]}"
-        )
-        case.validate_response(response, checks=[response_schema_conformance], headers=headers)
-        if response.status_code >= 400:
-            detail = response.json()["detail"]
-            assert detail["success"] is False and detail["error_code"]
+    for operation in operations:
 
-    check()
-    assert len(seen) >= len(operations) // 3
+        @settings(
+            max_examples=per_operation,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+            database=None,
+        )
+        @given(case=operation.as_strategy())
+        def check(case) -> None:
+            seen.add(f"{case.method} {case.path}")
+            response = case.call(base_url=fuzz_server.base_url, headers=headers, timeout=30)
+            assert response.status_code != 500, (
+                f"{case.method} {case.path} -> {response.status_code}: {response.text[:300]}"
+            )
+            case.validate_response(response, checks=[response_schema_conformance], headers=headers)
+            if response.status_code >= 400:
+                detail = response.json()["detail"]
+                assert detail["success"] is False and detail["error_code"]
+
+        check()
+    assert len(seen) == len(operations)
