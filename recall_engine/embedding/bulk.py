@@ -85,8 +85,8 @@ def cpu_lists_bf16(cpuinfo: Path = CPUINFO) -> bool:
     try:
         with cpuinfo.open(encoding="utf-8", errors="replace") as lines:
             for line in lines:
-                listed = line.split(":", 1)[-1].split()
-                if line.startswith(("flags", "Features")) and BF16_FLAGS.intersection(listed):
+                flags = line.startswith(("flags", "Features"))
+                if flags and BF16_FLAGS.intersection(line.split(":", 1)[-1].split()):
                     return True
     except OSError:
         return False
