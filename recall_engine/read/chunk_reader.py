@@ -88,8 +88,6 @@ class ChunkReader(ScopedReader):
         places in its data item (score 1 / (1 + distance)); each chunk once."""
         index = self._store.index
         seen: set[str] = set()
-        # One sorted sibling list (and position map) per data item, not per chunk.
-        items: dict[str, tuple[list[ChunkRecord], dict[str, int]]] = {}
         for record in index.by_id(dict.fromkeys(chunk_ids), self._scope):
             if not self._allows(record):
                 continue
@@ -98,11 +96,10 @@ class ChunkReader(ScopedReader):
                 yield record, 1.0
             if neighbours <= 0:
                 continue
-            if record.data_id not in items:
-                ordered = index.of_data(record.data_id)
-                items[record.data_id] = (ordered, {r.id: i for i, r in enumerate(ordered)})
-            siblings, position = items[record.data_id]
-            at = position[record.id]
+            siblings, place = index.siblings(record.data_id)
+            at = place.get(record.id)
+            if at is None:  # removed since it was read
+                continue
             for other in siblings[max(0, at - neighbours) : at + neighbours + 1]:
                 if other.id in seen or not self._allows(other):
                     continue

@@ -11,7 +11,8 @@ change (this process's own write, seen again in the shared table) harmless.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -20,6 +21,18 @@ from recall_engine.storage.records import ChunkRecord
 from recall_engine.storage.sentence_index import SentenceVectors
 from recall_engine.storage.time_filter import to_epoch
 from recall_engine.storage.vector_index import RowKeys, VectorIndex, top_k
+
+
+class Siblings(NamedTuple):
+    """One data item's live chunks in chunk order (``ChunkIndex.siblings``)."""
+
+    chunks: tuple[ChunkRecord, ...]
+    place: Mapping[str, int]
+    """Chunk id -> its index in ``chunks``."""
+
+
+def _chunk_index(record: ChunkRecord) -> int:
+    return record.chunk_index
 
 
 def chunk_keys(record: ChunkRecord) -> RowKeys:
@@ -35,6 +48,9 @@ class ChunkIndex:
         self.lexical = LexicalIndex()
         self.sentences = SentenceVectors(dimension)
         self._by_data: dict[str, list[ChunkRecord]] = {}
+        self._ordered: dict[str, Siblings] = {}
+        """Data id -> its chunks in chunk order and each one's place, built when first
+        asked and dropped when the item's chunks change (``siblings``)."""
         self.dataset_names: dict[str, str] = {}
         """Dataset id -> name of every dataset a chunk was added to."""
 
@@ -76,6 +92,7 @@ class ChunkIndex:
                 self.sentences.add(first_row, sentences)
             for record in records:
                 self._by_data.setdefault(record.data_id, []).append(record)
+                self._ordered.pop(record.data_id, None)
                 self.dataset_names.setdefault(record.dataset_id, record.dataset_name)
 
     def remove_data(self, data_ids: Iterable[str]) -> int:
@@ -84,6 +101,7 @@ class ChunkIndex:
             ids = list(data_ids)
             for data_id in ids:
                 self._by_data.pop(data_id, None)
+                self._ordered.pop(data_id, None)
             return self.vectors.remove(data_ids=ids)
 
     def remove_chunks(self, chunk_ids: Iterable[str]) -> int:
@@ -91,6 +109,7 @@ class ChunkIndex:
         with self.vectors.lock:
             ids = set(chunk_ids)
             for data_id in {r.data_id for r in self.vectors.get(ids)}:
+                self._ordered.pop(data_id, None)
                 kept = [r for r in self._by_data.get(data_id, []) if r.id not in ids]
                 if kept:
                     self._by_data[data_id] = kept
@@ -147,8 +166,27 @@ class ChunkIndex:
 
     def of_data(self, data_id: str) -> list[ChunkRecord]:
         """The live chunks of one data item, in chunk order."""
+        return list(self.siblings(data_id).chunks)
+
+    def siblings(self, data_id: str) -> Siblings:
+        """The live chunks of one data item in chunk order, and each one's place in
+        that order. Kept until the item's chunks change, so a query asking for the
+        neighbours of a conversation's turns does not sort the conversation again.
+
+        Args:
+            data_id: the data item.
+
+        Returns:
+            Its ``Siblings`` (empty for an unknown item); not to be changed.
+        """
         with self.vectors.lock:
-            return sorted(self._by_data.get(data_id, []), key=lambda r: r.chunk_index)
+            known = self._ordered.get(data_id)
+            if known is None:
+                chunks = tuple(sorted(self._by_data.get(data_id, []), key=_chunk_index))
+                known = Siblings(chunks, {r.id: at for at, r in enumerate(chunks)})
+                if data_id in self._by_data:
+                    self._ordered[data_id] = known
+            return known
 
     def records(self, dataset_ids: Sequence[str] | None = None) -> list[ChunkRecord]:
         """Every live chunk in scope, in insertion order."""
