@@ -7,8 +7,11 @@
 Both sides remember the same conversations (ours: one ``Conversation`` per
 sample; Cognee: its own LoCoMo evaluation's documents, in one ``remember``), one
 conversation each in turn, then answer the same questions with
-``only_context=True`` in each mode, alternating sides every ``--rounds``-th of
-the questions so that both run under the same load on a shared machine. The
+``only_context=True`` in each mode. The questions are asked in ``--rounds``
+slices; each slice in every mode (the modes' order reversed every other slice),
+each side in turn (the order swapped every other slice), so that both sides and
+every mode run under the same load on a shared machine, and no mode alone pays
+the minutes right after the ingest, when recalls run slower. The
 table gives p50/p95 recall latency per mode (and for the default, no
 ``query_type``: our router against Cognee's), ingest messages per second, the
 ratios, and the machine's load. Every recall pays its own query embedding on
@@ -112,7 +115,8 @@ async def compare(
     ours: OursPeer | None,
     peer: CogneePeer | None,
 ) -> dict[str, Any]:
-    """Ingest, then time every mode, alternating the two sides in rounds."""
+    """Ingest, then time every mode in rounds: each round one slice of the questions,
+    in every mode, on both sides (module docstring)."""
     out: dict[str, Any] = {"load": {"start": _load()}}
     ingest = {"ours": 0.0, "cognee": 0.0}
     for i, sample in enumerate(samples):
@@ -130,8 +134,9 @@ async def compare(
     tallies = {"ours": _Tally(), "cognee": _Tally()}
     per = max(1, -(-len(questions) // args.rounds))
     slices = [questions[i : i + per] for i in range(0, len(questions), per)]
-    for mode in [*args.modes, DEFAULT_ROW]:
-        for r, part in enumerate(slices):
+    modes = [*args.modes, DEFAULT_ROW]
+    for r, part in enumerate(slices):
+        for mode in modes if r % 2 == 0 else modes[::-1]:
             for side in ["ours", "cognee"] if r % 2 == 0 else ["cognee", "ours"]:
                 if side == "ours" and ours:
                     mine = ROUTED if mode == DEFAULT_ROW else mode
@@ -151,7 +156,7 @@ async def compare(
                 else:
                     continue
                 tallies[side].add(mode, reply)
-        print(f"  timed {mode}", file=sys.stderr, flush=True)
+        print(f"  timed round {r + 1} of {len(slices)}", file=sys.stderr, flush=True)
     out["load"]["end"] = _load()
     for side, tally in tallies.items():
         if (side == "ours" and ours) or (side == "cognee" and peer):
@@ -256,8 +261,9 @@ def table(report: dict[str, Any]) -> str:
     load = report.get("load", {})
     lines.append(
         f"load average (1 min): {load.get('start')} at start, {load.get('after_ingest')} after "
-        f"ingest, {load.get('end')} at end; the two sides alternate "
-        f"({report['rounds']} rounds per mode), so both ran under the same load"
+        f"ingest, {load.get('end')} at end; {report['rounds']} rounds, each a slice of the "
+        "questions in every mode on both sides, so both sides and every mode ran under the "
+        "same load"
     )
     if "server" in peer:
         lines.append(f"Cognee's calls to the local server: {peer['server']}")
@@ -288,7 +294,7 @@ def main() -> None:
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated search types")
     parser.add_argument("--window-turns", type=int, default=6, help="turns per Cognee document")
     parser.add_argument("--only", choices=["ours", "cognee"], default=None)
-    parser.add_argument("--rounds", type=int, default=4, help="alternations per mode")
+    parser.add_argument("--rounds", type=int, default=4, help="question slices, each in every mode")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per Cognee command")
     parser.add_argument("--json", type=Path, default=None, help="also write the report here")
     args = parser.parse_args()

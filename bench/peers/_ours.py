@@ -9,6 +9,7 @@ from typing import Any
 from bench._data import Sample
 from recall_engine import RecallEngine, SearchType
 from recall_engine.embedding import QUERY_CACHE, Embedder, embed_query
+from recall_engine.embedding.parts import PART_CACHE
 
 ROUTED = "ROUTED"
 """The mode name of a recall with no ``query_type`` (the engine's router picks)."""
@@ -40,8 +41,9 @@ class OursPeer:
     ) -> dict[str, Any]:
         """The seconds of each (dataset, question) recall in ``mode``, ``only_context``.
 
-        The query cache is cleared before each timed recall, so every one pays its own
-        query embedding, as a peer that embeds per request does.
+        The query caches (a question's vector, its parts') are cleared before each timed
+        recall, so every one pays its own query embedding, as a peer that embeds per
+        request does, whichever mode asked the question before.
         """
         query_type = None if mode == ROUTED else SearchType(mode)
 
@@ -57,6 +59,7 @@ class OursPeer:
             seconds, empty = [], 0
             for dataset, text in questions:
                 QUERY_CACHE.clear()
+                PART_CACHE.clear()
                 started = time.perf_counter()
                 found = await ask(dataset, text)
                 seconds.append(time.perf_counter() - started)

@@ -186,3 +186,67 @@ def test_a_missing_cognee_venv_is_named_with_the_fix(tmp_path: Path) -> None:
     )
     with pytest.raises(PeerError, match=r"requirements\.txt"):
         peer.__enter__()
+
+
+class _Recorder:
+    """Both sides of ``compare`` at once: every recall call in the order it came."""
+
+    version = "0"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, int]] = []  # (side, mode, first question's number)
+
+    async def remember(self, sample: Any) -> dict[str, Any]:
+        return {"seconds": 1.0}
+
+    async def recall(
+        self, mode: str, part: list[tuple[str, str]], top_k: int, warm_up: bool
+    ) -> dict[str, Any]:
+        self.calls.append(("ours", mode, int(part[0][1])))
+        return {"seconds": [0.001] * len(part), "empty": 0}
+
+    def embed(self, part: list[tuple[str, str]]) -> dict[str, Any]:
+        return {"seconds": [0.001] * len(part), "empty": 0}
+
+    def call(self, op: str, **kwargs: Any) -> dict[str, Any]:
+        if op == "recall":
+            questions = kwargs["questions"]
+            self.calls.append(("cognee", kwargs["mode"], int(questions[0]["text"])))
+            return {"seconds": [0.002] * len(questions), "empty": 0}
+        return {"seconds": 1.0} if op == "remember" else {}
+
+    def refused_hosts(self) -> list[str]:
+        return []
+
+
+def test_every_mode_is_timed_in_every_round_on_both_sides() -> None:
+    # The minutes after an ingest run slower; timing one mode after another would put
+    # them all on the first mode.
+    import argparse
+    import asyncio
+
+    from bench.peers.__main__ import compare
+
+    questions = [("ds", str(i)) for i in range(8)]
+    args = argparse.Namespace(rounds=4, modes=["CHUNKS", "GRAPH_COMPLETION"], top_k=10)
+    args.window_turns = 6
+    sides = _Recorder()
+    sample = _sample(Conversation(messages=[Message(id="D1:1", speaker="A", text="hi")]))
+    report = asyncio.run(compare(args, [sample], questions, sides, sides))  # type: ignore[arg-type]
+    first = [(side, mode) for side, mode, q in sides.calls if q == 0]
+    assert first == [
+        ("ours", "CHUNKS"),
+        ("cognee", "CHUNKS"),
+        ("ours", "GRAPH_COMPLETION"),
+        ("cognee", "GRAPH_COMPLETION"),
+        ("ours", "ROUTED"),
+        ("cognee", "DEFAULT"),
+    ]
+    rounds = [q for _, _, q in sides.calls]
+    assert rounds == sorted(rounds)  # a round ends before the next slice starts
+    second = [(side, mode) for side, mode, q in sides.calls if q == 2]
+    assert second[:2] == [("cognee", "DEFAULT"), ("ours", "ROUTED")]  # both orders swap
+    wanted = ("CHUNKS", "GRAPH_COMPLETION", "default")
+    for side in ("ours", "cognee"):
+        modes = report[side]["modes"]
+        assert {m: modes[m]["n"] for m in wanted} == dict.fromkeys(wanted, 8)
