@@ -10,8 +10,8 @@ conversation each in turn, then answer the same questions with
 ``only_context=True`` in each mode. The questions are asked in ``--rounds``
 slices; each slice in every mode (the modes' order reversed every other slice),
 each side in turn (the order swapped every other slice), so that both sides and
-every mode run under the same load on a shared machine, and no mode alone pays
-the minutes right after the ingest, when recalls run slower. The
+every mode run under the same load on a shared machine, whatever their place in
+the order (the first minutes after an ingest measured slower in some runs). The
 table gives p50/p95 recall latency per mode (and for the default, no
 ``query_type``: our router against Cognee's), ingest messages per second, the
 ratios, and the machine's load. Every recall pays its own query embedding on

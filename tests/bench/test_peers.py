@@ -220,8 +220,8 @@ class _Recorder:
 
 
 def test_every_mode_is_timed_in_every_round_on_both_sides() -> None:
-    # The minutes after an ingest run slower; timing one mode after another would put
-    # them all on the first mode.
+    # Timing one mode after another would put whatever the first minutes after the
+    # ingest cost on the first mode alone.
     import argparse
     import asyncio
 
@@ -232,7 +232,7 @@ def test_every_mode_is_timed_in_every_round_on_both_sides() -> None:
     args.window_turns = 6
     sides = _Recorder()
     sample = _sample(Conversation(messages=[Message(id="D1:1", speaker="A", text="hi")]))
-    report = asyncio.run(compare(args, [sample], questions, sides, sides))  # type: ignore[arg-type]
+    report = asyncio.run(compare(args, [sample], questions, sides, sides))
     first = [(side, mode) for side, mode, q in sides.calls if q == 0]
     assert first == [
         ("ours", "CHUNKS"),
