@@ -40,8 +40,9 @@ pytest: install
 
 # The slow set, kept out of `make test`: long property runs, repeated kill -9s, the
 # examples with the packaged model; each has a faster default test for its behaviour.
+# Spread test by test: one file holds its two longest runs (~9 and ~3 minutes).
 test-slow: install
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile -m slow
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --maxprocesses 4 --dist load -m slow
 
 # The docs site, offline; --strict fails on a broken link or a docstring it cannot read.
 docs: install
