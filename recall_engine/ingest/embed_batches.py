@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from recall_engine.core.errors import EmbeddingError, RecallEngineError
 from recall_engine.embedding import Embedder
 from recall_engine.embedding.common import check_vectors
 from recall_engine.telemetry.spans import stage
@@ -20,7 +21,8 @@ WINDOW_BATCHES = 16
 @dataclass(frozen=True)
 class CheckedEmbedder:
     """An embedder whose every output is checked against the store's dimension
-    (``check_vectors``) before the pipeline uses it."""
+    (``check_vectors``) before the pipeline uses it, and whose failures are
+    ``EmbeddingError`` (a custom embedder's own exception is its cause)."""
 
     inner: Embedder
     dimension: int
@@ -30,7 +32,15 @@ class CheckedEmbedder:
         return self.inner.model_id
 
     def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
-        vectors = self.inner.embed(texts, batch_size=batch_size)
+        try:
+            vectors = self.inner.embed(texts, batch_size=batch_size)
+        except RecallEngineError:
+            raise
+        except Exception as exc:
+            raise EmbeddingError(
+                f"The embedder {self.inner.model_id!r} failed on {len(texts)} text(s): "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
         return check_vectors(
             vectors, rows=len(texts), dimension=self.dimension, model_id=self.inner.model_id
         )

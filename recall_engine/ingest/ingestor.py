@@ -60,11 +60,12 @@ logger = logging.getLogger(__name__)
 
 
 def _stored_again(store: TenantStore, config: RecallConfig, known: set[str]) -> set[str]:
-    """The stored items ``remember()`` of the same content takes out and stores again:
-    those whose graph extraction failed (a fresh extraction), and, with sentence
-    vectors on, those stored without them (before they existed, or with them off),
-    so remembering the data again brings an older store up to date. A failure from
-    here on leaves them as they were, to the next call."""
+    """The stored items ``remember()`` of the same content stores again: those whose
+    graph extraction failed (a fresh extraction), and, with sentence vectors on,
+    those stored without them (before they existed, or with them off), so
+    remembering the data again brings an older store up to date. The commit replaces
+    them (``TenantStore.commit_ingest``); a failure before or in it leaves them as
+    they were, to the next call."""
     if not known:
         return set()
     again: set[str] = set()
@@ -132,10 +133,7 @@ def _ingest(
     with store.write_lock, writing(writers, store) as ticket:
         known = store.graph.document_ids(all_ids)
         retried = sorted(_stored_again(store, config, known))
-        if retried:
-            store.forget(retried)
-            ticket.forgotten(retried)
-            known -= set(retried)
+        known -= set(retried)  # written again: the commit replaces them, a failure keeps them
         fresh = [p for p in prepared if p.data_id not in known]
         skipped = [p.data_id for p in prepared if p.data_id in known]
         sources = [p.item.source_id for p in fresh if p.item.source_id]
@@ -164,13 +162,13 @@ def _ingest(
                 records,
                 items_out,
                 dataset=(dataset_id, dataset_name, now),
-                replaced=replaced,
+                replaced=[*replaced, *retried],
                 show_progress=show_progress,
                 timings=timings,
                 ticket=ticket,
             )
         except BaseException:
-            ticket.abandoned(dataset_id, new_ids)
+            ticket.abandoned(dataset_id, new_ids, stored=retried)
             raise
         ticket.committed(dataset_id, new_ids)
         ticket.forgotten(replaced)

@@ -96,12 +96,21 @@ class WriteTicket:
                     logger.warning("tenant %s: %s was taken over before its commit was recorded",
                                    self.tenant_id, data_id)  # fmt: skip
 
-    def abandoned(self, dataset_id: str, data_ids: Sequence[str]) -> None:
-        """Forget pending rows of a write that failed (its rows were undone)."""
+    def abandoned(
+        self, dataset_id: str, data_ids: Sequence[str], *, stored: Sequence[str] = ()
+    ) -> None:
+        """Settle the pending rows of a write that failed (its rows were undone):
+        forgotten, except those of ``stored`` (items the write stored again, which
+        are still stored as before), committed again."""
         if self.writers is None or not data_ids:
             return
+        again = set(stored)
         try:
-            self.writers.ledger.forget(self.tenant_id, data_ids, holder=self.writers.holder)
+            ledger, holder = self.writers.ledger, self.writers.holder
+            ledger.forget(self.tenant_id, [d for d in data_ids if d not in again], holder=holder)
+            with self.writers.db.write():
+                for data_id in again.intersection(data_ids):
+                    ledger.commit(self.tenant_id, dataset_id, data_id, holder=holder)
         except StoreError as exc:  # they stay pending: the next writer rolls them back
             logger.warning("tenant %s: pending ledger rows left: %s", self.tenant_id, exc)
 

@@ -120,6 +120,23 @@ def quote(values: Sequence[str]) -> str:
     return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
 
 
+def rows_of_data(table: Table, data_ids: Sequence[str]) -> pa.Table:
+    """Every row of ``table`` (all its columns) whose ``data_id`` is one of ``data_ids``.
+
+    Raises:
+        StoreError: the table could not be read.
+    """
+    ids = sorted(set(data_ids))
+    parts = []
+    try:
+        for at in range(0, len(ids), BATCH):
+            query = table.search().where(f"data_id IN ({quote(ids[at : at + BATCH])})")
+            parts.append(query.limit(None).to_arrow())
+    except Exception as exc:
+        raise StoreError(f"LanceDB could not read rows of {len(ids)} data items: {exc}") from exc
+    return pa.concat_tables(parts) if parts else table.schema.empty_table()
+
+
 class LanceGraphTables:
     """The four graph tables of one tenant."""
 
@@ -160,6 +177,30 @@ class LanceGraphTables:
         """Delete the relation, event and summary rows of the given data items."""
         for table in (RELATIONS, EVENTS, SUMMARIES):
             self.delete_where(table, "data_id", data_ids)
+
+    def take_data(self, data_ids: Sequence[str]) -> dict[str, pa.Table]:
+        """The relation, event and summary rows of ``data_ids`` as stored (every
+        column), per table, for ``put_back``.
+
+        Raises:
+            StoreError: a table could not be read.
+        """
+        return {t: rows_of_data(self._tables[t], data_ids) for t in (RELATIONS, EVENTS, SUMMARIES)}
+
+    def put_back(self, rows: Mapping[str, pa.Table]) -> None:
+        """Append rows ``take_data`` read, unchanged (one LanceDB commit per table).
+
+        Raises:
+            StoreError: LanceDB refused them.
+        """
+        for table, taken in rows.items():
+            if taken.num_rows:
+                try:
+                    self._tables[table].add(taken)
+                except Exception as exc:
+                    raise StoreError(
+                        f"LanceDB refused {taken.num_rows} {table} rows: {exc}"
+                    ) from exc
 
     def column(self, table: str, column: str) -> set[str]:
         values = self._tables[table].to_arrow().select([column]).column(column).to_pylist()

@@ -26,6 +26,7 @@ from recall_engine.storage.lance_graph import (
     LanceGraphTables,
     TableState,
     listing_changes,
+    rows_of_data,
     take_rows,
 )
 from recall_engine.storage.lance_tables import (
@@ -212,6 +213,26 @@ class LanceVectorStore:
                 self._chunks.delete(f"data_id IN ({_quote(batch)})")
             except Exception as exc:
                 raise StoreError(f"LanceDB could not delete chunks: {exc}") from exc
+
+    def take_data(self, data_ids: Sequence[str]) -> pa.Table:
+        """The chunk rows of ``data_ids`` as stored (every column), for ``put_back``.
+
+        Raises:
+            StoreError: the table could not be read.
+        """
+        return rows_of_data(self._chunks, data_ids)
+
+    def put_back(self, rows: pa.Table) -> None:
+        """Append rows ``take_data`` read, unchanged, in one LanceDB commit.
+
+        Raises:
+            StoreError: LanceDB refused them.
+        """
+        if rows.num_rows:
+            try:
+                self._chunks.add(rows)
+            except Exception as exc:
+                raise StoreError(f"LanceDB refused {rows.num_rows} chunks: {exc}") from exc
 
     def data_ids(self) -> set[str]:
         table = self._chunks.to_arrow().select(["data_id"])

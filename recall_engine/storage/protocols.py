@@ -7,10 +7,11 @@ touching code above this package.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
 import numpy as np
+import pyarrow as pa
 
 from recall_engine.core.graph import Entity, Relation
 from recall_engine.storage.graph_reads import (
@@ -136,6 +137,14 @@ class GraphVectorTables(Protocol):
 
     def delete_data(self, data_ids: Sequence[str]) -> None: ...
 
+    def take_data(self, data_ids: Sequence[str]) -> dict[str, pa.Table]:
+        """The relation, event and summary rows of these items as stored, per table."""
+        ...
+
+    def put_back(self, rows: Mapping[str, pa.Table]) -> None:
+        """Append rows ``take_data`` read, unchanged."""
+        ...
+
     def column(self, table: str, column: str) -> set[str]: ...
 
     def load(self, table: str) -> tuple[list[dict[str, object]], np.ndarray]: ...
@@ -169,6 +178,14 @@ class VectorStore(Protocol):
     ) -> None: ...
 
     def delete_data(self, data_ids: Sequence[str]) -> None: ...
+
+    def take_data(self, data_ids: Sequence[str]) -> pa.Table:
+        """The chunk rows of these items as stored (every column)."""
+        ...
+
+    def put_back(self, rows: pa.Table) -> None:
+        """Append rows ``take_data`` read, unchanged."""
+        ...
 
     def data_ids(self) -> set[str]: ...
 

@@ -41,6 +41,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 
 from recall_engine.core.cells import Record
 from recall_engine.core.errors import StoreError
@@ -307,6 +308,9 @@ class TenantStore:
         """Make an ingest durable and visible; on failure nothing of it remains.
 
         ``sentences``: each chunk's sentence vectors (``storage.sentence_index``).
+        ``replace_data_ids``: stored items the ingest takes out, in the same commit;
+        one that is also among ``items`` (an item stored again under its id) keeps
+        its stored rows until the graph commits, and has them back if it fails.
         The caller holds ``write_lock``.
         """
         with self._mirror_lock:
@@ -326,7 +330,11 @@ class TenantStore:
         vectors, tokens, sentences = indexed
         new_ids = [item.id for item in items]
         new_entities = [e.id for e in graph.entities] if graph is not None else []
+        again = sorted(set(new_ids).intersection(replace_data_ids))
+        kept = self._set_aside(again)
         try:
+            self.vectors.delete_data(again)
+            self.vectors.graph.delete_data(again)
             self.vectors.add_chunks(chunks, vectors, tokens, sentences)
             for batch in graph.vector_rows if graph is not None else ():
                 self.vectors.graph.add(batch)
@@ -335,12 +343,13 @@ class TenantStore:
             )
         except BaseException:
             self._undo_vectors(new_ids, new_entities)
+            self._put_back(kept)
             raise
         if (known := self._datasets) is not None:  # as the graph merges them: a new one
             self._datasets = {**{d[0]: d[1] for d in datasets}, **known}  # named as written
         if replace_data_ids:
             self.index.remove_data(replace_data_ids)
-            self._forget_graph_vectors(removal)
+            self._forget_graph_vectors(removal, written=again)
         self.index.add(chunks, vectors, tokens, sentences)
         if graph is not None:
             self._mirror_new(graph)
@@ -373,11 +382,33 @@ class TenantStore:
         except StoreError:
             logger.exception("tenant %s: rollback of LanceDB rows failed", self.tenant_id)
 
-    def _forget_graph_vectors(self, removal: GraphRemoval) -> None:
+    def _set_aside(self, data_ids: Sequence[str]) -> tuple[pa.Table, dict[str, pa.Table]] | None:
+        """The LanceDB rows of stored items a commit writes again (``_put_back``
+        restores them if it fails); None for none."""
+        if not data_ids:
+            return None
+        return self.vectors.take_data(data_ids), self.vectors.graph.take_data(data_ids)
+
+    def _put_back(self, kept: tuple[pa.Table, dict[str, pa.Table]] | None) -> None:
+        """Restore what ``_set_aside`` took, after a failed commit has undone its rows."""
+        if kept is None:
+            return
+        try:
+            self.vectors.put_back(kept[0])
+            self.vectors.graph.put_back(kept[1])
+        except StoreError:
+            logger.exception("tenant %s: stored rows of items written again lost", self.tenant_id)
+
+    def _forget_graph_vectors(self, removal: GraphRemoval, written: Sequence[str] = ()) -> None:
+        """Drop what ``removal`` took out of the graph from the mirrors and LanceDB;
+        the LanceDB rows of ``written`` (removed items the same commit wrote again)
+        are the new ones and stay."""
         data_ids, entity_ids = list(removal.data_ids), list(removal.entity_ids)
         for index in (self.relation_index, self.event_index, self.summary_index):
             index.remove(data_ids=data_ids)
         self.entity_index.remove(ids=entity_ids)
+        stay = set(written)
+        data_ids = [d for d in data_ids if d not in stay]
         try:
             self.vectors.delete_data(data_ids)
             self.vectors.graph.delete_data(data_ids)

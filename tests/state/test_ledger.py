@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from recall_engine.core.errors import InvalidInputError
+from recall_engine.ingest.writer import TenantWriters, WriteTicket
 from recall_engine.state.lease import WriterLeases
 from recall_engine.state.ledger import IngestLedger
 from recall_engine.state.sql import SqlDatabase
@@ -111,3 +112,20 @@ def test_begin_without_a_hash_or_holder_is_refused_and_writes_nothing(
     with pytest.raises(InvalidInputError, match=r"content_hash|holder"):
         ledger.begin("t", "d", "x", content_hash=content_hash, holder=holder)  # type: ignore[arg-type]
     assert ledger.entry("t", "d", "x") is None
+
+
+def test_a_failed_write_commits_again_the_items_it_stored_again(open_db: OpenDb) -> None:
+    # An item remember() stores again (a failed extraction retried) is still stored as
+    # before when the write fails: its row goes back to committed; a new item's goes.
+    writers = TenantWriters(open_db(), ttl_s=10, wait_s=1)
+    ticket = WriteTicket(writers, "t")
+    ledger = writers.ledger
+    ledger.begin("t", "d", "old", content_hash="h-old", holder=writers.holder)
+    assert ledger.commit("t", "d", "old", holder=writers.holder)
+    ticket.pending("d", [("old", "h-old"), ("new", "h-new")])
+    assert {e.data_id for e in ledger.pending("t")} == {"old", "new"}
+    ticket.abandoned("d", ["old", "new"], stored=["old"])
+    assert ledger.pending("t") == []
+    entry = ledger.entry("t", "d", "old")
+    assert entry is not None and (entry.status, entry.content_hash) == ("committed", "h-old")
+    assert ledger.entry("t", "d", "new") is None
