@@ -78,9 +78,11 @@ def engine_router(
         kwargs = dict(body.kwargs)
         kwargs["tenant_id"] = store_of(engine, kwargs.get("tenant_id"), who)
         args = list(body.args)
-        if method == "remember" and args:
-            data = args[0]
-            args[0] = [item(v) for v in data] if isinstance(data, list) else item(data)
+        if method == "remember":  # positional or data=: never a server-side path
+            if args:
+                args[0] = _items(args[0], item)
+            if "data" in kwargs:
+                kwargs["data"] = _items(kwargs["data"], item)
         if method == "recall" and "system_prompt_path" in kwargs:
             raise ApiError(
                 400, "INVALID_PARAMETERS", "system_prompt_path is not accepted over HTTP."
@@ -95,6 +97,26 @@ def engine_router(
         return Response(content=content, media_type="application/json")
 
     return router
+
+
+def _items(data: object, item: Callable[[object], Document | Conversation]) -> object:
+    """``remember()``'s data from JSON with each text and object made a Document /
+    Conversation, so a text that names a server-side file or folder is stored as
+    text, never read from disk; any other value (a number, null, a nested list) is
+    left for the engine to refuse, with the embedded engine's own error.
+
+    Args:
+        data: a text, an object, or a list of these, as the request sent it.
+        item: the app's text-or-object to Document / Conversation conversion.
+
+    Returns:
+        ``data`` with its texts and objects converted.
+    """
+
+    def one(value: object) -> object:
+        return item(value) if isinstance(value, str | dict) else value
+
+    return [one(v) for v in data] if isinstance(data, list) else one(data)
 
 
 def install(
