@@ -19,7 +19,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from recall_engine.core.errors import RecallEngineError
+from recall_engine.core.errors import InvalidInputError, RecallEngineError
 from recall_engine.core.models import RecallResult, ResponseGraphEntry, ResponseQAEntry
 
 
@@ -158,6 +158,11 @@ def _keys(args: argparse.Namespace) -> int:
         raise
     try:
         if args.op == "create":
+            if not args.admin and args.tenant == ADMIN:
+                raise InvalidInputError(
+                    f"tenant {ADMIN!r} is reserved for admin keys; run `recall-engine keys "
+                    "create --admin` for a key that acts in every tenant."
+                )
             record, key = registry.create_key(ADMIN if args.admin else args.tenant)
         elif args.op == "rotate":
             record, key = registry.rotate_key(args.key_id)

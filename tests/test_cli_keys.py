@@ -70,3 +70,12 @@ def test_a_malformed_seed_entry_is_not_echoed(tmp_path, monkeypatch):
         assert "acme-secret" not in str(exc) and "entry 1" in str(exc)
     else:
         raise AssertionError("serve accepted a malformed entry")
+
+
+def test_a_tenant_key_for_the_admin_id_is_refused(tmp_path, capsys):
+    # '*' is how the key store marks admin keys: a "tenant key" for it would act
+    # in every tenant without the caller having asked for that.
+    status, out, err = _keys(tmp_path, "create", "*", capsys=capsys)
+    assert status == 2 and out == "" and "keys create --admin" in err
+    status, listing, _ = _keys(tmp_path, "list", "--json", capsys=capsys)
+    assert json.loads(listing) == []

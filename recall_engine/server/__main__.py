@@ -122,6 +122,8 @@ def trusted_proxies(args: argparse.Namespace) -> tuple[str, ...]:
 
 
 def _keys(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[str]]:
+    from recall_engine.tenants.keystore import ADMIN
+
     pairs = list(args.api_key)
     pairs += [p for p in os.environ.get("RECALL_ENGINE_API_KEYS", "").split(",") if p.strip()]
     tenant_keys = []
@@ -131,6 +133,11 @@ def _keys(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[str]]:
             raise SystemExit(
                 f"error: --api-key and RECALL_ENGINE_API_KEYS take TENANT=KEY; entry {n} "
                 "has no tenant, no '=' or no key."
+            )
+        if tenant == ADMIN:  # the key store's "every tenant": an admin key
+            raise SystemExit(
+                f"error: entry {n} of --api-key / RECALL_ENGINE_API_KEYS names tenant {ADMIN!r}, "
+                "which is reserved for admin keys; pass the key with --admin-key instead."
             )
         _refuse_weak(key, f"the key for tenant {tenant[:40]!r}")
         tenant_keys.append((tenant, key))

@@ -29,6 +29,10 @@ class CreateKeyRequest(BaseModel):
     def _one_owner(self) -> CreateKeyRequest:
         if (self.tenant_id is None) == (not self.admin):
             raise ValueError("pass tenant_id for a tenant's key, or admin=true for an admin key")
+        if self.tenant_id == ADMIN:
+            raise ValueError(
+                f"tenant_id {ADMIN!r} is reserved for admin keys; pass admin=true for an admin key"
+            )
         return self
 
 

@@ -228,12 +228,17 @@ class TenantRegistry(KeyStore):
         """The engine name of ``tenant_id``'s store: its row's, else ``safe_name``.
 
         Raises:
-            InvalidInputError: a bad id.
+            InvalidInputError: a bad id, or ``ADMIN`` (the key store's "every tenant").
             TenantAlreadyExistsError: the name is the store of another tenant.
         """
         record = self._tenants.get(tenant_id)
         if record is not None:
             return record.store
+        if tenant_id == ADMIN:  # a tenant of that id would share its keys with the admins
+            raise InvalidInputError(
+                f"tenant_id {ADMIN!r} is reserved: API keys use it for every tenant; "
+                "pick another tenant_id."
+            )
         name = safe_name(tenant_id, what="tenant_id")
         owner = self._store_owner.get(name)
         if owner is not None and owner != tenant_id:
@@ -248,12 +253,17 @@ class TenantRegistry(KeyStore):
         return self._store_owner.get(store, store)
 
     def delete(self, tenant_id: str) -> list[KeyRecord]:
-        """Forget a tenant, its sub-tenants and its API keys; returns the revoked keys."""
+        """Forget a tenant, its sub-tenants and its API keys; returns the revoked keys.
+
+        A tenant of id ``ADMIN`` (made before that id was reserved) has no keys of
+        its own: the admin keys stay.
+        """
         with self._tx() as conn:
-            revoked = self.keys(tenant_id)
+            revoked = [] if tenant_id == ADMIN else self.keys(tenant_id)
             conn.execute("DELETE FROM tenants WHERE id = ?", (tenant_id,))
             conn.execute("DELETE FROM sub_tenants WHERE tenant_id = ?", (tenant_id,))
-            conn.execute("DELETE FROM api_keys WHERE tenant_id = ?", (tenant_id,))
+            if tenant_id != ADMIN:
+                conn.execute("DELETE FROM api_keys WHERE tenant_id = ?", (tenant_id,))
         self._reload()
         return revoked
 

@@ -109,3 +109,21 @@ def test_a_change_by_another_process_is_seen_at_the_next_lookup(tmp_path):
     assert server.key_tenant(OLD) is None
     assert server.key_tenant(created) == "globex"
     server.close()
+
+
+def test_the_admin_id_is_no_tenant_and_deleting_it_keeps_admin_keys(registry):
+    _, admin_key = registry.create_key(ADMIN)
+    with pytest.raises(InvalidInputError, match="reserved"):
+        registry.create(ADMIN, [])
+    assert ADMIN not in registry.tenants()
+    # a row of that id, as an earlier version could write it: deleting it
+    # deletes neither the admin keys nor anyone else's
+    with registry._tx() as conn:
+        conn.execute(
+            "INSERT INTO tenants (id, schema, created_at, store) VALUES (?, '[]', 'x', 'star')",
+            (ADMIN,),
+        )
+    registry._reload()
+    assert registry.store_name(ADMIN) == "star"
+    assert registry.delete(ADMIN) == []
+    assert registry.key_tenant(admin_key) == ADMIN
