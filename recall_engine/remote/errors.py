@@ -45,19 +45,35 @@ _BY_CODE: dict[str, type[core.RecallEngineError]] = {
     "LLM_ERROR": core.LLMError,
     "FORBIDDEN": core.PermissionDeniedError,
     "UNAUTHORIZED": RemoteAuthenticationError,
+    "RATE_LIMITED": RemoteUnavailableError,  # not bad input: the same call works later
     "INVALID_PARAMETERS": core.InvalidInputError,
     "VALIDATION_ERROR": core.InvalidInputError,
 }
 
 
 def error_from_reply(status: int, body: object, class_name: str | None) -> BaseException:
-    """The exception an error reply stands for, with the server's message."""
+    """The exception an error reply stands for, with the server's message.
+
+    Args:
+        status: the HTTP status.
+        body: the reply's JSON (None when it was not JSON).
+        class_name: the ``X-Recall-Error`` header, when the server sent one.
+
+    Returns:
+        The exception to raise: the named class, else the class of the envelope's
+        ``error_code`` (a rate limit is ``RemoteUnavailableError``), else by status.
+    """
     detail = body.get("detail") if isinstance(body, dict) else None
     if isinstance(detail, dict):
         message = str(detail.get("message") or detail.get("error_code") or status)
         code = str(detail.get("error_code") or "")
     else:
         message, code = f"The server answered HTTP {status}.", ""
+    if status == 404 and class_name is None and (code == "" or message == "Not Found"):
+        message += (
+            " The URL has no such path: pass the recall-engine server's base URL "
+            "(http://HOST:PORT, without a path) to RecallEngine.connect."
+        )
     klass = _classes().get(class_name or "") or _BY_CODE.get(code)
     if klass is None:
         klass = RemoteUnavailableError if status >= 500 else core.InvalidInputError

@@ -174,8 +174,20 @@ def _item(value: str | dict[str, object]) -> Document | Conversation:
 
 def _store_of(engine: EnginePort, tenant_id: str | None, who: Principal) -> str:
     """The engine store a request's tenant id names, once the key may act on it:
-    the same mapping as the tenant API's, so one id never reaches another's store."""
+    the same mapping as the tenant API's, so one id never reaches another's store.
+
+    Raises:
+        ApiError: 403 when the key may not act on that tenant (a tenant key on a
+            request that names no tenant: the server's default one).
+    """
     tenant = engine.tenant_name(None) if tenant_id is None else tenant_id
+    if tenant_id is None and not who.is_admin and tenant != who.tenant_id:
+        raise ApiError(
+            403,
+            "FORBIDDEN",
+            "This request names no tenant, so it would act on the server's default tenant, "
+            "which this API key does not belong to; pass tenant_id (your key's tenant).",
+        )
     who.check(tenant)
     return engine.tenants.registry.store_name(tenant)
 

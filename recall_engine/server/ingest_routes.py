@@ -130,7 +130,8 @@ def ingestion_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
             )
         tenant_id = form.get("tenant_id")
         if not isinstance(tenant_id, str) or not tenant_id:
-            raise ApiError(422, "VALIDATION_ERROR", "tenant_id: field required")
+            why = "field required" if tenant_id in (None, "") else "must be a string"
+            raise ApiError(422, "VALIDATION_ERROR", f"tenant_id: {why}")
         who.check(tenant_id)
         sub = form.get("sub_tenant_id") or None
         if sub is not None and not isinstance(sub, str):

@@ -139,7 +139,7 @@ def v2_router(engine: EnginePort, auth: Authenticator) -> APIRouter:
         request: Request, who: Principal = Depends(auth)
     ) -> Envelope[IngestResponse]:
         form, files = await _form(request)
-        call = Call(request, None, **{k: form.get(k) for k in _SCOPE_FIELDS})
+        call = Call(request, None, **_scope_of(form))
         who.check(call.database)
         data = await ingest(api, call.database, call.collection, form, files)
         return Envelope[IngestResponse](data=data, meta=call.meta())
@@ -368,6 +368,21 @@ def _names(
         "collection": collection,
         "sub_tenant_id": sub,
     }
+
+
+def _scope_of(form: dict[str, Any]) -> dict[str, str | None]:
+    """The database / collection fields (and their old names) of an ingest body.
+
+    Raises:
+        ApiError: 400 for one that is not a string (a JSON body may send any value).
+    """
+    names = {k: form.get(k) for k in _SCOPE_FIELDS}
+    for name, value in names.items():
+        if value is not None and not isinstance(value, str):
+            raise ApiError(
+                400, "VALIDATION_ERROR", f"{name} must be a string, got {type(value).__name__}."
+            )
+    return names
 
 
 def _refuse(what: str, auth: Authenticator) -> Callable[..., Awaitable[None]]:

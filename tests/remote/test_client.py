@@ -170,3 +170,49 @@ async def test_trace_and_session_context_entries_come_back_as_their_models(serve
     assert found and isinstance(found[0], ResponseTraceEntry)
     assert found[0].source == "trace" and found[0].status == "error"
     assert "bank rejected" in (found[0].error or "")
+
+
+@pytest.mark.parametrize("default_tenant", ["default", "acme"])
+async def test_a_tenant_key_without_tenant_id_is_told_to_pass_it(
+    tmp_path, hash_embedder, default_tenant
+) -> None:
+    engine = RecallEngine(tmp_path / "data", embedder=hash_embedder, default_tenant=default_tenant)
+    live = serve(engine)
+    engine.tenants.registry.add_key("acme-only-key-000000000", "acme")
+    try:
+        async with RecallEngine.connect(live.url, api_key="acme-only-key-000000000") as remote:
+            if default_tenant == "acme":  # the server's default is the key's own tenant
+                stored = await remote.remember("Ann lives in Oslo.")
+                assert stored.tenant_id == "acme"
+            else:
+                with pytest.raises(PermissionDeniedError, match="pass tenant_id"):
+                    await remote.remember("Ann lives in Oslo.")
+                stored = await remote.remember("Ann lives in Oslo.", tenant_id="acme")
+                assert stored.tenant_id == "acme"
+                assert await engine.list_datasets(tenant_id="default") == {}
+    finally:
+        live.stop()
+        engine.close()
+
+
+async def test_a_rate_limit_is_not_bad_input_and_a_wrong_url_says_so(tmp_path, hash_embedder):
+    from recall_engine.server import ServerSettings, create_app
+    from recall_engine.tenants.registry import ADMIN
+    from tests.live_uvicorn import start_in_thread
+
+    engine = RecallEngine(tmp_path / "data", embedder=hash_embedder)
+    engine.tenants.registry.add_key(API_KEY, ADMIN)
+    port, server, thread = start_in_thread(create_app(engine, ServerSettings(rate=0.001, burst=1)))
+    url = f"http://127.0.0.1:{port}"
+    try:
+        async with RecallEngine.connect(url, api_key=API_KEY) as remote:
+            assert await remote.list_datasets() == {}
+            with pytest.raises(RemoteUnavailableError, match="Too many requests"):
+                await remote.list_datasets()
+        async with RecallEngine.connect(url + "/api/v1", api_key=API_KEY) as remote:
+            with pytest.raises(InvalidInputError, match="base URL"):
+                await remote.list_datasets()
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        engine.close()

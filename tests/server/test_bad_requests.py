@@ -206,3 +206,13 @@ def test_openapi_declares_the_error_responses_with_the_envelope(live):
         for status in statuses:
             schema = op["responses"][status]["content"]["application/json"]["schema"]
             assert schema == {"$ref": f"#/components/schemas/{model}"}, (path, method, status)
+
+
+def test_upload_knowledge_names_a_tenant_id_of_the_wrong_type(live):
+    with live.client() as client:
+        wrong = client.post("/ingestion/upload_knowledge", json={"tenant_id": 5, "app_sources": []})
+        missing = client.post("/ingestion/upload_knowledge", json={"app_sources": []})
+    assert wrong.status_code == 422 and error_of(wrong)["message"] == "tenant_id: must be a string"
+    assert (
+        missing.status_code == 422 and error_of(missing)["message"] == "tenant_id: field required"
+    )

@@ -54,3 +54,23 @@ def test_v1_paths_keep_v1s_envelope(live: LiveServer) -> None:
     with live.client(KEYS["acme"]) as http:
         v1 = http.post("/recall/full_recall", json={"tenant_id": "acme", "query": "x"})
     assert v1.status_code == 404 and set(v1.json()) == {"detail"}
+
+
+def test_ingest_scope_that_is_not_a_string_is_a_400_not_a_500(live: LiveServer) -> None:
+    memories = '[{"id": "m1", "text": "Ann likes tea"}]'
+    with live.client() as admin:  # an admin key passes the tenant check with any value
+        admin.post("/databases", json={"database": "acme"}).raise_for_status()
+        for field, value in [
+            ("database", ["acme"]),
+            ("tenant_id", {"id": "acme"}),
+            ("database", 5),
+            ("collection", ["c1"]),
+        ]:
+            body = {"database": "acme", "type": "memory", "memories": memories, field: value}
+            if field == "tenant_id":
+                del body["database"]
+            refused = admin.post("/context/ingest", json=body)
+            assert refused.status_code == 400, refused.text
+            assert v2_error(refused)["message"].startswith(f"{field} must be a string"), field
+        listed = admin.post("/context/list", json={"database": "acme", "type": "memory"}).json()
+    assert listed["data"]["user_memories"] == []  # nothing was written by the refused calls
