@@ -66,10 +66,14 @@ async def answer(state: RecallState, services: EngineServices) -> None:
 
 async def session_write(state: RecallState, services: EngineServices) -> None:
     """After a generated (LLM or extractive) answer, append the QA entry to the
-    session; only_context and item results write nothing."""
+    session; only_context and item results write nothing, nor does an answer as of
+    another time (``as_of``) or from the items ``metadata_filters`` kept: the same
+    question asked later without them must not get it from the session's cache."""
     request, output = state.request, state.output
     entry = answered(state.results)
     if request.session_id is None or entry is None or output is None:
+        return
+    if request.as_of is not None or request.where is not None:
         return
     assert state.user is not None
     hits = list(output.hits)

@@ -147,8 +147,9 @@ class RecallPipeline:
         )
 
     async def session_cache(self, state: RecallState) -> None:
-        """Load the caller's session; without datasets and query_type, answer from its
-        cached QA entries when they match (source="session") and stop there."""
+        """Load the caller's session; without datasets, query_type, metadata_filters
+        and as_of, answer from its cached QA entries when they match (source="session")
+        and stop there."""
         request = state.request
         if request.session_id is None:
             return
@@ -166,6 +167,8 @@ class RecallPipeline:
             return
         if request.where is not None:
             return  # cached answers were not filtered: search the memory
+        if request.as_of is not None:
+            return  # cached answers hold for when they were given, not for as_of
         if request.datasets is None and request.dataset_ids is None and request.query_type is None:
             hits = cache_hits(state.session, request.query_text, top_k=request.top_k)
             if hits:

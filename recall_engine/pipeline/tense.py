@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Protocol
 
 from recall_engine.core.facts import Fact, parse_utc
-from recall_engine.core.hits import ChunkHit, EventHit, Hit, TripletHit
+from recall_engine.core.hits import ChunkHit, EventHit, Hit, SummaryHit, TripletHit
 from recall_engine.core.models import ResponseGraphEntry
 from recall_engine.core.terms import terms
 from recall_engine.llm.answer_facts import asked_family, fact_answer
@@ -112,6 +112,41 @@ def hit_time(hit: Hit) -> datetime | None:
         return None
 
 
+async def stated_at(hits: Sequence[Hit], read: FactSource) -> Callable[[Hit], datetime | None]:
+    """When each of ``hits`` was stated: its own time (``hit_time``), else the time
+    of the chunks it rests on, read from the store: a relation's chunk, an entity's
+    first mention, the last of the chunks a summary restates.
+
+    Args:
+        hits: the retriever's hits.
+        read: the scoped reads (``chunks_by_id``).
+
+    Returns:
+        Hit -> its time; None when it or one of its chunks has no time.
+    """
+    undated = [h for h in hits if hit_time(h) is None]
+    wanted = list(dict.fromkeys(c for h in undated for c in _chunks_of(h)))
+    times = {c.chunk_id: hit_time(c) for c in await read.chunks_by_id(wanted)} if wanted else {}
+
+    def time_of(hit: Hit) -> datetime | None:
+        own = hit_time(hit)
+        if own is not None:
+            return own
+        found = [times.get(c) for c in _chunks_of(hit)]
+        dated = [t for t in found if t is not None]
+        if not dated or len(dated) < len(found):
+            return None
+        return max(dated) if isinstance(hit, SummaryHit) else min(dated)
+
+    return time_of
+
+
+def _chunks_of(hit: Hit) -> list[str]:
+    """The chunks a hit rests on: its own chunk, then its sources'."""
+    own = [hit.chunk_id] if isinstance(hit, TripletHit) and hit.chunk_id else []
+    return list(dict.fromkeys([*own, *(s.chunk_id for s in hit.sources)]))
+
+
 def _chunk_of(hit: Hit) -> str | None:
     if isinstance(hit, ChunkHit):
         return hit.chunk_id
@@ -147,7 +182,7 @@ async def apply_tense(
     chunk_ids = [c for c in map(_chunk_of, hits) if c]
     stated = await read.chunk_validity(chunk_ids)
     if as_of is not None:
-        hits = until(hits, as_of, hit_time)
+        hits = until(hits, as_of, await stated_at(hits, read))
     ranked = [(h, h.score) for h in hits]
     asked = aspect_terms(tense.reading.without_cues(question))
 

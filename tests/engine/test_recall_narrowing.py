@@ -169,3 +169,14 @@ async def test_remote_answers_as_embedded(tmp_path, hash_embedder):
         finally:
             await remote.aclose()
             served.stop()
+
+
+async def test_an_answer_from_filtered_items_is_not_given_again_without_the_filter(engine):
+    session = f"s-{uuid.uuid4().hex}"
+    narrowed = await engine.recall(
+        QUESTION, "RAG_COMPLETION", session_id=session, metadata_filters={"team": "search"}
+    )
+    assert "Grace Hopper" in _shown(narrowed) and "Ada" not in _shown(narrowed)
+    results = await engine.recall(QUESTION, session_id=session)
+    assert {r.source for r in results} == {"graph"}  # the memory, not the narrowed answer
+    assert "Ada Lovelace" in _shown(results)

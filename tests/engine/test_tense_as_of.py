@@ -6,7 +6,7 @@ from datetime import datetime
 import httpx
 import pytest
 
-from recall_engine import Conversation, InvalidInputError, Message, RecallEngine
+from recall_engine import Conversation, InvalidInputError, Message, RecallEngine, SearchType
 from recall_engine.mcp import McpSettings
 from tests.engine.test_tense_recall import AFTER, BEFORE
 from tests.mcp.conftest import connect
@@ -43,6 +43,41 @@ async def test_as_of_keeps_what_was_stated_later_out_of_the_context(ann):
     assert "Montmartre" not in context.text.split("Facts over time")[0]
     (now,) = await ann.recall(QUESTION, datasets=["ann"], only_context=True)
     assert "Montmartre" in now.text
+
+
+@pytest.mark.parametrize(
+    "search_type",
+    [SearchType.GRAPH_COMPLETION, SearchType.TRIPLET_COMPLETION, SearchType.SUMMARIES],
+)
+async def test_as_of_drops_relations_and_summaries_stated_later(ann, search_type):
+    # Relations, entities and summaries have no time of their own: the chunks they
+    # rest on tell when they were stated, and those stated in 2024 are not known in 2023.
+    later = {i for i, _, _ in AFTER}
+    results = await ann.recall(
+        QUESTION, search_type, datasets=["ann"], as_of=MID_2023, only_context=True
+    )
+    assert results
+    for result in results:
+        context = result.text.split("Facts over time")[0]
+        assert "moved_to" not in context and "Montmartre" not in context
+        cited = {m for s in result.metadata["sources"] for m in s["message_ids"]}
+        assert not cited & later, cited
+    now = await ann.recall(QUESTION, search_type, datasets=["ann"], only_context=True)
+    assert any("Montmartre" in r.text for r in now)  # without as_of, 2024 is known
+
+
+async def test_as_of_before_anything_was_stated_finds_nothing_to_answer_from(ann):
+    results = await ann.recall(QUESTION, datasets=["ann"], as_of="2020-01-01", only_context=True)
+    assert all("Lyon" not in r.text.split("Facts over time")[0] for r in results)
+
+
+async def test_a_session_keeps_answers_of_now_and_of_as_of_apart(ann):
+    (now,) = await ann.recall(QUESTION, session_id="s")
+    (then,) = await ann.recall(QUESTION, session_id="s", as_of=MID_2023)
+    assert then.source == "graph" and then.text.startswith("Lyon")  # not the cached Paris
+    assert "qa_id" not in then.metadata  # an answer as of 2023 is not cached for later
+    (again,) = await ann.recall(QUESTION, session_id="s")
+    assert again.source == "session" and again.answer == now.text
 
 
 async def test_after_the_move_as_of_answers_paris(ann):
