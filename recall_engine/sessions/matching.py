@@ -206,6 +206,10 @@ def same_question(a: str, b: str) -> bool:
 
 def matching_entries(query: str, entries: Sequence[QARecord], *, top_k: int) -> list[QARecord]:
     """The entries that answered ``query`` (the same question), newest first, at most
-    ``top_k``."""
-    found = [e for e in entries if same_question(query, e.question)]
-    return found[::-1][:top_k]
+    ``top_k``. An answer given more than once (a session written before
+    ``SessionStore.append`` kept identical entries once) is returned once: its newest entry."""
+    found: dict[str, QARecord] = {}
+    for entry in reversed(entries):
+        if entry.answer not in found and same_question(query, entry.question):
+            found[entry.answer] = entry
+    return list(found.values())[:top_k]

@@ -18,7 +18,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -156,7 +156,16 @@ class SessionStore:
         element_ids: Iterable[str] = (),
         dataset_ids: Iterable[str] = (),
     ) -> QARecord:
-        """Add an entry to a session (starting it, or a new one after expiry)."""
+        """Add an entry to a session (starting it, or a new one after expiry).
+
+        An entry identical to one the session holds (the same question, context,
+        answer, elements and datasets: the same question asked again of the same
+        memory) is not added twice: that entry moves to now and is returned, with
+        its ``qa_id`` and rating, so the session's cache never repeats an answer.
+
+        Returns:
+            The entry written, or the identical one already there.
+        """
         now = self.clock()
         record = QARecord(
             qa_id=str(uuid.uuid4()),
@@ -177,6 +186,10 @@ class SessionStore:
                 "SET last_active = excluded.last_active",
                 (*key, now),
             )
+            same = _identical(conn, key, record)
+            if same is not None:
+                conn.execute("UPDATE qa SET time = ? WHERE qa_id = ?", (now, same.qa_id))
+                return replace(same, time=now)
             conn.execute(
                 f"INSERT INTO qa ({_COLUMNS}, tenant_id, user_id) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?)",
@@ -266,6 +279,25 @@ class SessionStore:
                 for element, total, count in rows:
                     out[element] = max(-1.0, min(1.0, (total / count - 3.0) / 2.0))
         return out
+
+
+def _identical(conn: Connection, key: tuple[str, str, str], record: QARecord) -> QARecord | None:
+    """The session's newest entry with ``record``'s question, context, answer,
+    elements and datasets, if any (``key``: tenant, user, session)."""
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM qa WHERE tenant_id = ? AND user_id = ? AND session_id = ? "
+        "AND question = ? AND context = ? AND answer = ? AND element_ids = ? "
+        "AND dataset_ids = ? ORDER BY time DESC LIMIT 1",
+        (
+            *key,
+            record.question,
+            record.context,
+            record.answer,
+            json.dumps(record.element_ids),
+            json.dumps(record.dataset_ids),
+        ),
+    ).fetchone()
+    return _record(row) if row is not None else None
 
 
 def format_history(turns: Sequence[tuple[str, str]]) -> str:

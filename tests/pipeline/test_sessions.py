@@ -7,6 +7,7 @@ from pydantic import SecretStr
 
 from recall_engine import Document, RecallConfig, RecallEngine, ResponseQAEntry, SearchType
 from recall_engine.core.errors import InvalidInputError
+from recall_engine.core.models import ResponseGraphEntry
 from recall_engine.sessions import QARecord, SessionStore, matching_entries
 from recall_engine.testing import FakeLLMServer
 
@@ -50,6 +51,33 @@ def test_only_the_same_question_matches_an_entry():
         "In Ulm.",
         "Einstein was born in Ulm.",
     ]
+
+
+def test_an_answer_cached_more_than_once_is_returned_once():
+    question = "Where was Einstein born?"
+    entries = [
+        _record(question, "In Ulm.", at=1),
+        _record("Where was Einstein born ?", "In Ulm.", at=2),
+        _record(question, "Ulm, in 1879.", at=3),
+    ]
+    found = matching_entries(question, entries, top_k=5)
+    assert [(e.answer, e.time) for e in found] == [("Ulm, in 1879.", 3), ("In Ulm.", 2)]
+
+
+async def test_the_same_question_asked_again_is_cached_once(tmp_path, hash_embedder):
+    """examples/sessions.py run twice on one data dir: one session hit, not two."""
+    question = "Where was Einstein born?"
+    qa_ids = []
+    for _ in range(2):
+        async with RecallEngine(tmp_path / "data", embedder=hash_embedder) as engine:
+            await engine.remember(DOCS, dataset_name="facts")
+            (answer,) = await engine.recall(question, RAG, session_id="s1")
+            assert isinstance(answer, ResponseGraphEntry)
+            qa_ids.append(str(answer.metadata["qa_id"]))
+            (hit,) = await engine.recall("where was Einstein born, please", session_id="s1")
+            assert isinstance(hit, ResponseQAEntry) and hit.qa_id == qa_ids[-1]
+            await engine.add_feedback("s1", qa_ids[-1], score=5)
+    assert qa_ids[0] == qa_ids[1]  # the rating of either run rates the one entry
 
 
 async def test_a_session_hit_returns_qa_entries_and_stops(engine):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from recall_engine.identity.registry import IdentityRegistry
-from recall_engine.sessions.store import SessionStore
+from recall_engine.sessions.store import QARecord, SessionStore
 from recall_engine.state.sql import SqlDatabase
 from recall_engine.tenants.errors import TenantAlreadyExistsError
 from recall_engine.tenants.registry import TenantRegistry
@@ -86,3 +86,30 @@ def test_sessions_and_feedback(source: Path | SqlDatabase) -> None:
     store.set_feedback("t", "u", "s", first.qa_id, score=1, text="bad")
     assert store.element_weights("t", ["chunk:1"]) == {"chunk:1": -1.0}
     assert store.entries("t", "other", "s") == []
+
+
+def test_an_identical_session_entry_is_kept_once(source: Path | SqlDatabase) -> None:
+    now = [1000.0]
+    store = SessionStore(source, clock=lambda: now[0])
+
+    def write(answer: str = "a") -> QARecord:
+        return store.append("t", "u", "s", question="q1", context="c", answer=answer,
+                            element_ids=["chunk:1"])  # fmt: skip
+
+    first = write()
+    store.set_feedback("t", "u", "s", first.qa_id, score=5, text="good")
+    store.append("t", "u", "s", question="q2", context="c", answer="b")
+    now[0] += 10
+    again = write()
+    # the same entry, moved to now, its rating kept; the tally counts it once
+    assert (again.qa_id, again.time, again.feedback_score) == (first.qa_id, 1010.0, 5)
+    assert [(r.question, r.time) for r in store.entries("t", "u", "s")] == [
+        ("q2", 1000.0),
+        ("q1", 1010.0),
+    ]
+    store.set_feedback("t", "u", "s", again.qa_id, score=1, text="bad")
+    assert store.element_weights("t", ["chunk:1"]) == {"chunk:1": -1.0}
+    # any difference (here the answer) is a new entry
+    other = write("a2")
+    assert other.qa_id != first.qa_id and len(store.entries("t", "u", "s")) == 3
+    store.close()
