@@ -52,7 +52,7 @@ async def test_a_failed_warm_up_leaves_the_recall_to_report_or_succeed(tmp_path)
 def test_warm_up_is_found_through_wrappers_and_skipped_without_one():
     inner = Warming()
     thread = warm_up_soon(WrappedEmbedder(inner))
-    assert thread is not None and thread.daemon
+    assert thread is not None and not thread.daemon  # joined at interpreter exit
     thread.join(10)
     assert inner.threads == ["recall-engine-warm-up"]
     assert warm_up_soon(DeterministicEmbedder()) is None
