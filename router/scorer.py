@@ -22,6 +22,8 @@ from recall_engine.core.search_types import (
 from router.matcher import RULE_TIMEOUT_S, CompiledRule
 from router.rules import DEFAULT_RULES, Rule, check_rule_speed
 
+# Messages do not start with "query_router:": a handler's format names the logger
+# (%(name)s), and a prefix of their own printed it twice.
 logger = logging.getLogger("query_router")
 
 THRESHOLD = 2.0
@@ -141,7 +143,7 @@ class Router:
                     continue
             except TimeoutError:  # only bounded (user) rules time out
                 logger.warning(
-                    "query_router: rule %r ran past %.0f ms on a %d-character query and was "
+                    "rule %r ran past %.0f ms on a %d-character query and was "
                     "skipped; simplify its pattern",
                     rule.id,
                     RULE_TIMEOUT_S * 1000,
@@ -192,13 +194,13 @@ def _log_decision(decision: RouteDecision, query: str) -> None:
         return
     if not decision.fired:
         logger.info(
-            "query_router: no patterns matched, default=%s query=%r",
+            "no patterns matched, default=%s query=%r",
             decision.search_type,
             _shorten(query),
         )
     else:
         logger.info(
-            "query_router: routed=%s score=%s query=%r scores=%s",
+            "routed=%s score=%s query=%r scores=%s",
             decision.search_type,
             decision.score,
             _shorten(query),

@@ -78,7 +78,7 @@ def test_log_line_for_a_routed_query(caplog: pytest.LogCaptureFixture) -> None:
     assert [r.name for r in caplog.records] == ["query_router"]
     assert caplog.records[0].levelno == logging.INFO
     assert caplog.records[0].getMessage() == (
-        "query_router: routed=TEMPORAL score=3.0 query='What happened before the outage?' "
+        "routed=TEMPORAL score=3.0 query='What happened before the outage?' "
         "scores={'TEMPORAL': 3.0}"
     )
 
@@ -87,7 +87,7 @@ def test_log_line_for_the_default(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="query_router")
     route("Who won Nobel Prizes?")
     assert caplog.messages == [
-        "query_router: no patterns matched, default=GRAPH_COMPLETION query='Who won Nobel Prizes?'"
+        "no patterns matched, default=GRAPH_COMPLETION query='Who won Nobel Prizes?'"
     ]
 
 
@@ -95,9 +95,23 @@ def test_log_line_below_threshold_shows_the_weak_scores(caplog: pytest.LogCaptur
     caplog.set_level(logging.INFO, logger="query_router")
     route("the handler in server.py")
     assert caplog.messages == [
-        "query_router: routed=GRAPH_COMPLETION score=0.0 query='the handler in server.py' "
+        "routed=GRAPH_COMPLETION score=0.0 query='the handler in server.py' "
         "scores={'CODING_RULES': 1.0}"
     ]
+
+
+@pytest.mark.parametrize(
+    "query", ["Who won Nobel Prizes?", "What happened before the outage?", "the handler in x.py"]
+)
+def test_a_formatted_log_line_names_the_router_once(
+    caplog: pytest.LogCaptureFixture, query: str
+) -> None:
+    caplog.set_level(logging.INFO, logger="query_router")
+    route(query)
+    # the format recall-engine-server logs with; the logger's name comes from %(name)s
+    formatter = logging.Formatter("%(levelname)s %(name)s: %(message)s")
+    (line,) = [formatter.format(r) for r in caplog.records]
+    assert line.startswith("INFO query_router: ") and line.count("query_router") == 1
 
 
 def test_long_query_is_shortened_in_the_log(caplog: pytest.LogCaptureFixture) -> None:
