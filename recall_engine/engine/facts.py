@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from datetime import datetime
-from typing import TYPE_CHECKING
+from datetime import date, datetime
+from typing import TYPE_CHECKING, cast
 
 from recall_engine.core.errors import DatasetNotFoundError, InvalidInputError
-from recall_engine.core.facts import Fact, as_utc
+from recall_engine.core.facts import Fact
+from recall_engine.core.recall_checks import moment
 from recall_engine.core.validation import check_name, check_text
 from recall_engine.read.store_reader import StoreReader
 
@@ -34,7 +35,7 @@ class FactsMixin:
         self,
         subject: str,
         *,
-        as_of: datetime | str | None = None,
+        as_of: datetime | date | str | None = None,
         history: bool = True,
         dataset_name: str | None = None,
         datasets: Sequence[str] | str | None = None,
@@ -48,7 +49,8 @@ class FactsMixin:
 
         Args:
             subject: Whose facts: "Ann" (in a conversation, a speaker's "I").
-            as_of: Only the facts valid at that time (ISO 8601 or datetime).
+            as_of: Only the facts valid at that time (a datetime, a date or an ISO 8601
+                date or time, as ``recall()``'s).
             history: False: only current facts (ignored with ``as_of``).
             dataset_name / datasets: The dataset(s) to read (default: every
                 dataset ``user`` can read).
@@ -63,7 +65,7 @@ class FactsMixin:
         check_text(subject, what="subject")
         if not isinstance(history, bool):
             raise InvalidInputError(f"history must be True or False, got {history!r}.")
-        when = _as_of(as_of)
+        when = None if as_of is None else cast(datetime, moment("as_of")(as_of))
         names = _names(dataset_name, datasets)
         tenant = self._tenant(tenant_id)
         store = await asyncio.to_thread(self.store, tenant)
@@ -80,19 +82,6 @@ class FactsMixin:
             scope = tuple(readable[n] for n in names)
         reader = StoreReader(store, scope)
         return await reader.facts(subject.strip(), as_of=when, history=history)
-
-
-def _as_of(value: datetime | str | None) -> datetime | None:
-    if value is None or isinstance(value, datetime):
-        return as_utc(value)
-    if isinstance(value, str):
-        try:
-            return as_utc(datetime.fromisoformat(value.strip()))
-        except ValueError:
-            pass
-    raise InvalidInputError(
-        f"as_of must be an ISO 8601 time (e.g. 2023-06-01) or a datetime, got {value!r}."
-    )
 
 
 def _names(dataset_name: str | None, datasets: Sequence[str] | str | None) -> list[str] | None:

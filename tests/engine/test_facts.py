@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 import pytest
 
@@ -63,6 +63,7 @@ async def test_as_of_gives_the_facts_valid_then(engine):
     await tell(engine, ANN)
     then = view(await engine.facts("Ann", as_of="2023-06-01"))
     assert set(then) == {("lives_in", "Lyon"), ("works_as", "nurse")}
+    assert view(await engine.facts("Ann", as_of=date(2023, 6, 1))) == then  # as recall() takes
     mid = view(await engine.facts("Ann", as_of=datetime(2024, 4, 1)))
     assert ("works_as", "nurse") in mid and ("lives_in", "Montmartre") in mid
     assert ("lives_in", "Lyon") not in mid
