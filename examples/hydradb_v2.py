@@ -7,7 +7,9 @@ Start a server, then point the SDK at it:
         python examples/hydradb_v2.py
 
 `pip install hydradb-sdk` installs a package named `hydra_db`, as the v1 SDK
-(`hydra-db-python`) does: keep the two in separate environments.
+(`hydra-db-python`) does: keep the two in separate environments. In a checkout,
+`make install` puts the v2 SDK in its own folder: prefix the command with
+`PYTHONPATH=.venv/hydradb-sdk-v2`.
 """
 
 from __future__ import annotations

@@ -33,3 +33,30 @@ def test_errors_are_reported_with_a_status(tmp_path, capsys, fast_engine):
     assert "remember() first" in capsys.readouterr().err
     assert cli.main(["--data-dir", data, "remember", "  ", "--dataset", "x"]) == 2
     assert "empty" in capsys.readouterr().err
+
+
+def _options(parser):
+    """(command, action) for every option of ``parser`` and its subcommands."""
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from ((f"{name} {c}".strip(), a) for c, a in _options(sub))
+        elif action.option_strings:
+            yield "", action
+
+
+def test_the_help_names_every_default_a_user_would_otherwise_guess():
+    # docs/cli.md is this help; a default it leaves out (recall --top-k 5, not recall()'s
+    # 15; remember --dataset main_dataset) is one a user cannot know. The server's flags
+    # (serve's, and the limits mcp shares with it) are not this module's.
+    server_flags = {"--rate-limit", "--burst"}
+    missing = [
+        f"recall-engine {command} {action.option_strings[-1]} (default {action.default!r})"
+        for command, action in _options(cli._parser())
+        if command != "serve" and not server_flags & set(action.option_strings)
+        if action.default not in (None, False, [], "==SUPPRESS==")
+        and str(action.default) not in (action.help or "")
+    ]
+    assert not missing, missing

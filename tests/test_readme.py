@@ -33,6 +33,11 @@ def test_readme_quickstart_runs(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "I moved to Lyon" in result.stdout and "['D1:1']" in result.stdout
+    # What the README says it prints is what it prints (the getting-started page too).
+    for page in (README, ROOT / "docs" / "getting-started.md"):
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        claimed = re.search(r"It prints .*?`([^`]*\['D1:1'\])`", text)
+        assert claimed and claimed.group(1) == result.stdout.strip(), (page.name, result.stdout)
     assert (tmp_path / ".recall_engine" / "tenants" / "default").is_dir()
 
 

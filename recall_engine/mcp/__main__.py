@@ -39,8 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="remember(path=...) reads only files under it; default: the current folder",
     )  # fmt: skip
     parser.add_argument(
-        "--log-level", default="warning", choices=("debug", "info", "warning", "error", "critical")
-    )
+        "--log-level", default="warning", choices=("debug", "info", "warning", "error", "critical"),
+        help="default: warning",
+    )  # fmt: skip
 
 
 def serve(args: argparse.Namespace) -> int:

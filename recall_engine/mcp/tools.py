@@ -259,8 +259,13 @@ class RecallTools:
         dataset: Annotated[str | None, Field(description="A whole dataset to delete.")] = None,
     ) -> ForgetOutput:
         """Delete data items by id, or a whole dataset (exactly one of the two)."""
+        given = [name for name, v in (("data_ids", data_ids), ("dataset", dataset)) if v]
+        if len(given) != 1:  # the engine's own message names its Python arguments
+            raise InvalidInputError(
+                f"forget needs exactly one of data_ids or dataset, got {given or 'none'}."
+            )
         removed = await self.engine.forget(
-            data_id=data_ids, dataset_name=dataset, tenant_id=self.tenant(ctx)
+            data_id=data_ids or None, dataset_name=dataset or None, tenant_id=self.tenant(ctx)
         )
         return ForgetOutput(chunks_removed=removed)
 

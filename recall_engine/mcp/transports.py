@@ -144,8 +144,8 @@ def _serve_http(
     elif not engine.tenants.registry.has_keys():
         print(
             "warning: no API keys are stored in this data dir, so every request will get 401; "
-            "add keys with `recall-engine serve --api-key TENANT=KEY` (or --admin-key KEY), "
-            "or pass --no-auth for local development.",
+            "create one with `recall-engine keys create TENANT` (or `keys create --admin`; "
+            "this server accepts it at once), or pass --no-auth for local development.",
             file=sys.stderr,
         )
     app = http_app(engine, settings, auth=not args.no_auth, host=args.host, limits=limits)

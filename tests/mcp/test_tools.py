@@ -211,8 +211,17 @@ async def test_library_errors_come_back_as_tool_errors_without_a_trace(
         assert "Traceback" not in text
         text = error_text(await s.raw("recall", {"query": "x", "query_type": "NOPE"}))
         assert "Unknown search type 'NOPE'" in text
+        # The tool's own argument names, not the engine's (data_id, dataset_name).
         text = error_text(await s.raw("forget", {}))
-        assert "InvalidInputError: forget() needs exactly one of data_id or dataset_name" in text
+        assert (
+            "InvalidInputError: forget needs exactly one of data_ids or dataset, got none" in text
+        )
+        text = error_text(await s.raw("forget", {"data_ids": ["a"], "dataset": "x"}))
+        assert "got ['data_ids', 'dataset']" in text
+        text = error_text(await s.raw("forget", {"data_ids": []}))
+        assert "got none" in text
+        text = error_text(await s.raw("forget", {"data_ids": [], "dataset": "nope"}))
+        assert "exactly one" not in text  # an empty list is no choice of its own
         text = error_text(await s.raw("recall", {"query": "x", "top_k": 0}))
         assert "top_k" in text  # refused by the input schema before the engine runs
 

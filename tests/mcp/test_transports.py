@@ -304,3 +304,19 @@ def test_replicas_share_one_request_budget_in_redis(
         assert _post(second, ADMIN_KEY).status_code == 200
     app = http_app(http_engine, McpSettings(), auth=True, limits=ServerSettings(redis_url=shared))
     assert isinstance(app.auth.failures, RedisTokenBuckets)  # failed logins are shared too
+
+
+def test_http_without_keys_says_how_to_make_one(tmp_path: Path, monkeypatch, capsys) -> None:
+    """The warning's advice works: after ``recall-engine keys create`` it is gone."""
+    from recall_engine import cli
+
+    ran: list[dict] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: ran.append(options))
+    mcp = ["--data-dir", str(tmp_path / "d"), "mcp", "--transport", "streamable-http"]
+    assert cli.main(mcp) == 0
+    assert "create one with `recall-engine keys create TENANT`" in capsys.readouterr().err
+    assert cli.main(["--data-dir", str(tmp_path / "d"), "keys", "create", "acme"]) == 0
+    capsys.readouterr()
+    assert cli.main(mcp) == 0
+    assert "no API keys" not in capsys.readouterr().err
+    assert len(ran) == 2
