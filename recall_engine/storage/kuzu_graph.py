@@ -30,6 +30,7 @@ from recall_engine.storage.graph_records import GraphRemoval, GraphWrite
 from recall_engine.storage.kuzu_entities import KuzuEntityReads
 from recall_engine.storage.kuzu_readonly import ReadOnlyHandle
 from recall_engine.storage.kuzu_reads import KuzuReads
+from recall_engine.storage.kuzu_wal import set_aside_unfinished_write
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
 from recall_engine.storage.store_lock import open_error
 
@@ -75,6 +76,7 @@ class KuzuGraphStore(KuzuEntityReads, KuzuReads):
         import kuzu
 
         self._path = path
+        set_aside_unfinished_write(path)
         try:
             self._db = kuzu.Database(str(path))
             self._conn = kuzu.Connection(self._db)
@@ -86,8 +88,7 @@ class KuzuGraphStore(KuzuEntityReads, KuzuReads):
             self._read_conn = kuzu.Connection(self._db)
         except Exception as exc:
             raise open_error(path, exc) from exc
-        # One query at a time per connection: Kuzu connections are not shared safely.
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # one query per connection at a time: not shared safely
         self._read_lock = threading.Lock()
         # Each read query's plan on the read connection (``read``), under _read_lock.
         self._prepared: dict[str, PreparedStatement] = {}
