@@ -61,14 +61,17 @@ logger = logging.getLogger(__name__)
 
 def _stored_again(store: TenantStore, config: RecallConfig, known: set[str]) -> set[str]:
     """The stored items ``remember()`` of the same content stores again: those whose
-    graph extraction failed (a fresh extraction), and, with sentence vectors on,
-    those stored without them (before they existed, or with them off), so
-    remembering the data again brings an older store up to date. The commit replaces
-    them (``TenantStore.commit_ingest``); a failure before or in it leaves them as
-    they were, to the next call."""
+    graph extraction failed (a fresh extraction); with sentence vectors on, those
+    stored without them (before they existed, or with them off), so remembering the
+    data again brings an older store up to date; and those the graph holds without
+    a chunk row (a process killed between a retry's removal of its rows and its
+    graph commit, or a replica that committed after another had taken its lease
+    over and rolled its rows back), so remembering them again completes them. The
+    commit replaces them (``TenantStore.commit_ingest``); a failure before or in it
+    leaves them as they were, to the next call."""
     if not known:
         return set()
-    again: set[str] = set()
+    again = known - store.vectors.data_ids_with_chunks(sorted(known))
     if config.graph_extractor != "none":
         again |= set(store.graph.extraction_failures(sorted(known)))
     if config.sentence_vectors:

@@ -52,7 +52,17 @@ class WriteTicket:
 
     def check(self) -> None:
         """Raises StoreError when the lease was lost (this replica stalled past its
-        time to live and another took it): the write must not commit."""
+        time to live and another took it): the write must not commit.
+
+        Asks the state store (renewing the lease): after a stall the renewer thread
+        may not have run yet, and its flag alone would let a stale writer commit.
+        """
+        if self.writers is not None and self.lease is not None and not self.lost.is_set():
+            renewed = self.writers.leases.renew(self.lease)
+            if renewed is None:
+                self.lost.set()
+            else:
+                self.lease = renewed
         if self.lost.is_set():
             raise StoreError(
                 f"This replica lost the writer lease of tenant {self.tenant_id!r} while writing "
@@ -87,14 +97,29 @@ class WriteTicket:
                     )
 
     def committed(self, dataset_id: str, data_ids: Sequence[str]) -> None:
+        """Record the items as committed, after the graph commit.
+
+        Raises:
+            StoreError: another replica took an item over first (this one stalled past
+                its lease): it may have rolled the item's vector rows back, so the item
+                is not complete; remembering it again completes it.
+        """
         if self.writers is None:
             return
         ledger, holder = self.writers.ledger, self.writers.holder
         with self.writers.db.write():
-            for data_id in data_ids:
-                if not ledger.commit(self.tenant_id, dataset_id, data_id, holder=holder):
-                    logger.warning("tenant %s: %s was taken over before its commit was recorded",
-                                   self.tenant_id, data_id)  # fmt: skip
+            lost = [
+                data_id
+                for data_id in data_ids
+                if not ledger.commit(self.tenant_id, dataset_id, data_id, holder=holder)
+            ]
+        if lost:
+            raise StoreError(
+                f"{len(lost)} item(s) of tenant {self.tenant_id!r} were taken over by another "
+                "replica before this one recorded their commit (it stalled past "
+                "writer_lease_ttl_s), so they may be incomplete; remember the same data again "
+                "to complete them."
+            )
 
     def abandoned(
         self, dataset_id: str, data_ids: Sequence[str], *, stored: Sequence[str] = ()

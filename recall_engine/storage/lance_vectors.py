@@ -238,6 +238,28 @@ class LanceVectorStore:
         table = self._chunks.to_arrow().select(["data_id"])
         return set(table.column("data_id").to_pylist())
 
+    def data_ids_with_chunks(self, data_ids: Sequence[str]) -> set[str]:
+        """Those of ``data_ids`` with at least one chunk row.
+
+        Raises:
+            StoreError: the table could not be read.
+        """
+        found: set[str] = set()
+        try:
+            for at in range(0, len(data_ids), ID_BATCH):
+                batch = list(data_ids[at : at + ID_BATCH])
+                rows = (
+                    self._chunks.search()
+                    .where(f"data_id IN ({_quote(batch)})", prefilter=True)
+                    .select(["data_id"])
+                    .limit(None)
+                    .to_arrow()
+                )
+                found.update(rows.column("data_id").to_pylist())
+        except Exception as exc:
+            raise failure(exc, self._location, self._name, "read") from exc
+        return found
+
     def data_ids_without_sentences(self, data_ids: Sequence[str]) -> set[str]:
         """Those of ``data_ids`` with a chunk whose sentence vectors were never
         computed (stored before they existed, or with ``sentence_vectors`` off).

@@ -155,3 +155,30 @@ async def test_a_failed_refill_of_sentence_vectors_keeps_the_item_and_its_graph(
         }
     finally:
         engine.close()
+
+
+async def test_an_item_the_graph_holds_without_its_chunk_rows_is_stored_again(opener) -> None:
+    # What a process killed between a retry's removal of the rows and its graph
+    # commit, or a replica that committed after losing its lease, leaves behind.
+    embedder = Flaky()
+    engine = opener(embedder)
+    try:
+        (data_id,) = (await engine.remember(ADA, dataset_name="d")).data_ids
+        complete = held(engine)
+        engine.store().vectors.delete_data([data_id])
+    finally:
+        engine.close()
+    engine = opener(embedder)
+    try:
+        assert held(engine)["chunk_rows"] == []
+        assert await engine.recall("Babbage", SearchType.CHUNKS, only_context=True) == []
+        again = await engine.remember(ADA, dataset_name="d")
+        assert again.retried_data_ids == [data_id] and again.skipped_data_ids == []
+        after = held(engine)
+        assert {k: after[k] for k in ("items", "chunk_rows", "entities", "relations")} == {
+            k: complete[k] for k in ("items", "chunk_rows", "entities", "relations")
+        }
+        hits = await engine.recall("Babbage", SearchType.CHUNKS, only_context=True)
+        assert [h.metadata["sources"][0]["data_id"] for h in hits] == [data_id]
+    finally:
+        engine.close()

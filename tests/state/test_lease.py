@@ -239,3 +239,25 @@ def test_the_lease_of_a_killed_holder_expires(
         assert lease.holder == "next"
     finally:
         db.close()
+
+
+def test_a_stalled_writer_whose_lease_was_taken_refuses_to_commit(open_db: OpenDb) -> None:
+    # A replica stalled (SIGSTOP, a long GC pause) past its lease's time to live while
+    # another took the tenant over. Once it runs again its renewer thread may not have
+    # run before its write reaches the commit: the check must ask the state store.
+    from recall_engine.core.errors import StoreError
+    from recall_engine.ingest.writer import TenantWriters, WriteTicket
+
+    clock = Clock()
+    a, b = (TenantWriters(open_db(), ttl_s=30, wait_s=0) for _ in range(2))
+    for writers in (a, b):
+        writers.leases = WriterLeases(writers.db, ttl_s=30, clock=clock)
+    lease = a.leases.acquire("acme", a.holder)
+    ticket = WriteTicket(a, "acme", lease)  # no renewer thread: it has not run yet
+    ticket.check()  # held: the write may commit
+    clock.now += 31  # A stalled past its time to live ...
+    assert b.leases.acquire("acme", b.holder) is not None  # ... and B took the tenant over
+    with pytest.raises(StoreError, match="lost the writer lease"):
+        ticket.check()
+    current = a.leases.current("acme")
+    assert current is not None and current.holder == b.holder  # B's lease is untouched

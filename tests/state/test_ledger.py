@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from recall_engine.core.errors import InvalidInputError
+from recall_engine.core.errors import InvalidInputError, StoreError
 from recall_engine.ingest.writer import TenantWriters, WriteTicket
 from recall_engine.state.lease import WriterLeases
 from recall_engine.state.ledger import IngestLedger
@@ -129,3 +129,17 @@ def test_a_failed_write_commits_again_the_items_it_stored_again(open_db: OpenDb)
     entry = ledger.entry("t", "d", "old")
     assert entry is not None and (entry.status, entry.content_hash) == ("committed", "h-old")
     assert ledger.entry("t", "d", "new") is None
+
+
+def test_a_commit_recorded_after_a_takeover_is_not_acknowledged(open_db: OpenDb) -> None:
+    # A replica that stalled past its lease may commit its graph after another replica
+    # rolled its pending items back: the write must fail, saying how to complete it.
+    writers = TenantWriters(open_db(), ttl_s=10, wait_s=1)
+    ticket = WriteTicket(writers, "t")
+    ticket.pending("d", [("x", "h-x"), ("y", "h-y")])
+    (taken,) = [e for e in writers.ledger.pending("t") if e.data_id == "x"]
+    assert writers.ledger.roll_back(taken)  # what the next writer's recovery does
+    with pytest.raises(StoreError, match="remember the same data again"):
+        ticket.committed("d", ["x", "y"])
+    entry = writers.ledger.entry("t", "d", "y")
+    assert entry is not None and entry.status == "committed"  # the other one is recorded
