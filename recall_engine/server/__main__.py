@@ -206,6 +206,19 @@ def _sigterm_unwinds() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _reach_redis(url: str | None) -> None:
+    """Raises StoreError when the replicas' Redis (``redis_url``) does not answer."""
+    if url is None:
+        return
+    from recall_engine.state.redis_store import RedisStore
+
+    store = RedisStore(url)
+    try:
+        store.ping()
+    finally:
+        store.close()
+
+
 def serve(args: argparse.Namespace) -> int:
     """Run the server until interrupted; returns the exit status.
 
@@ -233,6 +246,12 @@ def _serve(args: argparse.Namespace) -> int:
     except RecallEngineError as exc:  # e.g. StoreLockedError: one line, no traceback
         print(f"error: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, ValueError | TypeError) else 1
+    try:  # every request's rate limit asks it: unreachable, the replica would only answer 503
+        _reach_redis(engine.config.redis_url)
+    except RecallEngineError as exc:
+        engine.close()
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     registry = engine.tenants.registry
     # Seeded (or refused) by the process that holds the data dir, before it serves.
     try:

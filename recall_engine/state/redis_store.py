@@ -93,5 +93,14 @@ class RedisStore:
                 "server runs and RECALL_ENGINE_REDIS_URL names it."
             ) from None
 
+    def ping(self) -> None:
+        """Connect and ask the server to answer.
+
+        Raises:
+            StoreError: the server cannot be reached or refused the connection.
+        """
+        with self.calls("connecting"):
+            self.client.ping()
+
     def close(self) -> None:
         self.client.close()

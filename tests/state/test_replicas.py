@@ -174,3 +174,19 @@ async def test_an_engine_with_redis_shares_its_query_vectors(
         assert a.embedder.cache._redis.client.exists(key)
     finally:
         a.close()
+
+
+def test_a_replica_whose_redis_does_not_answer_stops_at_start(tmp_path: Path) -> None:
+    # Every request's rate limit asks Redis: a replica started without it would only
+    # answer 503, so it stops at once with one line naming the setting.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RECALL_ENGINE_")}
+    env["RECALL_ENGINE_REDIS_URL"] = f"redis://app:{SECRET}@127.0.0.1:1/0"
+    served = subprocess.run(
+        [sys.executable, "-m", "recall_engine.cli", "--data-dir", str(tmp_path / "data"),
+         "serve", "--no-auth", "--port", "0"],
+        capture_output=True, text=True, timeout=120, cwd=ROOT, env=env,
+    )  # fmt: skip
+    assert served.returncode == 1
+    error = served.stderr.strip().splitlines()[-1]
+    assert error.startswith("error: Redis at redis://app:***@127.0.0.1:1/0 failed (connecting)")
+    assert "RECALL_ENGINE_REDIS_URL" in error and SECRET not in served.stderr + served.stdout
