@@ -20,7 +20,7 @@ from recall_engine.state.urls import POSTGRES_SCHEMES, REDIS_SCHEMES, check_url,
 
 # A FalkorDB server speaks the Redis protocol: falkordb:// is redis:// by another name.
 GRAPH_SCHEMES = ("falkordb", "redis", "rediss")
-URL_FIELDS = frozenset({"state_url", "redis_url", "graph_url"})  # never shown with their password
+URL_FIELDS = frozenset({"state_url", "redis_url", "graph_url", "llm_api_base"})  # no password shown
 SECRET_FIELDS = URL_FIELDS | {"llm_api_key", "vector_storage_options"}  # no error shows the value
 
 # Shared vector tables: AWS's own variables fill vector_storage_options keys not given.
@@ -54,6 +54,9 @@ def _url_redacted(value: str | None) -> str | None:
 
 
 _JSON_REDACTED = PlainSerializer(_url_redacted, when_used="json")
+
+ShownRedacted = Annotated[str | None, _JSON_REDACTED]
+"""A URL that JSON dumps show without its password (``llm_api_base``)."""
 
 StateUrl = Annotated[
     str | None,

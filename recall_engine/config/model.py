@@ -29,6 +29,7 @@ from recall_engine.config.distributed import (
     URL_FIELDS,
     GraphUrl,
     RedisUrl,
+    ShownRedacted,
     StateUrl,
     VectorRefresh,
     VectorStorageOptions,
@@ -119,7 +120,7 @@ class RecallConfig(BaseModel):
     )
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None
-    llm_api_base: str | None = None
+    llm_api_base: ShownRedacted = None
     llm_timeout_s: float = Field(default=60.0, gt=0)
     llm_max_retries: int = Field(default=2, ge=0, le=10)
     allow_cypher_query: bool = True

@@ -17,7 +17,7 @@ from typing import Any
 from recall_engine.core.errors import LLMResponseError
 from recall_engine.llm._litellm import get_litellm
 from recall_engine.llm.config import LLMConfig
-from recall_engine.llm.errors import classify
+from recall_engine.llm.errors import Classified, classify, quotes_secret
 from recall_engine.llm.usage import LLMUsage, record_usage
 
 Message = Mapping[str, object]
@@ -93,10 +93,19 @@ class LLMClient:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the provider boundary: classify() decides what it means
-                verdict = classify(exc, model=self.config.model, where=self.config.describe())
+                verdict = self._classify(exc)
                 if not verdict.retryable or attempt > self.config.max_retries:
-                    raise verdict.error from exc
+                    raise verdict.error from self._cause(exc)
                 await self._sleep(self._backoff(attempt, verdict.retry_after_s))
+
+    def _classify(self, exc: BaseException) -> Classified:
+        cfg = self.config
+        return classify(exc, model=cfg.model, where=cfg.describe(), secrets=cfg.secrets())
+
+    def _cause(self, exc: BaseException) -> BaseException | None:
+        """``exc`` as our error's cause, unless it quotes the key (our message has
+        what it said, without the key)."""
+        return None if quotes_secret(exc, self.config.secrets()) else exc
 
     async def complete(
         self,
@@ -157,9 +166,7 @@ class LLMClient:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the provider boundary, as in _call()
-            raise classify(
-                exc, model=self.config.model, where=self.config.describe()
-            ).error from exc
+            raise self._classify(exc).error from self._cause(exc)
         latency_ms = (time.perf_counter() - started) * 1000
         record_usage(_usage_of(last, self.config.model, latency_ms, attempts))
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from recall_engine.core.errors import InvalidInputError
+from recall_engine.state.urls import redacted
 
 if TYPE_CHECKING:
     from recall_engine.config import RecallConfig
@@ -76,7 +80,20 @@ class LLMConfig(BaseModel):
         except ValueError as exc:
             raise InvalidInputError(f"Invalid LLM configuration: {exc}") from exc
 
+    def __repr_args__(self) -> Iterator[tuple[str | None, object]]:
+        for name, value in super().__repr_args__():
+            yield name, redacted(value) if name == "api_base" and value else value
+
     def describe(self) -> str:
-        """The model and endpoint, for error messages (never the key)."""
-        where = f" at {self.api_base}" if self.api_base else ""
+        """The model and endpoint, for error messages (never the key, nor a password
+        or query in ``api_base``)."""
+        where = f" at {redacted(self.api_base)}" if self.api_base else ""
         return f"{self.model!r}{where}"
+
+    def secrets(self) -> tuple[str, ...]:
+        """What no message may quote: the key and a password in ``api_base``."""
+        found = [self.api_key.get_secret_value() if self.api_key is not None else ""]
+        if self.api_base:
+            with suppress(ValueError):  # unparsable: describe() shows only the scheme
+                found.append(urlsplit(self.api_base).password or "")
+        return tuple(s for s in found if s)

@@ -13,14 +13,16 @@
     any other 4xx                              -> LLMError                  no
 
 The classification reads status codes and the error body, never litellm's
-class names alone: litellm reports a provider 402 as a plain ``APIError``.
+class names alone: litellm reports a provider 402 as a plain ``APIError``. A
+provider or proxy may quote the key it was sent in its error; ``classify``
+replaces the configured secrets with ``***`` in every message it builds.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -52,6 +54,25 @@ _MISSING_KEY = re.compile(
     r"|no (?:api )?key is set",
     re.IGNORECASE,
 )
+
+
+# A shorter "key" is a placeholder (LLM_API_KEY=x for a local endpoint): replacing it
+# would garble every message and hide nothing.
+MIN_SECRET_CHARS = 8
+
+
+def scrub(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with each of ``secrets`` replaced by ``***``."""
+    for secret in secrets:
+        if len(secret) >= MIN_SECRET_CHARS:
+            text = text.replace(secret, "***")
+    return text
+
+
+def quotes_secret(exc: BaseException, secrets: Sequence[str]) -> bool:
+    """Whether ``exc`` or an exception it came from quotes one of ``secrets`` (then
+    it must not travel as the cause of ours: a traceback would print it)."""
+    return any(scrub(str(c), secrets) != str(c) for c in _causes(exc))
 
 
 @dataclass(frozen=True)
@@ -119,18 +140,21 @@ def _key_hint(model: str) -> str:
     return f"Set {' or '.join(names)} in the environment, or pass LLMConfig.api_key"
 
 
-def classify(exc: BaseException, *, model: str, where: str) -> Classified:
+def classify(
+    exc: BaseException, *, model: str, where: str, secrets: Sequence[str] = ()
+) -> Classified:
     """Map one exception from ``litellm.acompletion`` to our error and a retry verdict.
 
     ``model`` and ``where`` (the model and endpoint, e.g. from ``LLMConfig.describe()``)
-    go into the message so the reader knows what to check.
+    go into the message so the reader knows what to check; ``secrets`` (the key,
+    ``LLMConfig.secrets()``) never do, even when the provider's error quotes them.
     """
     if isinstance(exc, LLMError):
         return Classified(exc, retryable=False)
     litellm_exc = _litellm().exceptions
     status = getattr(exc, "status_code", None)
     body = _error_body(exc)
-    detail = str(body.get("message") or exc)[:500]
+    detail = scrub(str(body.get("message") or exc), secrets)[:500]
     chain = _causes(exc)
 
     if (

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import traceback
+
 import pytest
+from pydantic import SecretStr
 
 from recall_engine.core.errors import (
     LLMAuthenticationError,
@@ -215,3 +218,37 @@ async def test_unreachable_endpoint_is_retried_then_raised(llm_config: LLMConfig
     config = llm_config.model_copy(update={"api_base": base, "max_retries": 1})
     with pytest.raises(LLMError, match="fake-model"):
         await LLMClient(config).complete(MESSAGES)
+
+
+KEY = "sk-test-SECRET123"
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        ScriptedReply.error(401, f"Incorrect API key provided: {KEY}"),
+        ScriptedReply.error(400, f"bad request for key {KEY}"),
+        ScriptedReply.error(500, f"upstream refused {KEY}"),
+    ],
+    ids=["401", "400", "500"],
+)
+async def test_a_key_the_provider_quotes_is_never_shown(
+    server: FakeLLMServer, llm_config: LLMConfig, failure: ScriptedReply
+):
+    config = llm_config.model_copy(update={"api_key": SecretStr(KEY), "max_retries": 0})
+    server.enqueue(failure)
+    with pytest.raises(LLMError) as info:
+        await LLMClient(config).complete(MESSAGES)
+    assert server.last_request.headers["authorization"] == f"Bearer {KEY}"
+    shown = "".join(traceback.format_exception(info.value))
+    assert "Incorrect API key" in shown or "refused" in shown or "bad request" in shown
+    assert KEY not in shown and "***" in str(info.value)
+
+
+def test_a_password_in_api_base_is_never_shown():
+    config = LLMConfig(model="openai/x", api_base="https://proxy:pw-SECRET123@llm.example/v1")
+    assert config.describe() == "'openai/x' at https://proxy:***@llm.example/v1"
+    assert "pw-SECRET123" not in repr(config)
+    exc = RuntimeError("cannot reach https://proxy:pw-SECRET123@llm.example/v1")
+    verdict = classify(exc, model="openai/x", where=config.describe(), secrets=config.secrets())
+    assert "pw-SECRET123" not in str(verdict.error)

@@ -33,6 +33,9 @@ def test_the_password_is_in_no_repr_str_or_json_dump() -> None:
         assert "postgresql://app:***@db.internal:5432/recall" in shown
         assert "redis://:***@cache.internal:6379/0" in shown
         assert "falkordb://:***@graph.internal:6380" in shown
+    llm = RecallConfig(llm_model="openai/m", llm_api_base=f"http://app:{SECRET}@llm.internal/v1")
+    for shown in (repr(llm), str(llm), llm.model_dump_json()):
+        assert SECRET not in shown and "http://app:***@llm.internal/v1" in shown
     # A Python dump keeps the URL, so that a copy of the config still connects.
     assert RecallConfig.model_validate(config.model_dump()).state_url == STATE
 
