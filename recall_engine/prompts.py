@@ -115,6 +115,11 @@ def render_template(text: str, variables: dict[str, object], *, label: str = "pr
     Raises:
         PromptRenderError: a variable is missing, unexpected, or the template is malformed.
     """
+    _check_variables(text, variables, label=label)
+    return _substitute(text, variables, label=label)
+
+
+def _check_variables(text: str, variables: dict[str, object], *, label: str) -> None:
     used = template_variables(text)
     missing, extra = used - variables.keys(), variables.keys() - used
     if missing or extra:
@@ -126,6 +131,9 @@ def render_template(text: str, variables: dict[str, object], *, label: str = "pr
         raise PromptRenderError(
             f"Cannot render {label}: {'; '.join(problems)}. It takes exactly {sorted(used)}."
         )
+
+
+def _substitute(text: str, variables: dict[str, object], *, label: str) -> str:
     try:
         return Template(text).substitute({k: str(v) for k, v in variables.items()})
     except ValueError as exc:  # a stray '$' in the template
@@ -135,14 +143,22 @@ def render_template(text: str, variables: dict[str, object], *, label: str = "pr
 def render_prompt(name: str, *, version: int = 1, **variables: object) -> RenderedPrompt:
     """Load and render prompt ``name``; see the module docstring for the rules.
 
+    The template is split into its parts before the values go in, so a value with a
+    line ``[system]`` or ``[user]`` (a remembered text, a question) stays text.
+
     Raises:
         PromptNotFoundError: no such prompt file.
         PromptRenderError: a missing or unexpected variable.
     """
     text = load_prompt(name, version)
-    rendered = render_template(text, variables, label=f"prompt {name}.v{version}")
-    system, user = _split(rendered)
-    return RenderedPrompt(name=name, system=system, user=user)
+    label = f"prompt {name}.v{version}"
+    _check_variables(text, variables, label=label)
+    system, user = _split(text)
+    return RenderedPrompt(
+        name=name,
+        system=_substitute(system, variables, label=label).strip() or None if system else None,
+        user=_substitute(user, variables, label=label).strip(),
+    )
 
 
 def read_prompt_file(path: str | Path) -> str:
