@@ -13,6 +13,7 @@ from recall_engine.core.search_types import SearchTypeName
 from recall_engine.llm.answer_records import records_answer
 from recall_engine.llm.answer_report import report_answer
 from recall_engine.llm.completion import Answer, generate_answer, resolve_llm_config
+from recall_engine.llm.usage import LLMUsage
 from recall_engine.pipeline.coverage import Coverage
 from recall_engine.pipeline.request import RecallRequest
 from recall_engine.read.api import ReadAPI
@@ -87,6 +88,7 @@ async def answer_entry(
     read: ReadAPI | None = None,
     offline_question: str | None = None,
     offline_hits: Sequence[AnyHit] = (),
+    retrieval_usage: Sequence[LLMUsage] = (),
 ) -> ResponseGraphEntry:
     """Generate (or, offline, extract) the answer and wrap it as one result;
     ``session_history`` (earlier turns of the session) goes to the LLM's prompt;
@@ -94,7 +96,8 @@ async def answer_entry(
     offline answer follow a name one hop and read a summarised item whole;
     ``offline_question`` and ``offline_hits`` replace the question and the hits for
     an answer without an LLM (the question less its time cues, the hits of the time
-    it asks about: ``pipeline.tense``)."""
+    it asks about: ``pipeline.tense``); ``retrieval_usage``, the LLM calls retrieval
+    made, counts in ``metadata["usage"]`` with the answer's own."""
     hits = list(output.hits)
     offline = resolve_llm_config(config) is None
     computed = computed_answer(output) if offline else None
@@ -126,7 +129,8 @@ async def answer_entry(
         metadata["answer_evidence"] = [e.model_dump() for e in answer.evidence]
         metadata["abstained"] = answer.abstained
     if request.verbose:
-        metadata["usage"] = answer.usage
+        usage = sum(retrieval_usage, LLMUsage.model_validate(answer.usage))
+        metadata["usage"] = usage.as_dict()
     structured = answer.structured
     return ResponseGraphEntry(
         text=answer.text,

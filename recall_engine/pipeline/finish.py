@@ -56,6 +56,7 @@ async def answer(state: RecallState, services: EngineServices) -> None:
             read=reader(state) if state.store else None,
             offline_question=state.tense.offline_question() if state.tense else None,
             offline_hits=state.tense.answer_hits if state.tense else (),
+            retrieval_usage=state.llm_usage,
         )
         if entry.metadata.get("answer_mode") == "extractive" and state.tense is not None:
             tense_answer(entry, request.query_text, state.tense, list(output.hits))

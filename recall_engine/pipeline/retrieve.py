@@ -100,6 +100,7 @@ async def retrieve(
         timings=state.timings,
     )
     state.output = await retriever().retrieve(request.query_text, ctx)
+    state.llm_usage = list(llm.usage) if llm is not None else []
     ran = state.output.search_type
     if ran is not None and ran != retriever.search_type and ran in REGISTRY:
         state.retriever = REGISTRY[ran]  # FEELING_LUCKY: results take the ran type's shape

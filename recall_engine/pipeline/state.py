@@ -19,6 +19,7 @@ from recall_engine.core.search_types import SearchTypeName
 from recall_engine.embedding import Embedder
 from recall_engine.identity import IdentityRegistry, User
 from recall_engine.identity.models import Access
+from recall_engine.llm.usage import LLMUsage
 from recall_engine.pipeline.coverage import Coverage
 from recall_engine.pipeline.request import RecallRequest
 from recall_engine.pipeline.session import SessionHistory
@@ -77,6 +78,8 @@ class RecallState:
     """The time the question asks about and the subject's facts (``pipeline.tense``)."""
     llm_retrieval: bool = False
     """An LLM took part in retrieval (it may bridge words the query does not share)."""
+    llm_usage: list[LLMUsage] = field(default_factory=list)
+    """The LLM calls retrieval made (chain-of-thought rounds, sub-questions, ...)."""
     results: list[RecallResult] = field(default_factory=list)
     side: list[RecallResult] = field(default_factory=list)
     """What ``scope`` found besides the graph: session entries, then traces."""

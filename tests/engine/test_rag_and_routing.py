@@ -75,6 +75,21 @@ async def test_llm_answer_uses_the_retrieved_context(llm_engine, server):
     assert entry.metadata["sources"][0]["document_name"] == "einstein"
 
 
+@pytest.mark.parametrize(
+    "search_type",
+    [SearchType.GRAPH_COMPLETION_COT, SearchType.GRAPH_COMPLETION_DECOMPOSITION],
+)
+async def test_usage_counts_every_llm_call_of_the_recall(llm_engine, server, search_type):
+    server.reset()
+    (entry,) = await llm_engine.recall("Where was Einstein born?", search_type, verbose=True)
+    usage = entry.metadata["usage"]
+    assert len(server.requests) > 1  # retrieval asked the model before the answer did
+    assert usage["calls"] == len(server.requests)
+    assert usage["model"] == "openai/fake-model"
+    asked = sum(len(" ".join(m["content"] for m in r.messages).split()) for r in server.requests)
+    assert usage["prompt_tokens"] == asked  # the fake counts words
+
+
 async def test_system_prompt_override_reaches_the_model(llm_engine, server):
     await llm_engine.recall(
         "Where was Einstein born?", SearchType.RAG_COMPLETION, system_prompt="Answer in French."
