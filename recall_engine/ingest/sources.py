@@ -179,7 +179,8 @@ def _inside(path: Path, folders: tuple[Path, ...]) -> bool:
 
 
 def _read_text(path: Path) -> str:
-    """The UTF-8 text of a regular file, read in bounded blocks.
+    """The UTF-8 text of a regular file, read in bounded blocks; a NUL in it (binary
+    data, or UTF-16 text) is refused naming the file.
 
     The file is opened without blocking and checked on the open descriptor, so
     a FIFO, socket or device is refused instead of hanging the caller.
@@ -214,7 +215,7 @@ def _read_text(path: Path) -> str:
             f"File {path} is not UTF-8 text ({exc.reason} at byte {exc.start}); convert it "
             "to UTF-8 first."
         ) from exc
-    return text.removeprefix("\ufeff")
+    return check_text(text.removeprefix("\ufeff"), what=f"File {path}")
 
 
 def _file_kind(mode: int) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from pathlib import PurePath
 from typing import TypeVar
 
 from recall_engine.core.hydra import (
@@ -78,23 +79,19 @@ class TenantIngest(TenantBase):
         upsert: bool = True,
     ) -> SourceUploadResponse:
         """Store documents in a sub-tenant's knowledge: app sources, and files given
-        as (filename, bytes, metadata) whose bytes are UTF-8 text.
+        as (filename, bytes, metadata) whose bytes are UTF-8 text; any other file
+        (a PDF, an Office document, other binary bytes) fails with the reason.
 
         Raises:
             TenantNotFoundError: no such tenant.
         """
         prepared = [prepare_source(KnowledgeSource.model_validate(s)) for s in sources]
         for filename, body, meta in files:
-            try:
-                text = body.decode("utf-8")
-            except UnicodeDecodeError:
-                fid = str(meta.get("file_id") or meta.get("id") or filename)
-                prepared.append(
-                    Prepared(
-                        fid, filename, error="only UTF-8 text files can be read", filename=filename
-                    )
-                )
+            fid = str(meta.get("file_id") or meta.get("id") or filename)
+            if (error := _not_text(filename, body)) is not None:
+                prepared.append(Prepared(fid, filename, error=error, filename=filename))
                 continue
+            text = body.decode("utf-8")
             fields = {**meta, "text": text}
             fields.setdefault("id", meta.get("file_id"))
             fields.setdefault("title", filename)
@@ -236,6 +233,35 @@ def _regroup(
         elif data_id:
             emptied.append(data_id)
     return emptied
+
+
+# Document formats whose bytes are not their text: stored as text they would be
+# noise, even when the bytes happen to decode (a PDF written in ASCII).
+_BINARY_MAGIC = (
+    (b"%PDF-", "a PDF"),
+    (b"PK\x03\x04", "a ZIP archive (a .docx, .xlsx, .pptx, .odt, ...)"),
+    (b"\xd0\xcf\x11\xe0", "an Office 97-2003 document"),
+)
+_BINARY_SUFFIXES = frozenset(
+    {".pdf", ".doc", ".docx", ".xls", ".xlsx", ".ppt", ".pptx", ".odt", ".ods", ".odp"}
+    | {".rtf", ".epub", ".zip", ".gz"}
+)
+_ONLY_TEXT = "only UTF-8 text files can be read: extract its text and upload that"
+
+
+def _not_text(filename: str, body: bytes) -> str | None:
+    """Why an uploaded file cannot be stored as text, or None when it can."""
+    kind = next((k for magic, k in _BINARY_MAGIC if body.startswith(magic)), None)
+    suffix = PurePath(filename).suffix.lower()
+    if kind is None and suffix in _BINARY_SUFFIXES:
+        kind = f"a {suffix} file"
+    if kind is not None:
+        return f"{filename} is {kind}, not text; {_ONLY_TEXT}"
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"{filename} is not UTF-8 text ({exc.reason} at byte {exc.start}); {_ONLY_TEXT}"
+    return None
 
 
 def _summary(

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from recall_engine.core.hydra import ForcefulRelations, KnowledgeSource, MemoryItem
 from recall_engine.core.metadata import ADDITIONAL_KEY, EXPIRES_KEY, SOURCE_KEY, TENANT_KEY
 from recall_engine.core.models import Conversation, Document, Message
-from recall_engine.core.validation import check_metadata
+from recall_engine.core.validation import check_metadata, check_text
 from recall_engine.tenants.conversations import Turn, conversation_key
 
 CONVERSATION = "conversation"
@@ -70,7 +70,10 @@ def prepare_memory(item: MemoryItem) -> Prepared:
     source_id = item.source_id or uuid.uuid4().hex
     first = item.text or (item.user_assistant_pairs[0].user if item.user_assistant_pairs else "")
     title = item.title or " ".join(first.split()[:8]) or source_id
+    pairs = item.user_assistant_pairs or []
     try:
+        for text in (item.text or "", *(t for p in pairs for t in (p.user, p.assistant))):
+            check_text(text, what="the memory's text")
         metadata = _metadata(
             source={
                 "source_id": source_id,
@@ -136,6 +139,7 @@ def prepare_source(source: KnowledgeSource, *, filename: str | None = None) -> P
         return Prepared(source_id, title, error="the source has no text content", filename=filename)
     is_turn = (source.type or "").strip().lower() == CONVERSATION
     try:
+        check_text(text, what="the source's text")
         metadata = _metadata(
             source={
                 "source_id": source_id,

@@ -146,3 +146,10 @@ def test_bad_names(name):
 def test_good_names():
     assert check_name("chat ann", what="dataset_name") == "chat ann"
     assert check_name("conv-26", what="dataset_name") == "conv-26"
+
+
+def test_file_with_nul_bytes_is_refused_naming_the_file(tmp_path):
+    path = tmp_path / "dump.txt"
+    path.write_bytes(b"readable start\x00\x01\x02 binary tail")
+    with pytest.raises(InvalidInputError, match=r"File .*dump\.txt holds a NUL character"):
+        collect_items(path)
