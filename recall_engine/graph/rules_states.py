@@ -24,6 +24,9 @@ _SUBJ = r"(?P<subj>\b\p{L}+)"
 _NP = r"(?P<obj>[\p{L}\d][\p{L}\d\-]*(?:[ \t]+[\p{L}\d][\p{L}\d\-]*){0,3})"
 _BE = r"(?:'m|'s|'re|\s+am|\s+is|\s+are|\s+was)"
 _ADVERBS = r"(?:(?:now|officially|finally|happily|newly|just|recently|still|single|again)\s+)*"
+_THEN = r"(?:\s+(?:also|just|finally|recently|now))?"
+"""One adverb between a subject and its verb, or an auxiliary and its participle
+("I also got", "we have just adopted")."""
 _DEGREE = (
     r"(?:(?:really|very|so|much|a\s+lot|a\s+bit|quite|pretty|super|more|less|slightly"
     r"|getting|way|far|now|finally|even)\s+)*"
@@ -113,7 +116,8 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
     S(
         "pet",
         "has_pet",
-        _SUBJ + r"(?:(?:'ve|\s+have|\s+has|\s+had)(?:\s+(?:got|adopted))?|\s+got|\s+adopted"
+        _SUBJ + _THEN + r"(?:(?:'ve|\s+have|\s+has|\s+had)" + _THEN + r"(?:\s+(?:got|adopted))?"
+        r"|\s+got|\s+adopted"
         r"|\s+used\s+to\s+have|(?:'s)?\s+(?:new\s+)?pet\s+(?:is|used\s+to\s+be))\s+(?:a|an)\s+"
         r"(?!(?:new\s+|baby\s+|little\s+)*" + _KIN + r"\b)(?:new\s+)?(?:[\p{L}\-]+\s+)?"
         r"(?P<species>[\p{L}\-]+)\s+(?:named|called)\s+" + _NAME,
@@ -124,6 +128,8 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
             ("We adopted a black cat called Shadow.", "has_pet_cat", "Shadow"),
             ("My pet is a rabbit named Clover.", "has_pet_rabbit", "Clover"),
             ("I used to have a dog named Rex.", "has_pet_dog", "Rex"),
+            ("I also got a dog named Max.", "has_pet_dog", "Max"),
+            ("We have just adopted a kitten called Mochi.", "has_pet_cat", "Mochi"),
         ),
     ),
     S(
