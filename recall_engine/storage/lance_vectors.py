@@ -244,21 +244,7 @@ class LanceVectorStore:
         Raises:
             StoreError: the table could not be read.
         """
-        found: set[str] = set()
-        try:
-            for at in range(0, len(data_ids), ID_BATCH):
-                batch = list(data_ids[at : at + ID_BATCH])
-                rows = (
-                    self._chunks.search()
-                    .where(f"data_id IN ({_quote(batch)})", prefilter=True)
-                    .select(["data_id"])
-                    .limit(None)
-                    .to_arrow()
-                )
-                found.update(rows.column("data_id").to_pylist())
-        except Exception as exc:
-            raise failure(exc, self._location, self._name, "read") from exc
-        return found
+        return self._data_ids_where(data_ids, "TRUE")
 
     def data_ids_without_sentences(self, data_ids: Sequence[str]) -> set[str]:
         """Those of ``data_ids`` with a chunk whose sentence vectors were never
@@ -267,13 +253,17 @@ class LanceVectorStore:
         Raises:
             StoreError: the table could not be read.
         """
+        return self._data_ids_where(data_ids, f"{SENTENCES} IS NULL")
+
+    def _data_ids_where(self, data_ids: Sequence[str], condition: str) -> set[str]:
+        """Those of ``data_ids`` with a chunk row that meets ``condition`` (SQL)."""
         found: set[str] = set()
         try:
             for at in range(0, len(data_ids), ID_BATCH):
                 batch = list(data_ids[at : at + ID_BATCH])
                 rows = (
                     self._chunks.search()
-                    .where(f"data_id IN ({_quote(batch)}) AND {SENTENCES} IS NULL", prefilter=True)
+                    .where(f"data_id IN ({_quote(batch)}) AND {condition}", prefilter=True)
                     .select(["data_id"])
                     .limit(None)
                     .to_arrow()

@@ -73,17 +73,25 @@ def opener(request, tmp_path) -> Callable[..., RecallEngine]:
     return open_engine
 
 
-def _fail(engine: RecallEngine, embedder: Flaky, how: str, monkeypatch) -> type[Exception]:
-    """Make the next remember() fail ``how``; the error it raises then."""
+async def _remember_failing(
+    engine: RecallEngine, embedder: Flaky, how: str, monkeypatch, data: object, dataset: str
+) -> None:
+    """remember() ``data`` again while ``how`` fails (the embedder, or the graph
+    commit): it raises that failure (a custom embedder's error as ``EmbeddingError``,
+    its cause); then the failure is lifted."""
     if how == "embedding":
-        embedder.failing = True
-        return EmbeddingError  # the embedder's own error is its cause
+        embedder.failing, error = True, EmbeddingError
+    else:
 
-    def refused(*args, **kwargs):
-        raise StoreError("disk full")
+        def refused(*args, **kwargs):
+            raise StoreError("disk full")
 
-    monkeypatch.setattr(engine.store().graph, "write_ingest", refused)
-    return StoreError
+        monkeypatch.setattr(engine.store().graph, "write_ingest", refused)
+        error = StoreError
+    with pytest.raises(error, match=r"went away|disk full"):
+        await engine.remember(data, dataset_name=dataset)
+    monkeypatch.undo()
+    embedder.failing = False
 
 
 @pytest.mark.parametrize("how", ["embedding", "commit"])
@@ -98,11 +106,7 @@ async def test_a_failed_retry_of_a_failed_extraction_keeps_the_item(
         monkeypatch.undo()
         before = held(engine)
         assert before["failures"] == [data_id] and before["entities"] == []
-        error = _fail(engine, embedder, how, monkeypatch)
-        with pytest.raises(error, match=r"went away|disk full"):
-            await engine.remember(ADA, dataset_name="d")
-        monkeypatch.undo()
-        embedder.failing = False
+        await _remember_failing(engine, embedder, how, monkeypatch, ADA, "d")
         assert held(engine) == before
         hits = await engine.recall("Babbage", SearchType.CHUNKS, only_context=True)
         assert [h.metadata["sources"][0]["data_id"] for h in hits] == [data_id]
@@ -134,11 +138,7 @@ async def test_a_failed_refill_of_sentence_vectors_keeps_the_item_and_its_graph(
     try:
         before = held(engine)
         assert before["sentence_rows"] == 0 and before["entities"] and before["mentions"]
-        error = _fail(engine, embedder, how, monkeypatch)
-        with pytest.raises(error, match=r"went away|disk full"):
-            await engine.remember(CHAT, dataset_name="chat")
-        monkeypatch.undo()
-        embedder.failing = False
+        await _remember_failing(engine, embedder, how, monkeypatch, CHAT, "chat")
         assert held(engine) == before
         assert len(engine.store().index) == 2
     finally:
