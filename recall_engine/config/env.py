@@ -61,6 +61,7 @@ class EnvSettings(BaseSettings):
     llm_api_base: str | None = Field(default=None, validation_alias="LLM_API_BASE")
     llm_timeout_s: str | None = Field(default=None, validation_alias="LLM_TIMEOUT")
     llm_max_retries: str | None = Field(default=None, validation_alias="LLM_MAX_RETRIES")
+    llm_max_tokens: str | None = Field(default=None, validation_alias="LLM_MAX_TOKENS")
     allow_cypher_query: str | None = Field(default=None, validation_alias="ALLOW_CYPHER_QUERY")
     router_rules: str | None = None
     session_ttl_days: str | None = None

@@ -123,6 +123,14 @@ class RecallConfig(BaseModel):
     llm_api_base: ShownRedacted = None
     llm_timeout_s: float = Field(default=60.0, gt=0)
     llm_max_retries: int = Field(default=2, ge=0, le=10)
+    llm_max_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        le=1_000_000,
+        description="Most tokens one LLM call may generate (an answer, an extraction, a "
+        "chain-of-thought round): a bound on each request's LLM cost. None: the provider's "
+        "own limit.",
+    )
     allow_cypher_query: bool = True
     router_rules: Path | None = Field(
         default=None,

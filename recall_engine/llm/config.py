@@ -73,6 +73,7 @@ class LLMConfig(BaseModel):
             "api_base": config.llm_api_base,
             "timeout_s": config.llm_timeout_s,
             "max_retries": config.llm_max_retries,
+            "max_tokens": config.llm_max_tokens,
         }
         values.update(overrides)
         try:

@@ -51,6 +51,19 @@ async def test_completion_returns_text_and_usage(server: FakeLLMServer, llm_conf
     assert request.headers["authorization"] == "Bearer test"
 
 
+async def test_llm_max_tokens_is_sent_with_every_call(server: FakeLLMServer, llm_config):
+    server.enqueue("Ulm.")
+    assert "max_tokens" not in (await _asked(llm_config, server))  # the provider's own limit
+    bounded = llm_config.model_copy(update={"max_tokens": 64})  # RecallConfig.llm_max_tokens
+    server.enqueue("Ulm.")
+    assert (await _asked(bounded, server))["max_tokens"] == 64
+
+
+async def _asked(config: LLMConfig, server: FakeLLMServer) -> dict:
+    await LLMClient(config).complete(MESSAGES)
+    return server.last_request.json
+
+
 async def test_track_usage_totals_every_call(server: FakeLLMServer, llm_config: LLMConfig):
     server.enqueue("one two", "three")
     client = LLMClient(llm_config)

@@ -15,7 +15,10 @@ def test_from_recall_config_reads_the_llm_fields(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("LLM_API_KEY", "sk-secret")
     monkeypatch.setenv("LLM_TIMEOUT", "12.5")
     monkeypatch.setenv("LLM_MAX_RETRIES", "4")
+    monkeypatch.setenv("LLM_MAX_TOKENS", "512")
     cfg = LLMConfig.from_recall_config(RecallConfig.load())
+    assert cfg.max_tokens == 512  # sent with every call: each request's bounded cost
+    assert LLMConfig.from_recall_config(RecallConfig(llm_model="m/x")).max_tokens is None
     assert cfg.model == "ollama/llama3"
     assert cfg.api_base == "http://localhost:11434"
     assert cfg.api_key is not None and cfg.api_key.get_secret_value() == "sk-secret"
