@@ -185,6 +185,7 @@ class TenantWriters:
         )
         renewer.start()
         try:
+            store.graph.fence_writes(self.holder)  # a stalled former holder's writes fail
             self.recover(store)
             yield ticket
         finally:

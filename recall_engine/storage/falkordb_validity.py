@@ -10,24 +10,17 @@ deletion of the group recomputes it again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from recall_engine.core.cells import Row
+from recall_engine.core.cells import Record, Row
 from recall_engine.storage.kuzu_validity import Group, changed_rows
 
 
 class _Graph(Protocol):
     def read(self, query: str, params: dict[str, object] | None = None) -> list[Row]: ...
 
-    def _write(
-        self,
-        text: str,
-        params: dict[str, object],
-        *,
-        touched: list[str],
-        landed: Callable[[], object],
-    ) -> list[str]: ...
+    def write_validity(self, changes: Sequence[Record]) -> None: ...
 
 
 def groups_of_data(graph: _Graph, data_ids: Sequence[str]) -> set[Group]:
@@ -56,12 +49,5 @@ def refresh(graph: _Graph, groups: Iterable[Group]) -> int:
     )
     changes = changed_rows(rows)
     if changes:
-        graph._write(
-            "UNWIND $rows AS u MATCH ()-[r:RELATES {id: u.id}]->() "
-            "SET r.valid_until = u.valid_until, r.superseded_by = u.superseded_by, "
-            "r.superseded_by_chunk = u.superseded_by_chunk RETURN []",
-            {"rows": changes},
-            touched=[],
-            landed=lambda: False,
-        )
+        graph.write_validity(changes)
     return len(changes)

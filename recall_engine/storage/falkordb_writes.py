@@ -14,10 +14,21 @@ a step whose list is empty is left out of the text. Endpoints are found through
 the unique ``id`` indexes (``falkordb_schema``). The Cypher is the openCypher
 subset Neo4j 5 accepts too. Every value is a parameter; the text is built from
 this module's constants only.
+
+Fenced writes (``fence``): replicas take turns writing a tenant's graph under a
+writer lease (``ingest.writer``), but a replica that stalls past its lease (a
+pause, a swapped-out process) can still send a write it prepared before. So the
+graph itself names its current writer: a ``WriterFence`` node whose ``holder``
+each new lease holder sets (``claim_query``) before it writes, and every fenced
+query starts by matching it. A query of a writer that is no longer named there
+matches nothing and changes nothing, and its row says so (``passed`` 0 or no
+row), all under the one query's write lock: no window between check and write.
+The node holds a digest of the holder id, not the id (host and process).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -28,11 +39,32 @@ from recall_engine.storage import falkordb_schema as fs
 from recall_engine.storage.graph_records import GraphWrite, SummaryRecord
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
 
+FENCE = "WriterFence"
+"""The label of a graph's one fence node (``id`` 0): never a data label."""
+
+
+def fence_token(holder: str) -> str:
+    """What the fence node records of a writer: a digest of its holder id (which
+    names a host and a process, not for a tenant's Cypher reads to see)."""
+    return hashlib.sha256(holder.encode()).hexdigest()[:32]
+
+
+def claim_query(holder: str) -> tuple[str, dict[str, object]]:
+    """The query that names ``holder`` the graph's writer: from then on only its
+    fenced writes land."""
+    text = f"MERGE (w:{FENCE} {{id: 0}}) SET w.holder = $writer"
+    return text, {"writer": fence_token(holder)}
+
 
 @dataclass
 class WriteQuery:
-    """A query under construction: its steps in order and their parameters."""
+    """A query under construction: its steps in order and their parameters.
 
+    ``writer``: the holder whose fenced query this is (module docstring); None
+    writes unfenced (a graph no replicas share).
+    """
+
+    writer: str | None = None
     steps: list[str] = field(default_factory=list)
     params: dict[str, object] = field(default_factory=dict)
 
@@ -45,21 +77,30 @@ class WriteQuery:
     def text(self, *, removes: bool) -> str:
         """The whole query. With ``removes``, it starts by collecting the entities
         the ``$replace`` items' chunks mention and ends by deleting those that no
-        chunk mentions any more. Its one row is the list of the entities it removed."""
+        chunk mentions any more. Its one row is the list of the entities it
+        removed and ``passed``, 0 (or no row) when the fence refused it."""
+        if self.writer is None:
+            fence = "WITH 0 AS fence"
+        else:
+            self.params["writer"] = fence_token(self.writer)
+            fence = f"MATCH (w:{FENCE} {{id: 0}}) WHERE w.holder = $writer WITH w AS fence"
+        # The fence is a grouping key of the collect: no fence row, no row after it.
         head = (
-            "UNWIND $replace AS i MATCH (:Chunk {data_id: i})-[:MENTIONS]->(e:Entity) "
-            "WITH collect(DISTINCT e.id) AS touched"
+            "UNWIND $replace AS i OPTIONAL MATCH (:Chunk {data_id: i})-[:MENTIONS]->(e:Entity) "
+            "WITH fence, collect(DISTINCT e.id) AS touched"
             if removes
-            else "WITH 0 AS nothing"
+            else ""
         )
+        # One null beside the touched ids: a query that ran counts a row even when
+        # it touched no entity, so ``passed`` tells it from one the fence refused.
         tail = (
-            "WITH touched UNWIND touched AS i MATCH (e:Entity {id: i}) "
+            "WITH touched UNWIND touched + [null] AS i OPTIONAL MATCH (e:Entity {id: i}) "
             "WHERE NOT (:Chunk)-[:MENTIONS]->(e) "
-            "WITH e, e.id AS id DETACH DELETE e RETURN collect(id) AS removed"
+            "WITH e, e.id AS id DETACH DELETE e RETURN collect(id) AS removed, count(*) AS passed"
             if removes
-            else "RETURN [] AS removed"
+            else "RETURN [] AS removed, 1 AS passed"
         )
-        return " ".join([head, *self.steps, tail])
+        return " ".join(part for part in (fence, head, *self.steps, tail) if part)
 
 
 def removal(query: WriteQuery, data_ids: Sequence[str]) -> None:
@@ -85,9 +126,12 @@ def ingest_query(
     chunks: Sequence[ChunkRecord],
     replace_data_ids: Sequence[str],
     graph: GraphWrite | None,
+    *,
+    writer: str | None = None,
 ) -> tuple[str, dict[str, object]]:
-    """The query (text, parameters) of one ``GraphStore.write_ingest``."""
-    query = WriteQuery()
+    """The query (text, parameters) of one ``GraphStore.write_ingest``, fenced
+    for ``writer`` when given."""
+    query = WriteQuery(writer)
     removal(query, replace_data_ids)
     query.step(
         "datasets",
@@ -120,11 +164,36 @@ def ingest_query(
     return query.text(removes=bool(replace_data_ids)), query.params
 
 
-def delete_query(data_ids: Sequence[str]) -> tuple[str, dict[str, object]]:
+def delete_query(
+    data_ids: Sequence[str], *, writer: str | None = None
+) -> tuple[str, dict[str, object]]:
     """The query (text, parameters) of one ``GraphStore.delete_data_items``."""
-    query = WriteQuery()
+    query = WriteQuery(writer)
     removal(query, data_ids)
     return query.text(removes=bool(data_ids)), query.params
+
+
+def dataset_deletion_query(
+    dataset_id: str, *, writer: str | None = None
+) -> tuple[str, dict[str, object]]:
+    """The query (text, parameters) of one ``GraphStore.delete_dataset``."""
+    query = WriteQuery(writer, params={"dataset": dataset_id})
+    query.steps.append("CALL { MATCH (d:Dataset {id: $dataset}) DETACH DELETE d }")
+    return query.text(removes=False), query.params
+
+
+def validity_query(
+    changes: Sequence[Cell], *, writer: str | None = None
+) -> tuple[str, dict[str, object]]:
+    """The query (text, parameters) that writes facts' recomputed validity."""
+    query = WriteQuery(writer)
+    query.step(
+        "changes",
+        changes,
+        "MATCH ()-[x:RELATES {id: r.id}]->() SET x.valid_until = r.valid_until, "
+        "x.superseded_by = r.superseded_by, x.superseded_by_chunk = r.superseded_by_chunk",
+    )
+    return query.text(removes=False), query.params
 
 
 def _graph_steps(query: WriteQuery, graph: GraphWrite) -> None:

@@ -383,6 +383,9 @@ class KuzuGraphStore(KuzuEntityReads, KuzuReads):
             guard.settle(self._conn)
         return GraphRemoval(data_ids=tuple(data_ids), entity_ids=tuple(removed))
 
+    def fence_writes(self, holder: str) -> None:
+        """Nothing to fence: one process holds an embedded graph (``store_lock``)."""
+
     def delete_dataset(self, dataset_id: str) -> None:
         with self._lock:
             try:

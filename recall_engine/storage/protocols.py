@@ -125,6 +125,13 @@ class GraphStore(Protocol):
 
     def delete_dataset(self, dataset_id: str) -> None: ...
 
+    def fence_writes(self, holder: str) -> None:
+        """Name ``holder`` (a replica holding the tenant's writer lease) the only
+        writer: this store's later writes fail, changing nothing, once another
+        holder has claimed the graph (a graph shared by replicas); a no-op for a
+        graph one process holds."""
+        ...
+
     def close(self) -> None: ...
 
 

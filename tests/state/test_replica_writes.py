@@ -7,6 +7,7 @@ happened)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -139,6 +140,41 @@ async def test_an_orphan_whose_graph_commit_happened_is_committed_by_the_next_wr
     entries = [a._writers.ledger.entry(tenant, result.dataset_id, data_id)]
     assert [e.status for e in entries if e is not None] == ["committed"]
     assert "Ada Lovelace" in await _texts(b, "Who wrote the first program?")  # nothing lost
+
+
+async def test_a_replica_stalled_past_its_lease_cannot_commit_over_the_next_writer(
+    replicas: tuple[RecallEngine, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stalls after its last lease check, just before its graph write; its lease
+    runs out and B writes the tenant (rolling A's pending rows back). When A wakes,
+    the graph refuses its write: A's remember() fails, and nothing of it is stored
+    where B rolled it back (before the fence, the graph took it: an item without
+    its vectors, reported only afterwards by the ledger)."""
+    a, b = replicas
+    await a.remember(LYON, dataset_name="science")
+    store, real = a.store(), a.store().graph.write_ingest
+    assert a._writers is not None
+    tenant = store.tenant_id
+
+    def stall_then_write(*args: Any, **kwargs: Any) -> Any:
+        with a._writers.db.write() as conn:  # A's lease runs out while it stalls...
+            conn.execute("UPDATE writer_leases SET expires_at = 0 WHERE tenant_id = ?", (tenant,))
+        asyncio.run(b.remember(ADA, dataset_name="history"))  # ... and B writes meanwhile
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store.graph, "write_ingest", stall_then_write)
+    with pytest.raises(StoreError, match="Another replica took over"):
+        await a.remember(HALF, dataset_name="science")
+    monkeypatch.undo()
+    for engine in (a, b):
+        assert "Zorbaster" not in await _texts(engine, "Who buried the Vexley treasure?")
+        assert "Ada Lovelace" in await _texts(engine, "Who wrote the first program?")
+    graph_items = store.graph.document_ids()
+    assert store.vectors.data_ids() == graph_items  # no item without its rows
+    assert a._writers.ledger.pending(tenant) == []
+    again = await a.remember(HALF, dataset_name="science")  # A's retry goes through
+    assert again.new_data_ids and again.new_data_ids[0] not in graph_items
+    assert "Zorbaster" in await _texts(b, "Who buried the Vexley treasure?")
 
 
 class _StepClock:

@@ -23,6 +23,9 @@ GRAPH_STORES: dict[str, Callable[[Path], Any]] = {
     "kuzu": lambda root: KuzuGraphStore(root / "graph.kuzu"),
     # A graph of its own on a real FalkorDB server (started once per session).
     "falkordb": lambda root: falkordb_live.fresh_store(),
+    # The same, claimed by a writer as a replica's lease holder claims it: every
+    # write runs fenced (``falkordb_writes``).
+    "falkordb-fenced": lambda root: falkordb_live.fresh_store(writer="contract-writer"),
 }
 VECTOR_STORES: dict[str, Callable[[Path], Any]] = {
     "lancedb": lambda root: LanceVectorStore(root / "vectors", DIMENSION),

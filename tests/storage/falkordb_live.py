@@ -122,12 +122,16 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 _CLIENT = None
 
 
-def fresh_store():  # -> FalkorGraphStore
-    """An empty tenant graph of its own, through one client of the session's server."""
+def fresh_store(*, writer: str | None = None):  # -> FalkorGraphStore
+    """An empty tenant graph of its own, through one client of the session's server;
+    its writes fenced for ``writer`` when given (``FalkorGraphStore.fence_writes``)."""
     global _CLIENT
     from recall_engine.storage.falkordb_graph import FalkorGraphStore
     from recall_engine.storage.falkordb_server import FalkorServer
 
     if _CLIENT is None:
         _CLIENT = FalkorServer(server().url(prefix="contract"))
-    return FalkorGraphStore(_CLIENT, uuid.uuid4().hex[:12])
+    store = FalkorGraphStore(_CLIENT, uuid.uuid4().hex[:12])
+    if writer is not None:
+        store.fence_writes(writer)
+    return store

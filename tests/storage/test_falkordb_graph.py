@@ -63,6 +63,43 @@ def test_readers_see_an_ingest_whole_or_not_at_all(store: FalkorGraphStore) -> N
     assert store.read_only_query("MATCH (c:Chunk) RETURN count(c)")[1] == [[len(many)]]
 
 
+def _everything(store: FalkorGraphStore) -> list[list[object]]:
+    return store.read("MATCH (n) WHERE NOT n:WriterFence RETURN labels(n)[0], n.id ORDER BY n.id")
+
+
+def test_a_replica_that_lost_the_graph_to_another_writes_nothing(
+    store: FalkorGraphStore,
+) -> None:
+    """A stalled replica's write, prepared under a lease another replica has taken
+    since (and claimed the graph with), is refused by the graph itself, whole."""
+    stale = FalkorGraphStore(
+        store._server, store.name.removeprefix(f"{store._server.prefix}graph:")
+    )
+    assert stale.name == store.name  # two replicas' stores of one tenant graph
+    stale.fence_writes("replica-a")
+    ingest(stale, "d1", graph=graph_of("d1", ADA, LONDON))  # its turn: it lands
+    store.fence_writes("replica-b")  # b took the lease over and claimed the graph
+    ingest(store, "d2", graph=graph_of("d2", ADA, new=False))
+    before = _everything(store)
+    refused = "Another replica took over writing this tenant's graph"
+    with pytest.raises(StoreError, match=refused):
+        ingest(stale, "d3", replace=("d1",), graph=graph_of("d3", LONDON, new=False))
+    with pytest.raises(StoreError, match=refused):
+        stale.delete_data_items(["d1"])
+    with pytest.raises(StoreError, match=refused):
+        stale.delete_dataset("ds1")
+    with pytest.raises(StoreError, match=refused):
+        stale.write_validity([])
+    assert _everything(store) == before  # nothing of a refused write is kept
+    assert store.delete_data_items(["d1"]).entity_ids == (LONDON.id,)  # b's turn
+    stale.fence_writes("replica-a")  # a holds the lease again: its writes land again
+    ingest(stale, "d4")
+    assert stale.document_ids() == {"d2", "d4"}
+    # The fence names the writer by a digest, not by its host and process.
+    (holder,) = store.read("MATCH (w:WriterFence) RETURN w.holder")
+    assert "replica" not in holder[0] and len(holder[0]) == 32
+
+
 class _LostReply:
     """Runs the write on the server, then loses the reply (or loses the request)."""
 
