@@ -20,7 +20,12 @@ import sys
 from collections.abc import Sequence
 
 from recall_engine.core.errors import InvalidInputError, RecallEngineError
-from recall_engine.core.models import RecallResult, ResponseGraphEntry, ResponseQAEntry
+from recall_engine.core.models import (
+    Document,
+    RecallResult,
+    ResponseGraphEntry,
+    ResponseQAEntry,
+)
 
 
 def _version() -> str:
@@ -39,7 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--tenant", default=None, help="default: $RECALL_ENGINE_TENANT")
     sub = parser.add_subparsers(dest="command", required=True)
     rem = sub.add_parser("remember", help="store files, folders or text")
-    rem.add_argument("data", nargs="+", help="paths, or text")
+    rem.add_argument("data", nargs="+", help="paths, text, or - for the text on stdin")
     rem.add_argument("--dataset", default="main_dataset", help="default: main_dataset")
     rec = sub.add_parser("recall", help="ask a question")
     rec.add_argument("query")
@@ -92,12 +97,15 @@ async def _run(args: argparse.Namespace) -> int:
 
     async with RecallEngine(args.data_dir) as engine:
         if args.command == "remember":
-            data = args.data[0] if len(args.data) == 1 else list(args.data)
+            given = [_stdin() if d == "-" else d for d in args.data]
+            data = given[0] if len(given) == 1 else given
             result = await engine.remember(data, dataset_name=args.dataset, tenant_id=args.tenant)
+            unread = len(result.unread_files)
             print(
                 f"{len(result.new_data_ids)} new, {len(result.skipped_data_ids)} unchanged, "
                 f"{result.chunk_count} chunks in {result.dataset_name!r} "
                 f"({result.timings['total_s']:.1f}s)"
+                + (f"; {unread} file(s) not read (named above)" if unread else "")
             )
         elif args.command == "recall":
             results = await engine.recall(
@@ -142,6 +150,20 @@ async def _run(args: argparse.Namespace) -> int:
             ):
                 print(f"{name}\t{dataset_id}")
     return 0
+
+
+def _stdin() -> Document:
+    """The text piped to ``recall-engine remember -``, as a document: never taken
+    for a path, whatever it says."""
+    from recall_engine.ingest.sources import decode_text
+
+    text = decode_text(sys.stdin.buffer.read(), what="The text on stdin")
+    if not text.strip():
+        raise InvalidInputError(
+            "The text on stdin is empty; pipe the text to remember, as in "
+            "`echo 'Ada wrote the first program.' | recall-engine remember -`."
+        )
+    return Document(text=text)
 
 
 def _keys(args: argparse.Namespace) -> int:

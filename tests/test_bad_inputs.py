@@ -270,13 +270,16 @@ async def test_a_folder_that_changes_during_the_walk_is_a_clear_error(
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "a.txt").write_text("Ada met Babbage.")
+    (folder / "gone").mkdir()
+    listing = os.scandir
 
-    def vanishing(self, pattern):  # what walking /proc does: entries vanish mid-walk
-        yield folder / "a.txt"
-        raise FileNotFoundError(2, "No such file or directory", str(folder / "gone"))
+    def vanishing(path="."):  # what walking /proc does: entries vanish mid-walk
+        if os.fspath(path).endswith("gone"):
+            raise FileNotFoundError(2, "No such file or directory", os.fspath(path))
+        return listing(path)
 
-    monkeypatch.setattr(Path, "rglob", vanishing)
-    with pytest.raises(InvalidInputError, match=r"cannot be read.*No such file"):
+    monkeypatch.setattr(os, "scandir", vanishing)
+    with pytest.raises(InvalidInputError, match=r"cannot be read.*No such file.*try again"):
         await filled.remember(folder)
 
 

@@ -1,3 +1,5 @@
+import io
+
 import pytest
 
 from recall_engine import RecallEngine, cli
@@ -33,6 +35,33 @@ def test_errors_are_reported_with_a_status(tmp_path, capsys, fast_engine):
     assert "remember() first" in capsys.readouterr().err
     assert cli.main(["--data-dir", data, "remember", "  ", "--dataset", "x"]) == 2
     assert "empty" in capsys.readouterr().err
+
+
+def test_remember_dash_reads_the_text_on_stdin(tmp_path, capsys, fast_engine, monkeypatch):
+    data = str(tmp_path / "data")
+    piped = io.TextIOWrapper(io.BytesIO(b"notes.txt\nThe launch moved to Thursday."))
+    monkeypatch.setattr("sys.stdin", piped)
+    assert cli.main(["--data-dir", data, "remember", "-"]) == 0
+    assert "1 new" in capsys.readouterr().out
+    assert cli.main(["--data-dir", data, "items"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("notes.txt The launch moved to Thursday.")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"caf\xe9")))
+    assert cli.main(["--data-dir", data, "remember", "-"]) == 2
+    assert "stdin is not UTF-8" in capsys.readouterr().err
+
+
+def test_remember_of_a_folder_names_the_files_it_did_not_read(
+    tmp_path, caplog, capsys, fast_engine
+):
+    # Outside pytest no handler is configured and Python prints a warning on stderr.
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.md").write_text("The launch moved to Thursday.")
+    (tmp_path / "notes" / "plan.docx").write_bytes(b"PK")
+    assert (
+        cli.main(["--data-dir", str(tmp_path / "data"), "remember", str(tmp_path / "notes")]) == 0
+    )
+    assert "plan.docx (unsupported type '.docx')" in caplog.text
+    assert "1 new" in (out := capsys.readouterr().out) and "1 file(s) not read" in out
 
 
 def _options(parser):

@@ -322,4 +322,10 @@ class RememberResult(BaseModel):
         "had failed (extracted again), or they were stored without sentence vectors (before "
         "them, or with sentence_vectors off) and this engine computes them.",
     )
+    unread_files: dict[str, str] = Field(
+        default_factory=dict,
+        description="Files found in the given folders and not read, each with why (another "
+        "type, a link to a folder, a broken link, a named pipe). Hidden files and folders "
+        "are left out without being listed.",
+    )
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage.")

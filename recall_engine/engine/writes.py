@@ -15,7 +15,7 @@ from recall_engine.core.models import RememberResult
 from recall_engine.core.validation import check_ids, check_name
 from recall_engine.identity import User
 from recall_engine.ingest.node_sets import apply_node_sets, check_node_sets
-from recall_engine.ingest.sources import collect_items
+from recall_engine.ingest.sources import collect_sources
 from recall_engine.ingest.writer import writing
 
 if TYPE_CHECKING:
@@ -96,13 +96,14 @@ class WritesMixin:
         # Files are read, and everything CPU-bound runs, in worker threads: the
         # event loop keeps serving other tasks during an ingest.
         node_sets = check_node_sets(node_set)
-        items = await asyncio.to_thread(
-            collect_items,
+        sources = await asyncio.to_thread(
+            collect_sources,
             data,
             metadata,
             skip=(self.config.data_dir,),
             max_chars=self.config.max_item_chars,
         )
+        items = sources.items
         apply_node_sets(items, node_sets)
         from recall_engine.ingest.ingestor import ingest
 
@@ -114,7 +115,7 @@ class WritesMixin:
         else:
             store = await asyncio.to_thread(self.store, tenant, create=True)
         target = await asyncio.to_thread(self._access.write_target, store, user, name, dataset_id)
-        return await asyncio.to_thread(
+        result = await asyncio.to_thread(
             ingest,
             store,
             self.embedder,
@@ -125,6 +126,8 @@ class WritesMixin:
             show_progress=show_progress,
             writers=self._writers,
         )
+        result.unread_files = {str(u.path): u.reason for u in sources.unread}
+        return result
 
     def _store_with_dataset(self, tenant: str, dataset_id: str) -> TenantStore:
         try:

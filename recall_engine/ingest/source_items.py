@@ -4,7 +4,7 @@ and the JSON shapes (document, conversation, list of them) that turn into them."
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -161,22 +161,32 @@ def from_json_value(
     if depth > MAX_JSON_DEPTH:
         raise InvalidInputError(f"{origin}: lists nest more than {MAX_JSON_DEPTH} levels deep.")
     if isinstance(value, list) and value and all(is_message(v) for v in value):
-        yield from_conversation(
-            validated(Conversation, {"messages": value, "title": title}, origin)
-        )
+        conv = validated(Conversation, {"messages": value, "title": title}, origin)
+        yield _named(origin, lambda: from_conversation(conv))
     elif isinstance(value, list):
-        for element in value:
-            yield from from_json_value(element, origin=origin, title=None, depth=depth + 1)
+        for index, element in enumerate(value):
+            yield from from_json_value(
+                element, origin=f"{origin}[{index}]", title=None, depth=depth + 1
+            )
     elif isinstance(value, dict) and "messages" in value:
-        yield from_conversation(validated(Conversation, {"title": title, **value}, origin))
+        conv = validated(Conversation, {"title": title, **value}, origin)
+        yield _named(origin, lambda: from_conversation(conv))
     elif isinstance(value, dict) and "text" in value:
         doc = validated(Document, {"title": title, **value}, origin)
-        yield from_document(doc, kind="file")
+        yield _named(origin, lambda: from_document(doc, kind="file"))
     else:
         raise InvalidInputError(
             f"{origin}: expected an object with 'text' (a document) or 'messages' (a "
             "conversation), or a list of them."
         )
+
+
+def _named(origin: str, make: Callable[[], SourceItem]) -> SourceItem:
+    """``make()``; its error names where the value came from (a file, a line)."""
+    try:
+        return make()
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{origin}: {exc}") from exc
 
 
 def validated(model: type[ModelT], value: dict[str, object], origin: str) -> ModelT:

@@ -6,11 +6,14 @@ fails with a clear error and leaves the store as it was.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import json
+import logging
 import os
 import stat
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import regex
@@ -24,6 +27,7 @@ from recall_engine.core.item_names import opening_words
 from recall_engine.core.limits import check_item_size
 from recall_engine.core.models import Conversation, Document
 from recall_engine.core.validation import check_metadata, check_text
+from recall_engine.ingest.folders import UnreadFile, file_kind, resolved, walk
 from recall_engine.ingest.source_items import (
     SourceItem,
     from_conversation,
@@ -37,55 +41,96 @@ SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".json", ".jsonl")
 MAX_FILE_BYTES = 256 * 1024 * 1024
 """The largest file remember() reads; a larger one is refused before it is read whole."""
 _READ_BLOCK = 1 << 20
+_NAMED_IN_A_MESSAGE = 10
+# Longest first: a UTF-32 LE mark begins with the UTF-16 LE one.
+_BYTE_ORDER_MARKS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"),
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+)
+
+logger = logging.getLogger(__name__)
 
 
-def collect_items(
+@dataclass
+class Sources:
+    """What remember() was given: the items to store, and the files of its folders
+    left unread (hidden files and folders, left out on purpose, are only counted)."""
+
+    items: list[SourceItem] = field(default_factory=list)
+    unread: list[UnreadFile] = field(default_factory=list)
+    hidden: int = 0
+
+
+def collect_sources(
     data: object,
     metadata: dict[str, object] | None = None,
     *,
     skip: Sequence[Path] = (),
     max_chars: int | None = None,
-) -> list[SourceItem]:
+) -> Sources:
     """Validate ``data`` and return its items; ``metadata`` is merged into each.
 
     Blocking (it reads files): async callers run it in a worker thread. Only
     regular files are read, each at most ``MAX_FILE_BYTES``; a folder walk
-    leaves out the folders in ``skip`` (the engine's own data dir). An item of
-    more than ``max_chars`` characters (``SourceItem.chars``) is refused.
+    leaves out hidden files and folders (names starting with ``.``) and the
+    folders in ``skip`` (the engine's own data dir), and returns the files it
+    cannot read (another type, a link to a folder, a broken link, a FIFO) in
+    ``Sources.unread``, named in a logged warning. An item of more than
+    ``max_chars`` characters (``SourceItem.chars``) is refused.
 
     Raises:
         InvalidInputError: empty text, unreadable, oversized or non-regular file
-            (FIFO, socket, device), malformed file, bad conversation.
+            (FIFO, socket, device), malformed file, bad conversation, a folder
+            (or one inside it) that cannot be listed.
         InputTooLargeError: an item over ``max_chars``.
         UnsupportedFileTypeError: a file with an extension remember() cannot read.
     """
     base = check_metadata(metadata)
-    skipped = tuple(_resolved(p) for p in skip)
-    items = list(_collect(data, depth=0, skip=skipped))
-    if not items:
+    skipped = tuple(resolved(p) for p in skip)
+    found = Sources()
+    found.items = list(_collect(data, depth=0, skip=skipped, found=found))
+    if not found.items:
         raise InvalidInputError("remember() got no data: pass text, a file, a folder or a list.")
-    for number, item in enumerate(items):
+    for number, item in enumerate(found.items):
         if max_chars is not None:
             label = f"remember() item {number} ({item.kind} {opening_words(item.name, 6)!r})"
             check_item_size(item.chars, limit=max_chars, what=label)
         item.metadata = {**base, **item.metadata}
-    return items
+    if found.unread:
+        logger.warning(
+            "remember() did not read %d file(s) in the folders it was given: %s. It reads "
+            "regular %s files and does not follow links to folders; convert the other files, "
+            "or pass a linked folder itself, to remember them.",
+            len(found.unread),
+            _listing(found.unread),
+            ", ".join(SUPPORTED_SUFFIXES),
+        )
+    if found.hidden:
+        logger.info(
+            "remember() left out %d hidden file(s) or folder(s) (names starting with '.').",
+            found.hidden,
+        )
+    return found
 
 
-def _resolved(path: Path) -> Path:
-    try:
-        return Path(path).expanduser().resolve()
-    except (OSError, RuntimeError):
-        return Path(path).absolute()
+def _listing(unread: Sequence[UnreadFile]) -> str:
+    named = ", ".join(str(u) for u in unread[:_NAMED_IN_A_MESSAGE])
+    more = len(unread) - _NAMED_IN_A_MESSAGE
+    return f"{named} and {more} more" if more > 0 else named
 
 
-def _collect(data: object, *, depth: int, skip: tuple[Path, ...]) -> Iterable[SourceItem]:
+def _collect(
+    data: object, *, depth: int, skip: tuple[Path, ...], found: Sources
+) -> Iterable[SourceItem]:
     if isinstance(data, Path):
-        yield from _from_path(data, skip=skip)
+        yield from _from_path(data.expanduser(), skip=skip, found=found)
     elif isinstance(data, str):
         check_text(data, what="remember() text")
         if _looks_like_path(data):
-            yield from _from_path(Path(data.strip()).expanduser(), skip=skip, from_string=True)
+            path = Path(data.strip()).expanduser()
+            yield from _from_path(path, skip=skip, found=found, from_string=True)
         else:
             yield from_document(Document.model_construct(text=data), kind="text")
     elif isinstance(data, Document):
@@ -98,7 +143,7 @@ def _collect(data: object, *, depth: int, skip: tuple[Path, ...]) -> Iterable[So
         if depth > 0:
             raise InvalidInputError("remember() accepts a list of items, not nested lists.")
         for element in data:
-            yield from _collect(element, depth=depth + 1, skip=skip)
+            yield from _collect(element, depth=depth + 1, skip=skip, found=found)
     else:
         raise InvalidInputError(
             f"remember() cannot store a {type(data).__name__}; pass a string, a path, a "
@@ -128,7 +173,7 @@ def _looks_like_path(text: str) -> bool:
 
 
 def _from_path(
-    path: Path, *, skip: tuple[Path, ...] = (), from_string: bool = False
+    path: Path, *, skip: tuple[Path, ...], found: Sources, from_string: bool = False
 ) -> Iterable[SourceItem]:
     system = system_folder(path)
     if system is not None:
@@ -139,28 +184,37 @@ def _from_path(
         )
     if path.is_dir():
         try:
-            files = sorted(
-                p
-                for p in path.rglob("*")
-                if p.suffix.lower() in SUPPORTED_SUFFIXES
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
-                and not _inside(p, skip)
-                and system_folder(p) is None  # a link into /proc is not a document
-                and p.is_file()  # follows links; a FIFO, socket or device is not a file
-            )
+            files, unread, hidden = walk(path, skip, suffixes=SUPPORTED_SUFFIXES)
         except OSError as exc:  # a folder that vanished or cannot be listed mid-walk
+            advice = (
+                "it changed while being read, try again"
+                if exc.errno == errno.ENOENT
+                else "check its permissions"
+            )
             raise InvalidInputError(
                 f"Folder {path} cannot be read: {exc.strerror or exc}"
-                f"{f' ({exc.filename})' if exc.filename else ''}; check its permissions."
+                f"{f' ({exc.filename})' if exc.filename else ''}; {advice}."
             ) from exc
         if not files:
+            left = [_listing(unread)] if unread else []
+            if hidden:
+                left.append(f"{hidden} hidden file(s) or folder(s) (names starting with '.')")
             raise InvalidInputError(
-                f"Folder {path} holds no supported files ({', '.join(SUPPORTED_SUFFIXES)})."
+                f"Folder {path} holds no files remember() can read "
+                f"({', '.join(SUPPORTED_SUFFIXES)})"
+                + (f"; left unread: {'; '.join(left)}." if left else ".")
             )
+        found.unread.extend(unread)
+        found.hidden += hidden
         for file in files:
             yield from _from_file(file)
     elif path.exists():
         yield from _from_file(path)
+    elif path.is_symlink():
+        raise InvalidInputError(
+            f"File {path} is a link to {os.readlink(path)}, which does not exist (or is a "
+            "loop of links); fix the link or pass the file it should point to."
+        )
     elif from_string:
         raise InvalidInputError(
             f"remember() took {str(path)!r} for a file path, but that file does not exist. "
@@ -171,16 +225,10 @@ def _from_path(
         raise InvalidInputError(f"File {path} does not exist; check the path.")
 
 
-def _inside(path: Path, folders: tuple[Path, ...]) -> bool:
-    if not folders:
-        return False
-    resolved = _resolved(path)
-    return any(resolved == f or f in resolved.parents for f in folders)
-
-
 def _read_text(path: Path) -> str:
-    """The UTF-8 text of a regular file, read in bounded blocks; a NUL in it (binary
-    data, or UTF-16 text) is refused naming the file.
+    """The text of a regular file (``decode_text``), read in bounded blocks; a NUL
+    in it (binary data, or UTF-16 text without a byte-order mark) is refused naming
+    the file.
 
     The file is opened without blocking and checked on the open descriptor, so
     a FIFO, socket or device is refused instead of hanging the caller.
@@ -194,7 +242,7 @@ def _read_text(path: Path) -> str:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise _not_regular(path, _file_kind(info.st_mode))
+            raise _not_regular(path, file_kind(info.st_mode))
         if info.st_size > MAX_FILE_BYTES:
             raise _too_large(path)
         blocks: list[bytes] = []
@@ -208,26 +256,26 @@ def _read_text(path: Path) -> str:
         raise InvalidInputError(f"File {path} cannot be read: {exc.strerror or exc}.") from exc
     finally:
         os.close(fd)
+    return decode_text(b"".join(blocks), what=f"File {path}")
+
+
+def decode_text(data: bytes, *, what: str) -> str:
+    """``data`` as text: UTF-8 (a byte-order mark dropped), or UTF-16 / UTF-32 when
+    a byte-order mark says so (as Windows tools write them).
+
+    Raises:
+        InvalidInputError: bytes that are not text in that encoding, or a NUL;
+            the message starts with ``what``.
+    """
+    encoding = next((name for mark, name in _BYTE_ORDER_MARKS if data.startswith(mark)), "UTF-8")
     try:
-        text = b"".join(blocks).decode("utf-8")
+        text = data.decode(encoding.lower())
     except UnicodeDecodeError as exc:
         raise InvalidInputError(
-            f"File {path} is not UTF-8 text ({exc.reason} at byte {exc.start}); convert it "
+            f"{what} is not {encoding} text ({exc.reason} at byte {exc.start}); convert it "
             "to UTF-8 first."
         ) from exc
-    return check_text(text.removeprefix("\ufeff"), what=f"File {path}")
-
-
-def _file_kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    return "not a regular file"
+    return check_text(text.removeprefix("\ufeff"), what=what)
 
 
 def _not_regular(path: Path, kind: str) -> InvalidInputError:
@@ -256,9 +304,9 @@ def _from_file(path: Path) -> Iterable[SourceItem]:
         source_id = str(path.resolve())
     except (OSError, RuntimeError) as exc:  # vanished after the read, or a link loop
         raise InvalidInputError(f"File {path} cannot be read: {exc}.") from exc
+    if not text.strip():
+        raise InvalidInputError(f"File {path} is empty; write something in it or remove it.")
     if suffix in (".txt", ".md", ".markdown"):
-        if not text.strip():
-            raise InvalidInputError(f"File {path} is empty.")
         doc = Document(text=text, title=path.name, source_id=source_id)
         item = from_document(doc, kind="file")
         item.metadata = {"source_path": str(path), **item.metadata}
@@ -272,20 +320,26 @@ def _from_file(path: Path) -> Iterable[SourceItem]:
         )
     try:
         if suffix == ".json":
-            values = [json.loads(text)]
+            values = [(str(path), json.loads(text))]
         else:
-            values = []
-            for number, line in enumerate(text.splitlines(), start=1):
-                if line.strip():
-                    values.append(json_line(path, number, line))
-            if values and all(is_message(v) for v in values):
-                values = [{"messages": values}]
+            values = [
+                (f"{path}, line {number}", json_line(path, number, line))
+                for number, line in enumerate(text.splitlines(), start=1)
+                if line.strip()
+            ]
+            if all(is_message(v) for _, v in values):
+                values = [(str(path), {"messages": [v for _, v in values]})]
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"File {path} is not valid JSON: {exc}.") from exc
-    if not values:
-        raise InvalidInputError(f"File {path} is empty.")
-    for value in values:
-        for item in from_json_value(value, origin=str(path), title=path.name):
+    count = 0
+    for origin, value in values:
+        for item in from_json_value(value, origin=origin, title=path.name):
             item.source_id = item.source_id or source_id
             item.metadata = {"source_path": str(path), **item.metadata}
+            count += 1
             yield item
+    if not count:
+        raise InvalidInputError(
+            f"File {path} holds no documents or conversations (an empty list); remove it or "
+            "add {'text': ...} objects to it."
+        )

@@ -283,8 +283,14 @@ async def test_files_and_folders_end_to_end(engine, tmp_path):
     folder.mkdir()
     (folder / "a.md").write_text("# Alpha\nThe alpha project ships in May.")
     (folder / "b.txt").write_text("Beta is paused until further notice.")
+    (folder / "slides.pdf").write_bytes(b"%PDF-1.7")
+    (folder / ".draft.md").write_text("A hidden draft.")
     stored = await engine.remember(folder, dataset_name="docs")
     assert len(stored.new_data_ids) == 2
+    # What was not read is said, with why; hidden files are left out on purpose.
+    assert stored.unread_files == {str(folder / "slides.pdf"): "unsupported type '.pdf'"}
+    again = await engine.remember(folder / "b.txt", dataset_name="docs")
+    assert again.unread_files == {} and again.skipped_data_ids
     (hit,) = await engine.recall("alpha ships", SearchType.CHUNKS_LEXICAL, top_k=1)
     assert hit.metadata["document_name"] == "a.md"
     assert hit.metadata["source_path"].endswith("a.md")

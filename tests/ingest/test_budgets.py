@@ -8,7 +8,7 @@ from recall_engine import Conversation, Document, Message, RecallEngine, SearchT
 from recall_engine.config import RecallConfig
 from recall_engine.core import limits
 from recall_engine.core.errors import ConfigError, InputTooLargeError, InvalidInputError
-from recall_engine.ingest.sources import collect_items
+from recall_engine.ingest.sources import collect_sources
 
 
 @pytest.fixture
@@ -62,11 +62,11 @@ async def test_a_query_over_the_limit_is_refused_on_every_entry_point(small):
 
 def test_the_default_item_limit_takes_a_10_mb_document():
     ten_mb = "Ada wrote notes. " * (10_000_000 // 17)
-    (item,) = collect_items(ten_mb, max_chars=RecallConfig().max_item_chars)
+    (item,) = collect_sources(ten_mb, max_chars=RecallConfig().max_item_chars).items
     assert item.chars == len(ten_mb)
     over = "a" * (limits.DEFAULT_MAX_ITEM_CHARS + 1)
     with pytest.raises(InputTooLargeError, match="16,777,216"):
-        collect_items(over, max_chars=RecallConfig().max_item_chars)
+        collect_sources(over, max_chars=RecallConfig().max_item_chars)
 
 
 def test_limits_are_configurable_within_their_ceilings(monkeypatch):

@@ -10,7 +10,7 @@ import pytest
 from recall_engine import Document
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.ingest import sources
-from recall_engine.ingest.sources import collect_items
+from recall_engine.ingest.sources import collect_sources
 
 
 def test_a_fifo_is_refused_without_blocking(tmp_path):
@@ -18,7 +18,7 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
     os.mkfifo(fifo)
     # Opening a FIFO without a writer blocks forever: a refusal shows it was never opened.
     with pytest.raises(InvalidInputError, match=r"named pipe \(FIFO\).*regular files"):
-        collect_items(fifo)
+        collect_sources(fifo)
 
 
 def test_a_socket_is_refused(tmp_path):
@@ -27,7 +27,7 @@ def test_a_socket_is_refused(tmp_path):
     try:
         server.bind(str(path))
         with pytest.raises(InvalidInputError, match="regular files"):
-            collect_items(path)
+            collect_sources(path)
     finally:
         server.close()
 
@@ -40,7 +40,50 @@ def test_a_device_is_refused():
 def test_a_folder_walk_skips_fifos(tmp_path):
     (tmp_path / "a.txt").write_text("Alpha.")
     os.mkfifo(tmp_path / "b.txt")
-    assert [i.name for i in collect_items(tmp_path)] == ["a.txt"]
+    assert [i.name for i in collect_sources(tmp_path).items] == ["a.txt"]
+
+
+def test_a_folder_walk_reports_links_and_special_files_it_does_not_read(tmp_path):
+    (tmp_path / "a.txt").write_text("Alpha.")
+    os.mkfifo(tmp_path / "pipe.txt")
+    os.symlink(tmp_path / "gone.txt", tmp_path / "broken.txt")
+    os.symlink(tmp_path / "loop.txt", tmp_path / "loop.txt")
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-linked"
+    elsewhere.mkdir()
+    (elsewhere / "b.txt").write_text("Beta.")
+    os.symlink(elsewhere, tmp_path / "linked")
+    found = sources.collect_sources(tmp_path)
+    assert [i.name for i in found.items] == ["a.txt"]
+    assert {u.path.name: u.reason for u in found.unread} == {
+        "broken.txt": "a broken link",
+        "linked": "a link to a folder, not followed",
+        "loop.txt": "a loop of links",
+        "pipe.txt": "a named pipe (FIFO)",
+    }
+
+
+def test_a_subfolder_that_cannot_be_listed_fails_the_walk(tmp_path, monkeypatch):
+    (tmp_path / "a.txt").write_text("Alpha.")
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / "b.txt").write_text("Beta.")
+    listing = os.scandir
+
+    def denied(path="."):  # root ignores chmod, so fail the listing itself
+        if os.fspath(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return listing(path)
+
+    monkeypatch.setattr(os, "scandir", denied)
+    with pytest.raises(InvalidInputError, match=r"cannot be read: Permission denied.*locked"):
+        collect_sources(tmp_path)
+
+
+@pytest.mark.parametrize("target", ["gone.txt", "loop.txt"])
+def test_a_broken_link_says_where_it_points(tmp_path, target):
+    link = tmp_path / "loop.txt"
+    os.symlink(tmp_path / target, link)
+    with pytest.raises(InvalidInputError, match=rf"is a link to .*{target}, which does not exist"):
+        collect_sources(link)
 
 
 def test_reads_are_bounded(tmp_path, monkeypatch):
@@ -48,7 +91,7 @@ def test_reads_are_bounded(tmp_path, monkeypatch):
     path = tmp_path / "big.txt"
     path.write_text("x " * 1000)
     with pytest.raises(InvalidInputError, match="larger than"):
-        collect_items(path)
+        collect_sources(path)
 
 
 async def test_remember_of_a_fifo_never_blocks_the_event_loop(engine, tmp_path):
@@ -85,7 +128,7 @@ async def test_remember_of_the_folder_holding_the_data_dir_skips_the_store(tmp_p
 
 def test_a_missing_file_name_says_how_to_store_the_string():
     with pytest.raises(InvalidInputError, match=r"file path.*Document\(text='notes.txt'\)"):
-        collect_items("notes.txt")
+        collect_sources("notes.txt")
 
 
 @pytest.mark.parametrize(
@@ -98,18 +141,18 @@ def test_a_missing_file_name_says_how_to_store_the_string():
 )
 def test_invalid_unicode_is_refused_by_name(data, named):
     with pytest.raises(InvalidInputError, match=rf"{re.escape(named)}.*surrogate"):
-        collect_items(data)
+        collect_sources(data)
 
 
 def test_bad_metadata_values_are_refused_by_key():
     with pytest.raises(InvalidInputError, match=r"metadata\['k'\].*surrogate"):
-        collect_items("x", metadata={"k": "\ud800"})
+        collect_sources("x", metadata={"k": "\ud800"})
     with pytest.raises(InvalidInputError, match=r"metadata\['when'\].*JSON values"):
-        collect_items("x", metadata={"when": object()})
+        collect_sources("x", metadata={"when": object()})
 
 
 def test_a_bad_jsonl_line_is_reported_by_its_number(tmp_path):
     path = tmp_path / "chat.jsonl"
     path.write_text('{"speaker": "A", "text": "hi"}\n{broken\n')
     with pytest.raises(InvalidInputError, match="line 2"):
-        collect_items(path)
+        collect_sources(path)
