@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 from collections.abc import Coroutine, Mapping
 from typing import Protocol, TypeVar, Unpack, cast
 
@@ -94,13 +95,16 @@ def run_sync(call: Coroutine[object, object, T]) -> T:
     running loop (a notebook, an async app calling a sync API) it runs on a new
     loop in a worker thread while this thread waits, so it works but blocks that
     loop for the call: async code should use the adapter's async method instead.
+    Either way the call sees this thread's context variables (the caller's
+    OpenTelemetry span, so the recall's spans stay in its trace).
     """
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(call)
+    context = contextvars.copy_context()  # a worker thread starts with an empty one
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="recall-sync") as pool:
-        return pool.submit(asyncio.run, call).result()
+        return pool.submit(context.run, asyncio.run, call).result()
 
 
 def result_text(entry: RecallResult) -> str:
@@ -118,9 +122,10 @@ def result_score(entry: RecallResult) -> float | None:
 
 def result_id(entry: RecallResult) -> str | None:
     """A stable id: the chunk's, the session QA entry's or the trace's (None for an
-    answer, which is made anew)."""
+    answer or any other result made anew, even where its metadata names the chunk
+    it rests on: two results of one id would be taken for one)."""
     if isinstance(entry, ResponseGraphEntry):
-        chunk = entry.metadata.get("chunk_id")
+        chunk = entry.metadata.get("chunk_id") if entry.kind == "chunk" else None
         return chunk if isinstance(chunk, str) else None
     if isinstance(entry, ResponseQAEntry):
         return entry.qa_id

@@ -46,6 +46,10 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 
+_OWN_OPTIONS = ("query_type", "top_k", "datasets")
+"""recall() options that are the retriever's own fields, also when in ``recall_options``."""
+
+
 class RecallRetriever(BaseRetriever):
     """A LangChain retriever over a ``RecallEngine`` or ``RecallEngine.connect(...)``.
 
@@ -56,10 +60,12 @@ class RecallRetriever(BaseRetriever):
         datasets: dataset names to search (None: every dataset the user can read).
         **recall_options: any other ``recall()`` keyword arguments (``only_context``,
             ``metadata_filters``, ``session_id``, ``user``, ...); kept in
-            ``recall_options``.
+            ``recall_options`` (a ``recall_options`` dict may also hold ``query_type``,
+            ``top_k`` and ``datasets``, which go to their fields).
 
     Raises:
-        TypeError: ``engine`` is not an engine, or an unknown recall option.
+        TypeError: ``engine`` is not an engine, an unknown recall option, or an
+            option given both as a field and in ``recall_options``.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -76,6 +82,10 @@ class RecallRetriever(BaseRetriever):
         options = dict(fields.pop("recall_options", None) or {})
         for name in [n for n in fields if n not in type(self).model_fields]:
             options[name] = fields.pop(name)  # recall() options given as keywords
+        for name in [n for n in _OWN_OPTIONS if n in options]:  # else ignored silently
+            if name in fields:
+                raise TypeError(f"{name} is given twice; pass it once, as {name}=...")
+            fields[name] = options.pop(name)
         fields["recall_options"] = check_options(options)
         super().__init__(**fields)
 

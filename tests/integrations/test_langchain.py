@@ -36,6 +36,13 @@ async def test_the_retriever_returns_documents_with_their_provenance(memory):
     assert docs[0].metadata["shelf"] == "computing"  # the caller's metadata too
 
 
+async def test_an_answer_does_not_take_the_id_of_a_chunk_it_rests_on(memory):
+    retriever = RecallRetriever(memory, query_type="GRAPH_COMPLETION", datasets=["notes"])
+    (answer,) = await retriever.ainvoke(QUESTION)
+    assert answer.metadata["kind"] == "graph_completion" and answer.metadata["sources"]
+    assert answer.id is None  # made anew: no id, so no collision with a chunk's document
+
+
 async def test_a_chain_with_a_fake_llm_gets_the_context(memory):
     retriever = RecallRetriever(memory, query_type="CHUNKS", top_k=1, datasets=["notes"])
     prompts: list[str] = []
@@ -73,6 +80,16 @@ async def test_options_pass_through_to_recall(memory):
     assert {d.page_content for d in docs} == set(NOTES)  # the archive note has no shelf
     routed = await RecallRetriever(memory, top_k=3).ainvoke(QUESTION)
     assert routed and "route" in routed[0].metadata
+
+
+async def test_top_k_and_datasets_in_recall_options_are_honoured(memory):
+    options = {"top_k": 1, "datasets": ["notes"], "only_context": True}
+    retriever = RecallRetriever(memory, query_type="CHUNKS", recall_options=options)
+    (doc,) = await retriever.ainvoke(QUESTION)
+    assert doc.page_content == NOTES[0]
+    assert (retriever.top_k, retriever.recall_options) == (1, {"only_context": True})
+    with pytest.raises(TypeError, match="top_k is given twice"):
+        RecallRetriever(memory, top_k=2, recall_options={"top_k": 3})
 
 
 def test_invoke_works_without_an_event_loop(tmp_path):

@@ -27,6 +27,14 @@ async def test_nodes_carry_score_and_provenance(memory):
     assert "dataset_name: notes" in llm_view and "sources" not in llm_view
 
 
+async def test_an_answer_does_not_take_the_id_of_a_chunk_it_rests_on(memory):
+    retriever = RecallRetriever(memory, query_type="GRAPH_COMPLETION", datasets=["notes"])
+    (answer,) = await retriever.aretrieve(QUESTION)
+    sources = answer.node.metadata["sources"]
+    assert answer.node.metadata["kind"] == "graph_completion" and sources
+    assert answer.node.node_id not in {s["chunk_id"] for s in sources}
+
+
 async def test_a_query_engine_with_a_mock_llm_answers_from_the_memory(memory):
     retriever = RecallRetriever(memory, query_type="CHUNKS", top_k=1, datasets=["notes"])
     query_engine = RetrieverQueryEngine.from_args(retriever, llm=MockLLM())

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, Tracer, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
     InMemorySpanExporter,
@@ -23,6 +23,11 @@ from recall_engine import telemetry
 class Otel:
     spans: InMemorySpanExporter
     reader: InMemoryMetricReader
+    provider: TracerProvider
+
+    def tracer(self, name: str) -> Tracer:
+        """A tracer of this SDK, for spans of the test's own (an application's)."""
+        return self.provider.get_tracer(name)
 
     def finished(self) -> list[ReadableSpan]:
         return list(self.spans.get_finished_spans())
@@ -53,7 +58,7 @@ def otel() -> Iterator[Otel]:
         enabled=True, capture_content=False, tracer_provider=tracing, meter_provider=meters
     )
     try:
-        yield Otel(exporter, reader)
+        yield Otel(exporter, reader, tracing)
     finally:
         telemetry.configure(
             enabled=True, capture_content=False, tracer_provider=None, meter_provider=None

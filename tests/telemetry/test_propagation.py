@@ -1,5 +1,6 @@
 """One trace across processes: the remote client's requests as CLIENT spans whose
-context the server continues, and MCP tool calls as spans around the engine's work."""
+context the server continues, MCP tool calls as spans around the engine's work, and
+the framework retrievers' sync calls under the caller's span."""
 
 from __future__ import annotations
 
@@ -48,6 +49,24 @@ async def test_a_refused_remote_call_marks_the_client_span_failed(engine, otel):
     (client,) = [s for s in otel.finished() if s.kind is SpanKind.CLIENT]
     assert client.status.status_code is StatusCode.ERROR
     assert client.attributes["http.response.status_code"] == 401
+
+
+async def test_a_sync_retriever_call_in_a_running_loop_continues_the_callers_trace(engine, otel):
+    from recall_engine.integrations.langchain import RecallRetriever as LangChainRetriever
+    from recall_engine.integrations.llamaindex import RecallRetriever as LlamaIndexRetriever
+
+    await engine.remember(FACT, dataset_name="notes")
+    app = otel.tracer("app")
+    for retrieve in (
+        LangChainRetriever(engine, query_type="CHUNKS").invoke,
+        LlamaIndexRetriever(engine, query_type="CHUNKS").retrieve,
+    ):
+        otel.spans.clear()
+        with app.start_as_current_span("handle request") as outer:
+            retrieve(QUESTION)  # runs on a worker loop: the caller's context goes with it
+        (recall,) = otel.named("retrieval")
+        assert recall.parent is not None, retrieve
+        assert recall.parent.span_id == outer.get_span_context().span_id, retrieve
 
 
 def test_without_a_recording_tracer_no_header_is_sent():
