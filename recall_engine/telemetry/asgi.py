@@ -2,7 +2,9 @@
 request, after the HTTP semantic conventions (``{method} {route}``, SERVER kind,
 ``http.request.method``, ``http.route``, ``http.response.status_code``, ``error.type``),
 continuing the caller's trace from its ``traceparent`` header. The request's URL query
-and body are never recorded."""
+and body are never recorded. A method the conventions do not know is ``_OTHER`` (its
+span named ``HTTP {route}``, the method as sent in ``http.request.method_original``),
+so a client cannot add a metric series per method name it makes up."""
 
 from __future__ import annotations
 
@@ -22,6 +24,11 @@ try:
 except ImportError:  # the otel extra is not installed: telemetry is off
     _propagate = None  # type: ignore[assignment]
 
+
+KNOWN_METHODS = frozenset(
+    {"CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE"}
+)
+"""The HTTP semantic conventions' known methods; any other is recorded as ``_OTHER``."""
 
 ERROR_HEADER = b"x-recall-error"
 """The header in which the server names a failed call's exception class."""
@@ -53,7 +60,8 @@ class TelemetryMiddleware:
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
-        method = str(scope.get("method", "_OTHER"))
+        sent = str(scope.get("method", ""))
+        method = sent if sent in KNOWN_METHODS else "_OTHER"
         reply: _Reply = {}
 
         async def observed_send(message: Message) -> None:
@@ -66,11 +74,16 @@ class TelemetryMiddleware:
 
         first = {
             "http.request.method": method,
+            "http.request.method_original": sent if method == "_OTHER" else None,
             "url.path": str(scope.get("path", "")),
             "url.scheme": str(scope.get("scheme", "http")),
         }
         with operation(
-            method, operation="http", attributes=first, server=True, parent=_parent(scope)
+            _span_method(method),
+            operation="http",
+            attributes=first,
+            server=True,
+            parent=_parent(scope),
         ) as span:
             try:
                 await self.app(scope, receive, observed_send)
@@ -80,6 +93,11 @@ class TelemetryMiddleware:
                 raise
             finally:
                 _finish(span, scope, method, reply, time.perf_counter() - started)
+
+
+def _span_method(method: str) -> str:
+    """The method as a span name starts with it (``HTTP`` for ``_OTHER``)."""
+    return "HTTP" if method == "_OTHER" else method
 
 
 def _parent(scope: Scope) -> Context | None:
@@ -98,7 +116,7 @@ def _finish(span: SpanHandle, scope: Scope, method: str, reply: _Reply, seconds:
     attributes: dict[str, str | int] = {"http.request.method": method}
     if route is not None:
         attributes["http.route"] = route
-        span.rename(f"{method} {route}")
+        span.rename(f"{_span_method(method)} {route}")
     if status is not None:
         attributes["http.response.status_code"] = status
     failure = reply.get("error") or (str(status) if status is not None and status >= 500 else None)

@@ -94,6 +94,30 @@ def generation() -> int:
 _UNSET: object = object()
 
 
+_PROVIDERS = {
+    "tracer_provider": ("TracerProvider", "get_tracer"),
+    "meter_provider": ("MeterProvider", "get_meter"),
+}
+"""A provider argument's OpenTelemetry class and the method telemetry calls on it."""
+
+
+def _provider(name: str, value: object) -> object:
+    """``value`` once it is seen to be a provider instance, or None.
+
+    Checked here, as every later recall() would fail on it otherwise.
+
+    Raises:
+        ConfigError: anything else (a provider class instead of an instance, say).
+    """
+    kind, method = _PROVIDERS[name]
+    if value is None or (not isinstance(value, type) and callable(getattr(value, method, None))):
+        return value
+    raise ConfigError(
+        f"{name} must be a {kind} instance (opentelemetry.sdk's {kind}(), say) or None "
+        f"for the global one, got {value!r}."
+    )
+
+
 def configure(
     *,
     enabled: bool | None = None,
@@ -115,7 +139,8 @@ def configure(
         The settings now in force.
 
     Raises:
-        ConfigError: ``enabled`` or ``capture_content`` is not a bool.
+        ConfigError: ``enabled`` or ``capture_content`` is not a bool, or a provider
+            is not a provider instance; nothing is changed.
     """
     global _current, _generation
     changes: dict[str, Any] = {}
@@ -126,9 +151,9 @@ def configure(
             raise ConfigError(f"{name} must be True or False, got {value!r}.")
         changes[name] = value
     if tracer_provider is not _UNSET:
-        changes["tracer_provider"] = tracer_provider
+        changes["tracer_provider"] = _provider("tracer_provider", tracer_provider)
     if meter_provider is not _UNSET:
-        changes["meter_provider"] = meter_provider
+        changes["meter_provider"] = _provider("meter_provider", meter_provider)
     _current = replace(current(), **changes)
     _generation += 1
     return _current

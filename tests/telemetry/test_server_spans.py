@@ -71,3 +71,20 @@ async def test_metrics_are_recorded_without_a_tracer_provider(engine, otel):
     assert request.attributes["http.route"] == "/api/v1/recall" and request.count == 1
     (recall,) = otel.points("recall_engine.recall.duration")
     assert recall.attributes["recall_engine.search_type"] == "CHUNKS"
+
+
+async def test_an_unknown_method_is_other_so_clients_cannot_grow_the_metrics(engine, otel):
+    served = serve(engine)
+    try:
+        async with httpx.AsyncClient(base_url=served.url, timeout=60) as client:
+            for method in ("BREW", "WHEN", "GET"):
+                await client.request(method, "/health")
+    finally:
+        served.stop()
+    methods = sorted(
+        p.attributes["http.request.method"] for p in otel.points("http.server.request.duration")
+    )
+    assert methods == ["GET", "_OTHER"]  # one series for every method it does not know
+    others = [s for s in otel.finished() if s.attributes["http.request.method"] == "_OTHER"]
+    assert {s.name for s in others} == {"HTTP /health"}
+    assert sorted(s.attributes["http.request.method_original"] for s in others) == ["BREW", "WHEN"]

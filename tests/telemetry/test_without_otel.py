@@ -76,3 +76,20 @@ def test_configure_refuses_what_is_not_a_flag():
     with pytest.raises(ConfigError, match="capture_content must be True or False"):
         telemetry.configure(capture_content="yes")  # type: ignore[arg-type]
     assert telemetry.current() == before
+
+
+def test_configure_refuses_what_is_not_a_provider():
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from recall_engine import telemetry
+
+    before = telemetry.current()
+    with pytest.raises(ConfigError, match=r"tracer_provider must be a TracerProvider instance"):
+        telemetry.configure(tracer_provider=TracerProvider)  # the class, not an instance
+    with pytest.raises(ConfigError, match=r"meter_provider must be a MeterProvider instance"):
+        telemetry.configure(meter_provider="otlp")
+    assert telemetry.current() == before  # else every later recall() would fail
+    with pytest.raises(ConfigError, match="meter_provider"):
+        telemetry.configure(tracer_provider=TracerProvider(), meter_provider=MeterProvider)
+    assert telemetry.current() == before
