@@ -45,7 +45,7 @@ def recall_options(body: QueryRequest, scope: DatasetScope) -> RecallOptions:
     """recall()'s keyword options for ``body`` over ``scope``.
 
     Raises:
-        ApiError: 400 for an ``alpha`` outside 0..1.
+        ApiError: 400 for an ``alpha`` outside 0..1 (in any mode).
     """
     options: RecallOptions = {
         "tenant_id": scope.store,
@@ -61,11 +61,12 @@ def recall_options(body: QueryRequest, scope: DatasetScope) -> RecallOptions:
     where = filter_query(body)
     if where:
         options["metadata_filters"] = where
+    if isinstance(body.alpha, float | int) and not 0 <= body.alpha <= 1:
+        # refused in every mode, though only fast uses it
+        raise ApiError(
+            400, "VALIDATION_ERROR", f"alpha must be 'auto' or from 0 to 1, got {body.alpha}."
+        )
     if isinstance(body.alpha, float | int) and search_type(body) == "HYBRID_COMPLETION":
-        if not 0 <= body.alpha <= 1:
-            raise ApiError(
-                400, "VALIDATION_ERROR", f"alpha must be 'auto' or from 0 to 1, got {body.alpha}."
-            )
         options["retriever_specific_config"] = {
             "dense_weight": float(body.alpha),
             "lexical_weight": 1.0 - float(body.alpha),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -101,6 +101,31 @@ class Call:
         )
 
 
+def _collections(body: QueryRequest, call: Call) -> Sequence[str | None]:
+    """The collections a query reads (``[None]``: the default one).
+
+    Raises:
+        ApiError: 400 for two selectors in one request (the SDK's docs forbid it;
+            one would be ignored) or more than 100 collections, 501 for weights.
+    """
+    sent = [n for n in ("collections", "sub_tenant_ids") if getattr(body, n) is not None]
+    if call.collection:  # collection or sub_tenant_id, reconciled by Call
+        sent.insert(0, "collection" if body.collection else "sub_tenant_id")
+    if len(sent) > 1:
+        raise ApiError(
+            400,
+            "VALIDATION_ERROR",
+            f"{' and '.join(sent)} both name the collections to read; send collections only.",
+        )
+    selector = body.collections if body.collections is not None else body.sub_tenant_ids
+    if isinstance(selector, dict) and len(set(selector.values())) > 1:
+        not_honoured("Weighted collections", "Send a list of collections.")
+    subs = list(selector) if selector else [call.collection]
+    if len(subs) > 100:
+        raise ApiError(400, "VALIDATION_ERROR", "collections: at most 100.")
+    return subs
+
+
 def _reject_acl(acl: list[str] | None) -> None:
     if acl and acl != ["*"]:
         not_honoured("Document ACLs (acl)", "Give each principal its own database and key.")
@@ -124,13 +149,7 @@ def v2_router(engine: EnginePort, auth: Authenticator) -> APIRouter:
             not_honoured("graph_vector_prune")
         if body.temporal_intent:
             not_honoured("temporal_intent", "Send temporal_now to read as of a time.")
-        selector = body.collections if body.collections is not None else body.sub_tenant_ids
-        if isinstance(selector, dict) and len(set(selector.values())) > 1:
-            not_honoured("Weighted collections", "Send a list of collections.")
-        subs = list(selector) if selector else [call.collection]
-        if len(subs) > 100:
-            raise ApiError(400, "VALIDATION_ERROR", "collections: at most 100.")
-        scope = await dataset_scope(api, call.database, subs, body.type)
+        scope = await dataset_scope(api, call.database, _collections(body, call), body.type)
         data = await run_query(engine, body, scope)
         return Envelope[V2RetrievalResult | str](data=data, meta=call.meta())
 

@@ -30,6 +30,16 @@ def test_bad_input_is_a_v2_400_naming_the_field(live: LiveServer) -> None:
         assert both.status_code == 400 and "disagree" in v2_error(both)["message"]
         when = http.post("/query", json={"database": "acme", "query": "x", "temporal_now": "soon"})
         assert when.status_code == 400 and "temporal_now" in v2_error(when)["message"]
+        for mode in ("auto", "thinking", "fast"):  # out of range whether or not the mode uses it
+            alpha = http.post(
+                "/query", json={"database": "acme", "query": "x", "alpha": 3, "mode": mode}
+            )
+            assert alpha.status_code == 400 and "alpha" in v2_error(alpha)["message"], mode
+        for other in ({"collection": "team"}, {"sub_tenant_ids": ["team"]}):
+            two = http.post(
+                "/query", json={"database": "acme", "query": "x", "collections": ["a"]} | other
+            )
+            assert two.status_code == 400 and "collections" in v2_error(two)["message"], other
         ingest = http.post("/context/ingest", json={"database": "acme", "memories": "[1]"})
         assert ingest.status_code == 400 and "memories" in v2_error(ingest)["message"]
         listed = http.post("/context/list", json={"database": "acme"}).json()
