@@ -23,6 +23,7 @@ from recall_engine.core.recall_options import RecallOptions, RecallParams, recal
 from recall_engine.core.search_types import SearchType
 from recall_engine.identity.models import DatasetAccess, User
 from recall_engine.memory import ForgetOptions, ItemInfo, RememberOptions
+from recall_engine.remote.pool import ConnectionPool
 from recall_engine.remote.tenant_calls import RemoteTenantCalls
 from recall_engine.remote.wire import data_to_wire, to_wire
 
@@ -39,6 +40,8 @@ class RemoteRecallEngine(RemoteTenantCalls):
     Every method raises what the embedded engine's method raises (the class the
     server names), and ``RemoteUnavailableError`` when the server cannot be reached
     or did not answer in time; ``RemoteAuthenticationError`` when it refuses the key.
+    One connection pool serves every event loop and thread that calls it; close it
+    with ``async with``, ``await aclose()`` or ``close()``.
 
     Args:
         url: the server's base URL (``http://127.0.0.1:8000``).
@@ -68,15 +71,14 @@ class RemoteRecallEngine(RemoteTenantCalls):
             raise InvalidInputError(f"timeout_s must be a positive number, got {timeout_s!r}.")
         self.url = url.rstrip("/")
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._new_client = partial(
+        new_client = partial(
             httpx.AsyncClient,
             base_url=self.url,
             headers=headers,
             timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0)),
             transport=transport,
         )
-        self._client = None
-        self._loop = None
+        self._pool = ConnectionPool(new_client)
 
     def __repr__(self) -> str:
         return f"RemoteRecallEngine(url={self.url!r})"

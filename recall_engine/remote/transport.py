@@ -1,59 +1,36 @@
-"""The HTTP side of the remote client: one connection pool per event loop, errors
-mapped to the engine's exception classes, a CLIENT span around each request."""
+"""The HTTP side of the remote client: requests through the engine's one connection
+pool, errors mapped to the engine's exception classes, a CLIENT span around each
+request."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from typing import TypeVar, cast
 
 import httpx
 from pydantic import BaseModel
 
 from recall_engine.remote.errors import RemoteUnavailableError, error_from_reply
+from recall_engine.remote.pool import ConnectionPool
 from recall_engine.remote.wire import to_wire
 from recall_engine.telemetry.client import client_request
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
-def running_loop() -> asyncio.AbstractEventLoop | None:
-    """The running asyncio loop, or None under another async library (trio).
-
-    Returns:
-        The loop, or None when asyncio's loop is not the one running.
-    """
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:  # another async library (trio): one pool for its one loop
-        return None
-
-
 class RemoteTransport:
     """Sends the remote client's requests; the client sets these attributes."""
 
     url: str
-    _new_client: Callable[[], httpx.AsyncClient]
-    _client: httpx.AsyncClient | None
-    _loop: asyncio.AbstractEventLoop | None
+    _pool: ConnectionPool
+
+    def close(self) -> None:
+        """Close the connections once the calls in flight have finished (the engine
+        opens new ones if used again); from sync code or any thread."""
+        self._pool.close()
 
     async def aclose(self) -> None:
-        """Close the connection pool (the engine opens a new one if used again)."""
-        client, self._client = self._client, None
-        if client is not None and self._loop is running_loop():
-            await client.aclose()
-
-    def _pool(self) -> httpx.AsyncClient:
-        """The connection pool of the running event loop.
-
-        A pooled connection belongs to the loop that opened it, and the embedded
-        engine may be driven by one ``asyncio.run`` after another; so a call on a
-        new loop gets a new pool (the old loop's connections closed with it).
-        """
-        loop = running_loop()
-        if self._client is None or loop is not self._loop:
-            self._client, self._loop = self._new_client(), loop
-        return self._client
+        """``close()`` for async code, on any event loop."""
+        await self._pool.aclose()
 
     async def _send(
         self,
@@ -86,8 +63,11 @@ class RemoteTransport:
     ) -> httpx.Response:
         """One HTTP exchange; an unreachable or silent server as RemoteUnavailableError."""
         try:
-            pool = self._pool()
-            return await pool.request(method, path, json=json, params=params, headers=headers)
+            return await self._pool.send(
+                lambda client: client.request(
+                    method, path, json=json, params=params, headers=headers
+                )
+            )
         except httpx.TimeoutException:
             raise RemoteUnavailableError(
                 f"The recall-engine server at {self.url} did not answer in time; "

@@ -144,7 +144,7 @@ def test_store_locked_message_points_at_connect() -> None:
 
 
 def test_one_client_serves_one_asyncio_run_after_another(served) -> None:
-    """As the embedded engine does: a pool opened on a closed loop is not reused."""
+    """As the embedded engine does (tests/remote/test_pool.py: one pool for them all)."""
     import asyncio
 
     remote = served.connect()
