@@ -4,7 +4,8 @@ source, fetch a source's content."""
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, TypeVar
+from functools import partial
+from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict, Field
@@ -24,8 +25,6 @@ from recall_engine.server.responses import (
     SourceLinks,
 )
 from recall_engine.tenants import TenantAPI
-
-T = TypeVar("T")
 
 
 class ListFilters(BaseModel):
@@ -63,11 +62,9 @@ class FetchContentRequest(BaseModel):
     expiry_seconds: int | None = Field(default=None, ge=60, le=604800)
 
 
-def _page(items: list[T], page: int, size: int) -> tuple[list[T], Pagination]:
-    total = len(items)
+def _pagination(total: int, page: int, size: int) -> Pagination:
     pages = max(1, math.ceil(total / size))
-    chunk = items[(page - 1) * size : page * size]
-    meta = Pagination(
+    return Pagination(
         page=page,
         page_size=size,
         total=total,
@@ -75,7 +72,6 @@ def _page(items: list[T], page: int, size: int) -> tuple[list[T], Pagination]:
         has_next=page < pages,
         has_previous=page > 1,
     )
-    return chunk, meta
 
 
 def _matches(source: dict[str, Any], filters: ListFilters | None) -> bool:
@@ -105,14 +101,16 @@ def fetch_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
     ) -> ListSourcesResponse | ListMemoriesResponse:
         who.check(body.tenant_id)
         memories = body.kind == "memories"
-        sources = await api.list_sources(
-            body.tenant_id, sub_tenant_id=body.sub_tenant_id, collection="mem" if memories else "kb"
+        listing = await api.listing(
+            body.tenant_id,
+            sub_tenant_id=body.sub_tenant_id,
+            collection="mem" if memories else "kb",
+            source_ids=body.source_ids or None,
+            where=partial(_matches, filters=body.filters) if body.filters is not None else None,
         )
-        if body.source_ids:
-            wanted = set(body.source_ids)
-            sources = [s for s in sources if s["id"] in wanted]
-        sources = [s for s in sources if _matches(s, body.filters)]
-        page, meta = _page(sources, body.page, body.page_size)
+        start = (body.page - 1) * body.page_size
+        page = await listing.page(start, start + body.page_size)
+        meta = _pagination(listing.total, body.page, body.page_size)
         if memories:
             return ListMemoriesResponse(
                 success=True,

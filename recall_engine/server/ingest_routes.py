@@ -173,11 +173,13 @@ def ingestion_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
         wanted = list(dict.fromkeys([*(file_ids or []), *([file_id] if file_id else [])]))
         if not wanted:
             raise ApiError(400, "INVALID_PARAMETERS", "Pass file_id or file_ids.")
-        known = {s["id"] for s in await api.list_sources(tenant_id, sub_tenant_id=sub_tenant_id)}
+        known = {
+            s["id"] for s in await api.find_sources(tenant_id, wanted, sub_tenant_id=sub_tenant_id)
+        }
         known |= {
             s["id"]
-            for s in await api.list_sources(
-                tenant_id, sub_tenant_id=sub_tenant_id, collection="mem"
+            for s in await api.find_sources(
+                tenant_id, wanted, sub_tenant_id=sub_tenant_id, collection="mem"
             )
         }
         return VerifyProcessingResponse(

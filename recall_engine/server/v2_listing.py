@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from recall_engine.core.hydra import DEFAULT_SUB_TENANT
 from recall_engine.server.v2_models import (
+    ListFilter,
     ListRequest,
     ListResponse,
     MemoryListItem,
@@ -24,6 +26,15 @@ def _holds(stored: Mapping[str, object], wanted: Mapping[str, object] | None) ->
     return all(stored.get(k) == v for k, v in (wanted or {}).items())
 
 
+def _passes(row: Mapping[str, Any], *, filters: ListFilter) -> bool:
+    """The source holds every exact value ``filters`` asks of it."""
+    return (
+        _holds(row["tenant_metadata"], filters.metadata)
+        and _holds(row["document_metadata"], filters.additional_metadata)
+        and _holds(row, filters.source_fields)
+    )
+
+
 async def list_context(
     api: TenantAPI, database: str, collection: str | None, body: ListRequest
 ) -> ListResponse:
@@ -33,23 +44,27 @@ async def list_context(
         TenantNotFoundError: no such database.
     """
     sub = collection or DEFAULT_SUB_TENANT
-    rows: list[tuple[str, dict[str, Any]]] = []
-    for wanted in KINDS[body.type]:
-        for found in await api.list_sources(database, sub_tenant_id=collection, collection=wanted):
-            rows.append((wanted, found))
-    wanted_ids = set(body.ids or ())
-    filters = body.filters
-    rows = [
-        (kind, row)
-        for kind, row in rows
-        if (not wanted_ids or row["id"] in wanted_ids)
-        and (filters is None or _holds(row["tenant_metadata"], filters.metadata))
-        and (filters is None or _holds(row["document_metadata"], filters.additional_metadata))
-        and (filters is None or _holds(row, filters.source_fields))
+    where = None if body.filters is None else partial(_passes, filters=body.filters)
+    listings = [
+        (
+            wanted,
+            await api.listing(
+                database,
+                sub_tenant_id=collection,
+                collection=wanted,
+                source_ids=body.ids or None,
+                where=where,
+            ),
+        )
+        for wanted in KINDS[body.type]
     ]
-    total = len(rows)
+    total = sum(listing.total for _, listing in listings)
     start = (body.page - 1) * body.page_size
-    page = rows[start : start + body.page_size]
+    page: list[tuple[str, dict[str, Any]]] = []
+    for kind_of_page, listing in listings:  # the kinds one after the other, as one list
+        stop = start + body.page_size - len(page)
+        page += [(kind_of_page, row) for row in await listing.page(start, stop)]
+        start = max(0, start - listing.total)
     sources: list[SourceItem] = []
     memories: list[MemoryListItem] = []
     for kind, row in page:

@@ -192,8 +192,8 @@ def v2_router(engine: EnginePort, auth: Authenticator) -> APIRouter:
             raise ApiError(400, "VALIDATION_ERROR", "Pass id or ids.")
         known: set[str] = set()
         for kind in (KNOWLEDGE, MEMORIES):
-            found = await api.list_sources(
-                call.database, sub_tenant_id=call.collection, collection=kind
+            found = await api.find_sources(
+                call.database, wanted, sub_tenant_id=call.collection, collection=kind
             )
             known |= {s["id"] for s in found}
         statuses = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from recall_engine.core.hydra import (
@@ -14,10 +15,11 @@ from recall_engine.core.results import source_of, to_triplet
 from recall_engine.tenants.base import Collection, TenantBase
 from recall_engine.tenants.errors import SourceNotFoundError
 from recall_engine.tenants.ids import KNOWLEDGE, MEMORIES
+from recall_engine.tenants.source_rows import Entry, Found, SourceListing, entries, select
 
 
 class TenantSources(TenantBase):
-    """list_sources, source, source_relations, stats, dimension."""
+    """list_sources, find_sources, listing, source, source_relations, stats, dimension."""
 
     async def list_sources(
         self,
@@ -25,47 +27,58 @@ class TenantSources(TenantBase):
         *,
         sub_tenant_id: str | None = None,
         collection: Collection = KNOWLEDGE,
-    ) -> list[dict[str, Any]]:
+    ) -> list[Entry]:
         """The sources of a sub-tenant's collection, oldest first, each with its
-        fields, metadata and text."""
+        fields, metadata and text. Reads every source's text: a request that wants
+        some ids or one page reads ``find_sources`` or ``listing`` instead."""
         reader = await self._reader(tenant_id, collection, sub_tenant_id)
-        rows = await reader.documents()
-        rows.sort(key=lambda r: (r.created_at, r.id))
+        rows = sorted(await reader.documents(), key=lambda r: (r.created_at, r.id))
         chunks = await reader.chunks_of_data([r.id for r in rows])
-        # One entry per source: a document's chunks, or a conversation turn's.
-        by_source: dict[tuple[str, str], list[str]] = {}
-        meta_of: dict[tuple[str, str], dict[str, object]] = {}
-        keys_of: dict[str, list[tuple[str, str]]] = {}
-        for hit in chunks:
-            key = (hit.data_id, str(source_of(hit.metadata).get("source_id") or ""))
-            if key not in meta_of:
-                keys_of.setdefault(hit.data_id, []).append(key)
-                meta_of[key] = hit.metadata
-            by_source.setdefault(key, []).append(hit.text)
-        out: list[dict[str, Any]] = []
-        for row in rows:
-            keys = keys_of.get(row.id) or [(row.id, "")]
-            for key in keys:
-                metadata = meta_of.get(key, {})
-                source = source_of(metadata)
-                out.append(
-                    {
-                        "id": str(source.get("source_id") or row.source_id or row.id),
-                        "data_id": row.id,
-                        "title": source.get("title") or row.name,
-                        "type": source.get("type"),
-                        "description": source.get("description"),
-                        "url": source.get("url"),
-                        "timestamp": source.get("timestamp") or source.get("uploaded_at"),
-                        "text": "\n".join(by_source.get(key, [])),
-                        "tenant_metadata": metadata.get("tenant_metadata") or {},
-                        "document_metadata": metadata.get("additional_metadata") or {},
-                        "relations": source.get("relations") or [],
-                        "expires_at": metadata.get("expires_at"),
-                    }
-                )
-        now = time.time()
-        return [s for s in out if not (s["expires_at"] is not None and s["expires_at"] <= now)]
+        return entries(rows, chunks, now=time.time())
+
+    async def find_sources(
+        self,
+        tenant_id: str,
+        source_ids: Sequence[str],
+        *,
+        sub_tenant_id: str | None = None,
+        collection: Collection = KNOWLEDGE,
+    ) -> list[Entry]:
+        """The sources of a sub-tenant's collection with these ids (as
+        ``list_sources`` lists them), reading those sources only: the items that
+        declare them, and, for an id no item declares (a conversation turn, an
+        unknown id), the items' rows and the grouped conversations' chunks.
+        Ordered by the item found; an id found twice (never, as the tenant API
+        writes) keeps the item that declares it first."""
+        wanted = list(dict.fromkeys(source_ids))
+        if not wanted:
+            return []
+        reader = await self._reader(tenant_id, collection, sub_tenant_id)
+        declared = await reader.data_ids_of_sources(wanted)
+        chunks = await reader.chunks_of_data(list(dict.fromkeys(declared.values())))
+        name_of = {h.data_id: h.document_name for h in chunks}
+        rows = [Found(d, s, name_of[d]) for s, d in declared.items() if d in name_of]
+        out = [e for e in entries(rows, chunks, now=time.time()) if e["id"] in declared]
+        left = [i for i in wanted if i not in {e["id"] for e in out}]
+        if left:
+            listing = await select(reader, ids=left)
+            out += await listing.page(0, listing.total)
+        return out
+
+    async def listing(
+        self,
+        tenant_id: str,
+        *,
+        sub_tenant_id: str | None = None,
+        collection: Collection = KNOWLEDGE,
+        source_ids: Sequence[str] | None = None,
+        where: Callable[[Entry], bool] | None = None,
+    ) -> SourceListing:
+        """The sources of a sub-tenant's collection with one of ``source_ids``
+        (None: any) that ``where`` accepts (given each source without its text),
+        oldest first, to count and read a page of (``source_rows.select``)."""
+        reader = await self._reader(tenant_id, collection, sub_tenant_id)
+        return await select(reader, ids=source_ids, where=where)
 
     async def source(
         self,
@@ -81,13 +94,13 @@ class TenantSources(TenantBase):
             SourceNotFoundError: no such source in the sub-tenant.
         """
         for name in (collection,) if collection else (KNOWLEDGE, MEMORIES):
-            for found in await self.list_sources(
+            for found in await self.find_sources(
                 tenant_id,
+                [source_id],
                 sub_tenant_id=sub_tenant_id,
                 collection=name,  # type: ignore[arg-type]
             ):
-                if found["id"] == source_id:
-                    return {**found, "collection": name}
+                return {**found, "collection": name}
         raise SourceNotFoundError(
             f"no source {source_id!r} in tenant {tenant_id!r}, sub-tenant "
             f"{sub_tenant_id or DEFAULT_SUB_TENANT!r}."

@@ -119,7 +119,7 @@ def test_an_unexpected_error_keeps_the_connection(live, monkeypatch):
     async def boom(*args, **kwargs):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(live.engine.tenants, "list_sources", boom)
+    monkeypatch.setattr(live.engine.tenants, "listing", boom)
     limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
     with live.client(limits=limits) as client:
         first = client.get("/health")
