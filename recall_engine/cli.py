@@ -155,7 +155,7 @@ async def _run(args: argparse.Namespace) -> int:
 def _stdin() -> Document:
     """The text piped to ``recall-engine remember -``, as a document: never taken
     for a path, whatever it says."""
-    from recall_engine.ingest.sources import decode_text
+    from recall_engine.core.validation import decode_text
 
     text = decode_text(sys.stdin.buffer.read(), what="The text on stdin")
     if not text.strip():

@@ -7,6 +7,7 @@ them for its own arguments.
 
 from __future__ import annotations
 
+import codecs
 import math
 import uuid
 from collections.abc import Mapping, Sequence
@@ -39,6 +40,34 @@ RESERVED_METADATA_KEYS = frozenset(
 )
 
 _ID_NAMESPACE = uuid.UUID("6f1c1d2e-8a53-4f0e-9a3e-2b7d6c1e5a90")
+
+
+# Longest first: a UTF-32 LE mark begins with the UTF-16 LE one.
+_BYTE_ORDER_MARKS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"),
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+)
+
+
+def decode_text(data: bytes, *, what: str) -> str:
+    """``data`` as text: UTF-8 (a byte-order mark dropped), or UTF-16 / UTF-32 when
+    a byte-order mark says so (as Windows tools write them).
+
+    Raises:
+        InvalidInputError: bytes that are not text in that encoding, or a NUL;
+            the message starts with ``what``.
+    """
+    encoding = next((name for mark, name in _BYTE_ORDER_MARKS if data.startswith(mark)), "UTF-8")
+    try:
+        text = data.decode(encoding.lower())
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(
+            f"{what} is not {encoding} text ({exc.reason} at byte {exc.start}); convert it "
+            "to UTF-8 first."
+        ) from exc
+    return check_text(text.removeprefix("\ufeff"), what=what)
 
 
 def check_name(value: object, *, what: str) -> str:

@@ -6,7 +6,6 @@ fails with a clear error and leaves the store as it was.
 
 from __future__ import annotations
 
-import codecs
 import errno
 import json
 import logging
@@ -26,7 +25,7 @@ from recall_engine.core.inputs import MAX_JSON_DEPTH, json_depth, system_folder
 from recall_engine.core.item_names import opening_words
 from recall_engine.core.limits import check_item_size
 from recall_engine.core.models import Conversation, Document
-from recall_engine.core.validation import check_metadata, check_text
+from recall_engine.core.validation import check_metadata, check_text, decode_text
 from recall_engine.ingest.folders import UnreadFile, file_kind, resolved, walk
 from recall_engine.ingest.source_items import (
     SourceItem,
@@ -42,13 +41,6 @@ MAX_FILE_BYTES = 256 * 1024 * 1024
 """The largest file remember() reads; a larger one is refused before it is read whole."""
 _READ_BLOCK = 1 << 20
 _NAMED_IN_A_MESSAGE = 10
-# Longest first: a UTF-32 LE mark begins with the UTF-16 LE one.
-_BYTE_ORDER_MARKS = (
-    (codecs.BOM_UTF32_LE, "UTF-32"),
-    (codecs.BOM_UTF32_BE, "UTF-32"),
-    (codecs.BOM_UTF16_LE, "UTF-16"),
-    (codecs.BOM_UTF16_BE, "UTF-16"),
-)
 
 logger = logging.getLogger(__name__)
 
@@ -257,25 +249,6 @@ def _read_text(path: Path) -> str:
     finally:
         os.close(fd)
     return decode_text(b"".join(blocks), what=f"File {path}")
-
-
-def decode_text(data: bytes, *, what: str) -> str:
-    """``data`` as text: UTF-8 (a byte-order mark dropped), or UTF-16 / UTF-32 when
-    a byte-order mark says so (as Windows tools write them).
-
-    Raises:
-        InvalidInputError: bytes that are not text in that encoding, or a NUL;
-            the message starts with ``what``.
-    """
-    encoding = next((name for mark, name in _BYTE_ORDER_MARKS if data.startswith(mark)), "UTF-8")
-    try:
-        text = data.decode(encoding.lower())
-    except UnicodeDecodeError as exc:
-        raise InvalidInputError(
-            f"{what} is not {encoding} text ({exc.reason} at byte {exc.start}); convert it "
-            "to UTF-8 first."
-        ) from exc
-    return check_text(text.removeprefix("\ufeff"), what=what)
 
 
 def _not_regular(path: Path, kind: str) -> InvalidInputError:

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 from typing import TypeVar
 
+from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.hydra import (
     DEFAULT_SUB_TENANT,
     AddMemoryResponse,
@@ -19,6 +20,7 @@ from recall_engine.core.hydra import (
     SourceUploadResultItem,
 )
 from recall_engine.core.models import Conversation, Document
+from recall_engine.core.validation import decode_text
 from recall_engine.read.tenant_reader import TenantReader
 from recall_engine.tenants.base import Collection, TenantBase
 from recall_engine.tenants.conversations import (
@@ -79,8 +81,9 @@ class TenantIngest(TenantBase):
         upsert: bool = True,
     ) -> SourceUploadResponse:
         """Store documents in a sub-tenant's knowledge: app sources, and files given
-        as (filename, bytes, metadata) whose bytes are UTF-8 text; any other file
-        (a PDF, an Office document, other binary bytes) fails with the reason.
+        as (filename, bytes, metadata) whose bytes are text (UTF-8, or UTF-16 / UTF-32
+        with a byte-order mark); any other file (a PDF, an Office document, other
+        binary bytes) fails with the reason.
 
         Raises:
             TenantNotFoundError: no such tenant.
@@ -88,10 +91,11 @@ class TenantIngest(TenantBase):
         prepared = [prepare_source(KnowledgeSource.model_validate(s)) for s in sources]
         for filename, body, meta in files:
             fid = str(meta.get("file_id") or meta.get("id") or filename)
-            if (error := _not_text(filename, body)) is not None:
-                prepared.append(Prepared(fid, filename, error=error, filename=filename))
+            try:
+                text = _text(filename, body)
+            except InvalidInputError as exc:
+                prepared.append(Prepared(fid, filename, error=str(exc), filename=filename))
                 continue
-            text = body.decode("utf-8")
             fields = {**meta, "text": text}
             fields.setdefault("id", meta.get("file_id"))
             fields.setdefault("title", filename)
@@ -246,22 +250,24 @@ _BINARY_SUFFIXES = frozenset(
     {".pdf", ".doc", ".docx", ".xls", ".xlsx", ".ppt", ".pptx", ".odt", ".ods", ".odp"}
     | {".rtf", ".epub", ".zip", ".gz"}
 )
-_ONLY_TEXT = "only UTF-8 text files can be read: extract its text and upload that"
+_ONLY_TEXT = "only text files can be read: extract its text and upload that"
 
 
-def _not_text(filename: str, body: bytes) -> str | None:
-    """Why an uploaded file cannot be stored as text, or None when it can."""
+def _text(filename: str, body: bytes) -> str:
+    """The text of an uploaded file, as ``remember()`` reads a file: UTF-8, or UTF-16 /
+    UTF-32 with a byte-order mark (``decode_text``).
+
+    Raises:
+        InvalidInputError: a PDF, an Office document or other binary bytes, or text
+            in another encoding, saying why.
+    """
     kind = next((k for magic, k in _BINARY_MAGIC if body.startswith(magic)), None)
     suffix = PurePath(filename).suffix.lower()
     if kind is None and suffix in _BINARY_SUFFIXES:
         kind = f"a {suffix} file"
     if kind is not None:
-        return f"{filename} is {kind}, not text; {_ONLY_TEXT}"
-    try:
-        body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return f"{filename} is not UTF-8 text ({exc.reason} at byte {exc.start}); {_ONLY_TEXT}"
-    return None
+        raise InvalidInputError(f"{filename} is {kind}, not text; {_ONLY_TEXT}")
+    return decode_text(body, what=filename)
 
 
 def _summary(

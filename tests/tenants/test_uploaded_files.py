@@ -18,7 +18,8 @@ GOOD = ("notes.txt", b"Ann moved to Lyon in 2021.", {})
         ("notes.docx", b"PK\x03\x04 word/document.xml", "is a ZIP archive"),
         ("junk.pdf", bytes(range(1, 127)) * 4, "is a .pdf file"),
         ("dump.txt", b"start\x00\x01 tail", "NUL character"),
-        ("utf16.txt", "hello".encode("utf-16"), "not UTF-8 text"),
+        ("latin1.txt", "café au lait".encode("latin-1"), "not UTF-8 text"),
+        ("utf16.txt", "hello\x00".encode("utf-16"), "NUL character"),
     ],
 )
 async def test_a_file_that_is_not_text_fails_alone(engine, filename, body, reason) -> None:
@@ -50,3 +51,17 @@ async def test_a_memory_with_a_nul_fails_alone(engine) -> None:
         ("pair", "failed"),
     ]
     assert "NUL character" in (result.results[1].error or "")
+
+
+async def test_a_file_with_a_byte_order_mark_is_read_as_remember_reads_it(engine) -> None:
+    """UTF-16 with a byte-order mark (what Windows tools write) is text, as for a
+    file given to remember()."""
+    await engine.create_tenant("acme")
+    body = "Ann moved to Lyon in 2021.\r\n".encode("utf-16")
+    result = await engine.tenants.upload_knowledge(
+        "acme", files=[("notes.txt", body, {})], sub_tenant_id="kb"
+    )
+    (stored,) = result.results
+    assert stored.status == "completed", stored.error
+    (listed,) = await engine.tenants.list_sources("acme", sub_tenant_id="kb")
+    assert listed["text"].strip() == "Ann moved to Lyon in 2021."
