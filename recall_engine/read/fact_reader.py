@@ -78,11 +78,27 @@ class FactReader(ScopedReader):
         if facts is None:
             facts = await self._subject_facts(key)
             memo[("facts", self._scope, key)] = facts
+        facts = self._within_filter(facts)
         if as_of is not None:
             facts = [f for f in facts if f.valid_at(as_of)]
         elif not history:
             facts = [f for f in facts if f.current]
         return sorted(facts, key=_order)
+
+    def _within_filter(self, facts: list[Fact]) -> list[Fact]:
+        """The facts stated in chunks the reader's filter passes, each naming only such
+        replacements (the memo holds the scope's facts, whatever the filter)."""
+        chunks = [c for f in facts for c in (f.chunk_id, *(r.chunk_id for r in f.superseded_by))]
+        passing = self._passing(chunks)
+        if passing is None:
+            return facts
+        return [
+            f.model_copy(
+                update={"superseded_by": tuple(r for r in f.superseded_by if r.chunk_id in passing)}
+            )
+            for f in facts
+            if f.chunk_id in passing
+        ]
 
     async def _subject_facts(self, key: str) -> list[Fact]:
         graph = self._store.graph
@@ -120,7 +136,7 @@ class FactReader(ScopedReader):
             found = await self._chunk_validity(missing)
             for chunk_id in missing:
                 memo[("chunk", self._scope, chunk_id)] = found.get(chunk_id, [])
-        out = {c: memo[("chunk", self._scope, c)] for c in wanted}
+        out = {c: self._within_filter(memo[("chunk", self._scope, c)]) for c in wanted}
         return {c: list(found) for c, found in out.items() if found}
 
     async def _chunk_validity(self, wanted: list[str]) -> dict[str, list[Fact]]:
@@ -134,7 +150,7 @@ class FactReader(ScopedReader):
         for fact in sorted(facts, key=_order):
             if fact.chunk_id in out:
                 out[fact.chunk_id].append(fact)
-        return {c: found for c, found in out.items() if found}
+        return {c: list(found) for c, found in out.items() if found}
 
     async def _edges_in_chunks(self, chunk_ids: list[str]) -> list[EdgeRecord]:
         """``GraphStore.edges_in_chunks`` (a scan of the relation table in Kuzu), from

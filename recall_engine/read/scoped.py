@@ -4,7 +4,7 @@ from stored records to hits that every part of ``StoreReader`` shares.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import TypeVar
 
@@ -68,6 +68,17 @@ class ScopedReader:
     def _allows(self, record: ChunkRecord) -> bool:
         """The record passes the reader's filter."""
         return self._where is None or self._where.allows(record.metadata)
+
+    def _passing(self, chunk_ids: Iterable[str | None]) -> set[str] | None:
+        """The chunks among ``chunk_ids`` that pass the reader's filter, in scope; None
+        when the reader has no filter. A fact or an edge stated in a chunk the filter
+        excludes is excluded with it (else an answer read from facts or an entity's
+        edges names what ``metadata_filters`` left out)."""
+        if self._where is None:
+            return None
+        wanted = dict.fromkeys(c for c in chunk_ids if c)
+        records = self._store.index.by_id(wanted, self._scope) if wanted else []
+        return {r.id for r in records if self._allows(r)}
 
     def _chunk_hit(self, record: ChunkRecord, score: float) -> ChunkHit:
         # Built unvalidated (``core.trusted``): a record's fields are typed already,

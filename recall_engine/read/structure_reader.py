@@ -57,7 +57,8 @@ class StructureReader(ScopedReader):
             edge = adj.edges.get(row["id"])
             if edge is not None:
                 out.append((edge, float(score)))
-        return out
+        passing = self._passing(e.chunk_id for e, _ in out)
+        return out if passing is None else [(e, s) for e, s in out if e.chunk_id in passing]
 
     async def nearest_entity_refs(
         self, vector: np.ndarray, k: int
@@ -123,12 +124,19 @@ class StructureReader(ScopedReader):
         return self._edges_in_scope(adj, ids)
 
     def _edges_in_scope(self, adj: Adjacency, edge_ids: Iterable[str]) -> list[GraphEdge]:
-        """The snapshot's edges of ``edge_ids`` (distinct, in order) in scope."""
+        """The snapshot's edges of ``edge_ids`` (distinct, in order) in scope, stated
+        in chunks the reader's filter passes."""
         edges = adj.edges
         if self._covers(adj):
-            return [edges[i] for i in edge_ids]
-        scope = set(self._scope)
-        return [edge for edge in map(edges.__getitem__, edge_ids) if edge.dataset_id in scope]
+            found = [edges[i] for i in edge_ids]
+        else:
+            scope = set(self._scope)
+            found = [e for e in map(edges.__getitem__, edge_ids) if e.dataset_id in scope]
+        return self._filtered(found)
+
+    def _filtered(self, edges: list[GraphEdge]) -> list[GraphEdge]:
+        passing = self._passing(e.chunk_id for e in edges)
+        return edges if passing is None else [e for e in edges if e.chunk_id in passing]
 
     async def mentions(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
         adj = await self._adjacency()

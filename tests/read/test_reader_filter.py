@@ -44,3 +44,32 @@ def test_filters_combine_and_expiry_counts():
     assert not both.allows({"x": 1, "y": 2, "expires_at": 15.0})  # expired by 20
     assert both.allows({"x": 1, "y": 2, "expires_at": 25.0})
     assert a.and_(None) is a
+
+
+async def test_facts_and_edges_honour_the_readers_filter(engine):
+    # Ann's pets are stated in a red and a blue note: a red-only reader must not
+    # name the blue one through the facts an answer is read from, nor through an
+    # entity's edges (metadata_filters answers offline from facts).
+    for team, pet in (("red", "Luna"), ("blue", "Xylo")):
+        doc = Document(text=f"Ann has a cat named {pet}.", metadata={"team": team})
+        await engine.remember(doc, dataset_name="notes")
+    store = engine.store()
+    dataset_ids = list(store.datasets())
+    red = StoreReader(store, dataset_ids, where=ChunkFilter(equals=((("team",), "red"),)))
+    everything = StoreReader(store, dataset_ids)
+
+    def objects(facts):
+        return {f.object for f in facts}
+
+    assert {"Luna", "Xylo"} <= objects(await everything.facts("Ann"))
+    assert "Xylo" not in objects(await red.facts("Ann"))
+    assert "Luna" in objects(await red.facts("Ann"))
+    ann = [e.id for e in await red.entities_by_name(["Ann"])]
+    pets = {e.name: e.id for e in await everything.entities_by_name(["Luna", "Xylo"])}
+
+    async def targets(reader):
+        return {e.target_id for e in await reader.edges_of(ann)}
+
+    assert {pets["Luna"], pets["Xylo"]} <= await targets(everything)
+    assert pets["Luna"] in await targets(red)
+    assert pets["Xylo"] not in await targets(red)
