@@ -96,12 +96,16 @@ def _extract(chunk: ChunkInput) -> ChunkExtraction:
     starts = [s.start for s in sentences]
     claims = Claims(len(text))
     spans = identifier_spans(text, claims)
+    future_at: dict[int, bool] = {}  # per sentence, read once: a sentence may hold many dates
     for start, end, phrase in find_date_phrases(text):
         if not claims.free(start, end):
             continue
         claims.claim(start, end)
-        sentence = sentences[_index(starts, start)]
-        future = _FUTURE.search(text, sentence.start, sentence.end) is not None
+        at = _index(starts, start)
+        sentence = sentences[at]
+        if at not in future_at:
+            future_at[at] = _FUTURE.search(text, sentence.start, sentence.end) is not None
+        future = future_at[at]
         resolved = resolve_date(phrase, chunk.timestamp, prefer="future" if future else "past")
         date = DatePhrase(start, end, phrase, resolved)
         sentence.dates.append(date)
@@ -135,6 +139,7 @@ def _sentence_relations(
     """Pattern relations between mention pairs, noun-phrase kinds, then co-mentions."""
     found: list[PendingRelation] = []
     related: set[tuple[str, str]] = set()
+    subject_of: dict[int, Span] = {}  # id of a pattern relation's target -> its latest source
     spans = [s for s in sentence.spans if s.type is not T.DATE]
     limit = min([d.start for d in sentence.dates] + [sentence.end])
     for i, a in enumerate(spans):
@@ -145,7 +150,8 @@ def _sentence_relations(
             np_object = rr.np_object_after(text, a.end, limit if limit > a.end else sentence.end)
             if np_object is not None and bare_common_noun(np_object[0], np_object[1]):
                 np_object = None
-        for b in spans[i + 1 :]:
+        for j in range(i + 1, len(spans)):  # by index: a slice per span is quadratic
+            b = spans[j]
             if b.start - a.end > rr.MAX_GAP:
                 break
             if b.pronoun in ("subject", "possessive") or span_key(a) == span_key(b):
@@ -160,10 +166,9 @@ def _sentence_relations(
                 continue
             pattern, subject = match.pattern, a
             if match.coordinated:  # "X lives in Y and works for Z": X works for Z
-                earlier = [r.source for r in found if r.target is a]
-                if not earlier:
+                if id(a) not in subject_of:
                     continue
-                subject = earlier[-1]
+                subject = subject_of[id(a)]
             source, target = (b, subject) if pattern.reverse else (subject, b)
             _hint(source, pattern.subject_type)
             _hint(target, pattern.object_type)
@@ -172,6 +177,7 @@ def _sentence_relations(
                     source, target, pattern.predicate, match.raw, pattern.confidence, sentence
                 )
             )
+            subject_of[id(target)] = source
             related.add((span_key(a), span_key(b)))
             related.add((span_key(subject), span_key(b)))
         if np_object is not None:

@@ -34,7 +34,9 @@ class Span:
     pronoun: str | None = None  # "subject" | "object" | "possessive": the speaker, implied
 
 
-_BOUNDARY = regex.compile(r"[.!?…]+[\"'”’)\]]*(?=\s|$)|\n")
+# A run of marks is matched from its first mark only, and never given back: a long run
+# of "." that ends no sentence costs its length once, not its length squared.
+_BOUNDARY = regex.compile(r"(?<![.!?…])[.!?…]++[\"'”’)\]]*+(?=\s|$)|\n")
 _WORD_BEFORE = regex.compile(r"([\p{L}.]+)$")
 
 

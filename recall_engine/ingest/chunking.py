@@ -31,12 +31,16 @@ LONG_WORD_CHARS_PER_TOKEN = 4
 MAX_CHARS_PER_TOKEN = 8
 """Hard cap: a chunk of budget ``n`` holds at most ``8 * n`` characters."""
 # A sentence ends at . ! ? (optionally closed by quotes/brackets) followed by space and an
-# uppercase letter, digit or quote; common abbreviations do not end sentences.
+# uppercase letter, digit or quote; common abbreviations do not end sentences. A run of
+# marks is tried from its first mark (or its second, when an abbreviation blocks the
+# first) and never given back: a long run of "." with no sentence after it costs its
+# length once, not its length squared.
 _ABBREVIATIONS = (
     "mr|mrs|ms|dr|prof|sr|jr|st|vs|etc|e\\.g|i\\.e|inc|ltd|co|corp|no|fig|approx|dept|est|mt"
 )
 _SENTENCE_END = regex.compile(
-    rf"(?<!\b(?:{_ABBREVIATIONS}))(?<!\b\p{{Lu}})[.!?]+[\"'”’)\]]*\s+(?=[\p{{Lu}}\p{{N}}\"'“‘(\[])"
+    rf"(?<!\b(?:{_ABBREVIATIONS}))(?<!\b\p{{Lu}})(?<![.!?]{{2}})"
+    rf"[.!?]++[\"'”’)\]]*+\s++(?=[\p{{Lu}}\p{{N}}\"'“‘(\[])"
     # CJK full stops end a sentence with or without a following space.
     r"|[。！？]+[」』”’）)]*\s*",
     regex.IGNORECASE,
@@ -44,7 +48,9 @@ _SENTENCE_END = regex.compile(
 # Blank lines, and the line breaks around a markdown heading, end a paragraph.
 _PARAGRAPH = regex.compile(r"\n\s*\n|\n(?=\s{0,3}#{1,6}\s)|(?<=^\s{0,3}#{1,6}\s[^\n]*)\n", regex.M)
 
-_HEADING = regex.compile(r"^[ ]{0,3}#{1,6}[ \t]+([^\n]*?)[ \t#]*$", regex.M)
+# The heading's words are the line less its closing spaces and "#"s, stripped in Python:
+# a lazy group before ``[ \t#]*$`` rescans a long run of "#" at every step.
+_HEADING = regex.compile(r"^[ ]{0,3}#{1,6}[ \t]+([^\n]*)$", regex.M)
 
 
 @dataclass(frozen=True)
@@ -245,7 +251,7 @@ def heading_sections(text: str) -> list[tuple[str | None, str]]:
     for at, end in zip(bounds, [*bounds[1:], len(text)], strict=True):
         section = text[at:end]
         match = _HEADING.match(section)
-        heading = " ".join(match.group(1).split()) if match else None
+        heading = " ".join(match.group(1).rstrip(" \t#").split()) if match else None
         if section.strip():
             out.append((heading, section))
     return out

@@ -3,8 +3,11 @@ from datetime import datetime
 
 from recall_engine.core.models import Message
 from recall_engine.ingest.chunking import (
+    _HEADING,
+    _SENTENCE_END,
     chunk_text,
     count_tokens,
+    heading_sections,
     message_chunk,
     split_sentences,
 )
@@ -69,3 +72,36 @@ def test_each_sentence_of_a_turn_is_embedded_with_its_speaker():
     assert two.embed_sentences == ("Ann said: Hi Bo!", "Ann said: I moved to Lyon.")
     one = message_chunk(Message(id="D1:5", speaker="Bo", text="Nice, when?"))
     assert one.embed_sentences == ()  # one sentence: the turn's own vector is its
+
+
+# Adversarial text costs work in proportion to its length. These inputs took the old
+# patterns hours (quadratic or worse backtracking); a generous regex ``timeout`` stands
+# in for a step count, so a busy machine cannot fail them.
+_GENEROUS_S = 20.0
+
+
+def test_a_long_run_of_sentence_marks_is_scanned_once():
+    for text in ("a" + "." * 200_000 + "a", "a" + "?!" * 100_000 + "a"):
+        assert list(_SENTENCE_END.finditer(text, timeout=_GENEROUS_S)) == []
+
+
+def test_a_heading_line_of_hashes_or_spaces_is_scanned_once():
+    for text in ("# a" + "#" * 200_000 + "b", "# a" + " \t" * 100_000 + "b"):
+        assert len(list(_HEADING.finditer(text, timeout=_GENEROUS_S))) == 1
+
+
+def test_runs_of_marks_still_end_sentences_where_they_did():
+    assert split_sentences("Wait... What?! Yes. Dr.. Smith left.") == [
+        "Wait...",
+        "What?!",
+        "Yes.",
+        "Dr..",
+        "Smith left.",
+    ]
+    assert split_sentences("A.. Next one") == ["A..", "Next one"]
+
+
+def test_a_heading_loses_its_closing_hashes_and_spaces_only():
+    assert heading_sections("# Title ## \nbody") == [("Title", "# Title ## \nbody")]
+    assert heading_sections("# a ## b #\nbody")[0][0] == "a ## b"
+    assert heading_sections("#   ##\nbody")[0][0] == ""

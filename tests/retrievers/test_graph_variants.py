@@ -17,6 +17,7 @@ from retrievers.graph_completion_context_extension import (
 )
 from retrievers.graph_completion_cot import GraphCompletionCotRetriever
 from retrievers.graph_completion_decomposition import (
+    _CONJUNCTION,
     GraphCompletionDecompositionRetriever,
     split_question,
 )
@@ -259,3 +260,19 @@ async def test_only_context_makes_no_llm_call(tmp_path, hash_embedder, server, s
         assert len(server.requests) == before
     finally:
         engine.close()
+
+
+def test_split_question_reads_a_long_run_of_spaces_once():
+    # A query of max_query_chars spaces took the old pattern minutes (nested \s*/\s+ tried
+    # from every space); a generous regex timeout stands in for a step count.
+    for filler in (" " * 4096, " ," * 2048, " ;" * 2048, "\t" * 4096):
+        text = "what" + filler + "x"
+        assert _CONJUNCTION.split(text, timeout=20.0) == [text]
+    assert split_question("Where was Ada born ,  and   who met her?") == [
+        "Where was Ada born",
+        "who met her?",
+    ]
+    assert split_question("Where was Ada born ; who met her?") == [
+        "Where was Ada born",
+        "who met her?",
+    ]
