@@ -7,6 +7,15 @@ field's operators). A bare value is ``$eq``; several fields in one object are AN
     {"dept": {"$in": ["eng", "ops"]}, "level": {"$gte": 3}}
     {"$or": [{"dept": "eng"}, {"level": {"$not": {"$lt": 3}}}]}
 
+Three comparisons take strings only:
+
+- ``$iin``: a list of strings, matched ignoring case (Unicode case folding, so
+  ``"STRASSE"`` matches ``"Straße"``): ``{"title": {"$iin": ["refunds"]}}``.
+- ``$contains``: one string that is a member of the field: of a list field, or of a
+  comma-joined string field (``"billing, support"`` holds ``"support"``, each member
+  stripped of spaces; never a substring).
+- ``$contains_any``: a list of strings, any one of them a member as for ``$contains``.
+
 A field name is looked up as it is, else, when it holds dots, as a path into nested
 objects (``"additional_metadata.kind"``). An ordering (``$gt`` ...) holds only
 between two numbers or two strings, never across types, and a missing field fails
@@ -27,7 +36,20 @@ MAX_VALUES = 500
 MAX_CONDITIONS = 64
 MAX_DEPTH = 8
 
-Comparison = Literal["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$exists"]
+Comparison = Literal[
+    "$eq",
+    "$ne",
+    "$gt",
+    "$gte",
+    "$lt",
+    "$lte",
+    "$in",
+    "$nin",
+    "$exists",
+    "$iin",
+    "$contains",
+    "$contains_any",
+]
 Logical = Literal["$and", "$or", "$nor", "$not"]
 COMPARISONS: frozenset[str] = frozenset(Comparison.__args__)  # type: ignore[attr-defined]
 LOGICAL: frozenset[str] = frozenset(Logical.__args__)  # type: ignore[attr-defined]
@@ -59,6 +81,12 @@ class Condition(BaseModel):
             return _equal(found, self.value)
         if self.op == "$in":
             return any(_equal(found, v) for v in cast("Iterable[object]", self.value))
+        if self.op == "$iin":
+            return any(s.casefold() in cast("frozenset[str]", self.value) for s in _strings(found))
+        if self.op == "$contains":
+            return self.value in _members(found)
+        if self.op == "$contains_any":
+            return not _members(found).isdisjoint(cast("frozenset[str]", self.value))
         return _ordered(found, self.op, self.value)
 
 
@@ -95,7 +123,8 @@ class AttributeFilter(BaseModel):
         Raises:
             InvalidInputError: not an object, an unknown ``$`` operator, an operand of
                 the wrong type (``$in`` needs a list of at most ``MAX_VALUES`` values,
-                ``$gt`` one number or string, ``$exists`` a bool), more than
+                ``$iin`` and ``$contains_any`` such a list of strings, ``$contains`` one
+                string, ``$gt`` one number or string, ``$exists`` a bool), more than
                 ``MAX_CONDITIONS`` comparisons or ``MAX_DEPTH`` levels.
         """
         counter = [0]
@@ -191,6 +220,19 @@ def _condition(name: str, op: str, operand: object, counter: list[int]) -> Condi
         for item in operand:
             _check_scalar(name, op, item)
         return Condition(field=name, op=op, value=tuple(operand))  # type: ignore[arg-type]
+    if op in ("$iin", "$contains_any"):
+        if (
+            not isinstance(operand, list)
+            or len(operand) > MAX_VALUES
+            or not all(isinstance(v, str) for v in operand)
+        ):
+            raise InvalidInputError(f"{name}: {op} takes a list of at most {MAX_VALUES} strings.")
+        folded = (v.casefold() for v in operand) if op == "$iin" else operand
+        return Condition(field=name, op=op, value=frozenset(folded))  # type: ignore[arg-type]
+    if op == "$contains":
+        if not isinstance(operand, str):
+            raise InvalidInputError(f"{name}: $contains takes one string.")
+        return Condition(field=name, op="$contains", value=operand)
     if op == "$exists":
         if not isinstance(operand, bool):
             raise InvalidInputError(f"{name}: $exists takes true or false.")
@@ -213,6 +255,23 @@ def _check_scalar(name: str, op: str, value: object) -> None:
 
 
 Comparable = TypeVar("Comparable", str, float)
+
+
+def _strings(stored: object) -> list[str]:
+    """A string field as itself, a list field as its strings; else nothing."""
+    if isinstance(stored, str):
+        return [stored]
+    if isinstance(stored, Sequence):
+        return [s for s in stored if isinstance(s, str)]
+    return []
+
+
+def _members(stored: object) -> frozenset[str]:
+    """The members ``$contains`` looks in: a list field's strings, or the parts of a
+    comma-joined string."""
+    if isinstance(stored, str):
+        return frozenset(part.strip() for part in stored.split(","))
+    return frozenset(_strings(stored))
 
 
 def _equal(stored: object, wanted: object) -> bool:

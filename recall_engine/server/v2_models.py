@@ -45,8 +45,9 @@ class QueryRequest(Scoped):
     max_results: int | None = Field(default=None, ge=1, le=MAX_TOP_K)
     attributes: dict[str, object] | None = None
     metadata_filters: dict[str, object] | None = None
-    ids: list[str] | None = Field(default=None, max_length=1000)
-    titles: list[str] | None = Field(default=None, max_length=1000)
+    # 500: the most values one list of recall()'s filter language takes ($in, $iin)
+    ids: list[str] | None = Field(default=None, max_length=500)
+    titles: list[str] | None = Field(default=None, max_length=500)
     collections: list[str] | dict[str, float] | None = None
     sub_tenant_ids: list[str] | dict[str, float] | None = None
     temporal_now: str | None = None

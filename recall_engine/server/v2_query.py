@@ -9,7 +9,8 @@ The options map onto recall()'s (no second search path):
   1: dense only); ``"auto"`` or omitted keeps the lane's own balance.
 - ``recency_bias``, ``temporal_now`` (as ``as_of``), ``max_results`` (``top_k``).
 - ``attributes`` (operators over the database attributes), ``metadata_filters``,
-  ``ids`` and ``titles``: one ``metadata_filters`` query of recall().
+  ``ids`` and ``titles`` (exact titles, ignoring case): one ``metadata_filters``
+  query of recall(), so ``ids`` and ``titles`` intersect.
 
 recall() runs with ``only_context`` and ``verbose``: a chunk result is one chunk;
 a context result (GRAPH_COMPLETION, ...) gives the chunks it rests on, in its
@@ -86,7 +87,7 @@ def filter_query(body: QueryRequest) -> dict[str, object] | None:
     if body.ids:
         parts.append({f"{SOURCE_KEY}.source_id": {"$in": list(body.ids)}})
     if body.titles:
-        parts.append({f"{SOURCE_KEY}.title": {"$in": list(body.titles)}})
+        parts.append({f"{SOURCE_KEY}.title": {"$iin": list(body.titles)}})
     if not parts:
         return None
     return parts[0] if len(parts) == 1 else {"$and": parts}
@@ -112,29 +113,77 @@ def _prefixed(query: Any, prefix: str) -> Any:
 
 
 def _legacy_filters(filters: Mapping[str, object]) -> list[dict[str, object]]:
-    """v2's deprecated ``metadata_filters``: top-level keys are database attributes,
-    ``additional_metadata`` holds per-source ones; a value is ``{"equals": v}``,
-    ``{"contains": v}``, ``{"contains_any": [...]}``, a list (any of) or a scalar."""
+    """v2's deprecated ``metadata_filters``, as HydraDB reads them: top-level keys are
+    database attributes (multi-value ones comma-joined), ``additional_metadata``
+    holds per-source ones as a scalar (equal) or a list (any of).
+
+    Raises:
+        ApiError: 400 for an operator given the wrong operand, several operators or
+            an object that is not one, or an operator inside ``additional_metadata``.
+    """
     parts: list[dict[str, object]] = []
     for key, value in filters.items():
         if key == ADDITIONAL_KEY and isinstance(value, Mapping):
             for inner, wanted in value.items():
-                parts.append({f"{ADDITIONAL_KEY}.{inner}": _legacy_value(wanted)})
+                parts.append({f"{ADDITIONAL_KEY}.{inner}": _per_source_value(inner, wanted)})
         else:
-            parts.append({f"{TENANT_KEY}.{key}": _legacy_value(value)})
+            parts.append({f"{TENANT_KEY}.{key}": _attribute_value(key, value)})
     return parts
 
 
-def _legacy_value(value: object) -> dict[str, object]:
-    if isinstance(value, Mapping) and len(value) == 1:
-        ((op, operand),) = value.items()
-        if op in ("equals", "contains"):
-            return {"$eq": operand}
-        if op == "contains_any":
-            return {"$in": operand if isinstance(operand, list) else [operand]}
+_LEGACY_OPERATORS = ("equals", "contains", "contains_any")
+
+
+def _attribute_value(key: str, value: object) -> dict[str, object]:
+    """One database attribute's filter: ``{"equals": v}`` the whole value,
+    ``{"contains": "x"}`` one member, ``{"contains_any": [...]}`` any one member; a
+    bare scalar is ``equals``, a bare list ``contains_any``."""
+    where = f"metadata_filters {key!r}"
     if isinstance(value, list):
-        return {"$in": value}
-    return {"$eq": value}
+        if not all(isinstance(v, str) for v in value):
+            raise _invalid(f"{where}: a list matches members of a text field; give strings.")
+        return {"$contains_any": value}
+    if not isinstance(value, Mapping):
+        return {"$eq": value}
+    named = [str(op) for op in value]
+    if not named or not set(named) <= set(_LEGACY_OPERATORS):
+        raise _invalid(
+            f"{where}: {{{', '.join(named)}}} is not an operator ({', '.join(_LEGACY_OPERATORS)}); "
+            "matching a stored object exactly is not supported."
+        )
+    if len(named) > 1:
+        raise _invalid(
+            f"{where}: one operator per field, got {', '.join(sorted(named))}; "
+            "to require several, use attributes with $and."
+        )
+    ((op, operand),) = value.items()
+    if op == "contains":
+        if not isinstance(operand, str):
+            raise _invalid(f"{where}: contains takes one string, got {type(operand).__name__}.")
+        return {"$contains": operand}
+    if op == "contains_any":
+        if not isinstance(operand, list) or not all(isinstance(v, str) for v in operand):
+            raise _invalid(f"{where}: contains_any takes a list of strings.")
+        return {"$contains_any": operand}
+    if isinstance(operand, Mapping | list):
+        raise _invalid(
+            f"{where}: equals takes one string, number or boolean, got {type(operand).__name__}."
+        )
+    return {"$eq": operand}
+
+
+def _per_source_value(key: str, value: object) -> dict[str, object]:
+    """One ``additional_metadata`` field's filter: a scalar (equal) or a list (any of)."""
+    if isinstance(value, Mapping):
+        raise _invalid(
+            f"metadata_filters 'additional_metadata.{key}': operators apply to top-level "
+            "keys only; give a scalar or a list here."
+        )
+    return {"$in": value} if isinstance(value, list) else {"$eq": value}
+
+
+def _invalid(message: str) -> ApiError:
+    return ApiError(400, "VALIDATION_ERROR", message)
 
 
 def to_result(

@@ -16,6 +16,8 @@ ROW = {
     "tags": ["a", "b"],
     "active": True,
     "tenant_metadata": {"region": "eu"},
+    "title": "Straße",
+    "teams": "billing, support",
 }
 
 
@@ -45,6 +47,19 @@ ROW = {
         ({"$not": {"dept": "eng"}}, False),
         ({"level": {"$not": {"$gt": 5}}}, True),
         ({"missing": {"$gt": 1}}, False),
+        ({"title": {"$iin": ["STRASSE", "x"]}}, True),  # Unicode case folding
+        ({"title": {"$iin": ["strass"]}}, False),  # a whole value, not a prefix
+        ({"tags": {"$iin": ["B"]}}, True),
+        ({"level": {"$iin": ["3"]}}, False),  # strings only
+        ({"missing": {"$not": {"$iin": ["x"]}}}, True),
+        ({"teams": {"$contains": "support"}}, True),  # a member of a comma-joined string
+        ({"teams": {"$contains": "sup"}}, False),  # never a substring
+        ({"teams": {"$eq": "support"}}, False),
+        ({"dept": {"$contains": "eng"}}, True),
+        ({"tags": {"$contains": "a"}}, True),  # a member of a list
+        ({"teams": {"$contains_any": ["ops", "billing"]}}, True),
+        ({"teams": {"$contains_any": ["ops"]}}, False),
+        ({"level": {"$contains_any": ["3"]}}, False),
     ],
 )
 def test_queries_match_as_mongodb_does(query, expected):
@@ -66,6 +81,14 @@ def test_queries_match_as_mongodb_does(query, expected):
         ({"score": {"$eq": float("nan")}}, "finite"),
         ({"$or": []}, "non-empty list"),
         ({"level": {"$not": 3}}, "object of operators"),
+        ({"title": {"$iin": "refunds"}}, "\\$iin takes a list of at most 500 strings"),
+        ({"title": {"$iin": [1]}}, "\\$iin takes a list"),
+        ({"title": {"$iin": ["x"] * 501}}, "at most 500"),
+        ({"$iin": ["x"]}, "compares a field"),
+        ({"teams": {"$contains": ["a"]}}, "\\$contains takes one string"),
+        ({"teams": {"$contains": None}}, "\\$contains takes one string"),
+        ({"teams": {"$contains_any": "a"}}, "\\$contains_any takes a list"),
+        ({"teams": {"$contains_any": ["a", 2]}}, "\\$contains_any takes a list"),
         ({f"k{n}": n for n in range(MAX_CONDITIONS + 1)}, "more than"),
     ],
 )

@@ -217,6 +217,93 @@ def test_attributes_filter_the_query(client: Any) -> None:
     assert "$near" in info.value.body.error.message
 
 
+def test_titles_match_case_insensitively_within_ids(client: Any) -> None:
+    # SDK: "Values are matched case-insensitively and ORed, resolved to source IDs ...
+    # When ids is also supplied, the two filters are intersected."
+    client.databases.create(database="acme")
+    client.context.ingest(
+        database="acme",
+        app_knowledge=json.dumps(
+            [
+                {"id": "refunds", "title": "Refunds", "text": "Refunds are paid in 14 days."},
+                {"id": "street", "title": "Straße", "text": "Street refunds are paid in cash."},
+                {"id": "shipping", "title": "Shipping", "text": "Refunds leave out shipping."},
+            ]
+        ),
+    )
+
+    def ids(**scope: Any) -> set[str]:
+        found = client.query(database="acme", query="refunds", **scope)
+        return {c.id for c in found.data.chunks}
+
+    assert ids(titles=["refunds"]) == {"refunds"}
+    assert ids(titles=["REFUNDS", "STRASSE"]) == {"refunds", "street"}  # Unicode case folding
+    assert ids(titles=["Refund"]) == set()  # exact titles, not prefixes
+    assert ids(titles=["refunds"], ids=["shipping"]) == set()
+    assert ids(titles=["shipping", "refunds"], ids=["shipping", "street"]) == {"shipping"}
+
+
+def test_metadata_filters_operators_are_hydradbs(client: Any) -> None:
+    # SDK (SearchMetadataFilters): contains matches one member of a comma-joined field,
+    # contains_any any one of the values, equals the whole value; a bare array is
+    # contains_any; a wrong operand type or several operators in one object is a 400.
+    client.databases.create(
+        database="acme",
+        database_metadata_schema=[
+            {"name": "tags", "data_type": "VARCHAR", "enable_match": True},
+            {"name": "level", "data_type": "INT64", "enable_match": True},
+        ],
+    )
+    client.context.ingest(
+        database="acme",
+        app_knowledge=json.dumps(
+            [
+                {
+                    "id": "a",
+                    "text": "Refunds are paid in 14 days.",
+                    "metadata": {"tags": "billing,support", "level": 1},
+                },
+                {
+                    "id": "b",
+                    "text": "Street refunds are paid in cash.",
+                    "metadata": {"tags": "support", "level": 2},
+                },
+                {
+                    "id": "c",
+                    "text": "Refunds leave out shipping.",
+                    "metadata": {"tags": "shipping", "level": 3},
+                },
+            ]
+        ),
+    )
+
+    def ids(filters: dict[str, Any]) -> set[str]:
+        found = client.query(database="acme", query="refunds", metadata_filters=filters)
+        return {c.id for c in found.data.chunks}
+
+    assert ids({"tags": {"contains": "support"}}) == {"a", "b"}
+    assert ids({"tags": {"contains_any": ["billing", "shipping"]}}) == {"a", "c"}
+    assert ids({"tags": {"equals": "support"}}) == {"b"}
+    assert ids({"tags": "support"}) == {"b"}  # a bare scalar: equals
+    assert ids({"tags": ["support"]}) == {"a", "b"}  # a bare one-element array: contains
+    assert ids({"tags": ["billing", "shipping"]}) == {"a", "c"}  # a bare array: contains_any
+    assert ids({"level": {"equals": 2}}) == {"b"}
+    for bad, named in [
+        ({"tags": {"contains": ["support"]}}, "contains"),
+        ({"tags": {"contains_any": "support"}}, "contains_any"),
+        ({"tags": {"equals": ["support"]}}, "equals"),
+        ({"tags": {"contains": "support", "equals": "billing"}}, "contains, equals"),
+        ({"tags": {"contian": "support"}}, "not an operator"),
+        ({"level": [1, 2]}, "give strings"),
+        ({"additional_metadata": {"kind": {"equals": "bio"}}}, "top-level keys only"),
+    ]:
+        with pytest.raises(errors.BadRequestError) as info:
+            ids(bad)
+        assert code_of(info.value) == "VALIDATION_ERROR", bad
+        message = info.value.body.error.message
+        assert named in message and "$eq" not in message, message
+
+
 def test_a_v1_tenant_is_read_through_v2(live: LiveServer, client: Any) -> None:
     with live.client(KEYS["acme"]) as v1:
         assert v1.post("/tenants/create", json={"tenant_id": "acme"}).status_code == 200

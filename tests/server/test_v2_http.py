@@ -84,3 +84,16 @@ def test_ingest_scope_that_is_not_a_string_is_a_400_not_a_500(live: LiveServer) 
             assert v2_error(refused)["message"].startswith(f"{field} must be a string"), field
         listed = admin.post("/context/list", json={"database": "acme", "type": "memory"}).json()
     assert listed["data"]["user_memories"] == []  # nothing was written by the refused calls
+
+
+def test_titles_and_ids_are_bounded_as_filter_lists_are(live: LiveServer) -> None:
+    with live.client(KEYS["acme"]) as http:
+        http.post("/databases", json={"database": "acme"}).raise_for_status()
+        for field in ("titles", "ids"):
+            many = [f"t{n}" for n in range(501)]
+            refused = http.post("/query", json={"database": "acme", "query": "x", field: many})
+            assert refused.status_code == 400, refused.text
+            error = v2_error(refused)
+            assert error["code"] == "VALIDATION_ERROR" and field in error["message"], error
+            fine = http.post("/query", json={"database": "acme", "query": "x", field: many[:500]})
+            assert fine.status_code == 200, fine.text
