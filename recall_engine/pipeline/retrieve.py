@@ -15,6 +15,7 @@ from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.text_parts import Spans
 from recall_engine.embedding import QUERY_CACHE, Embedder
 from recall_engine.embedding.parts import cached_part, embed_query_part, parts_method
+from recall_engine.pipeline.as_of import AsOfReader
 from recall_engine.pipeline.delegate import (
     PipelineSearchTypes,
     holds_data,
@@ -80,8 +81,11 @@ async def retrieve(
             await embed_with_rest(request.query_text, config, reader(state), services.embedder)
             vector = await embed_query(request.query_text)
         state.query_vector = vector
+    read: TenantReader = reader(state)
+    if request.as_of is not None:  # every read of the retriever knows only what was said by then
+        read = AsOfReader(state.store, state.dataset_ids, as_of=request.as_of, where=request.where)
     ctx: RetrievalContext[RetrieverConfig] = RetrievalContext(
-        read=reader(state),
+        read=read,
         query_vector=vector,
         embed=embed_query,
         embed_part=functools.partial(embed_part, services.embedder),

@@ -17,6 +17,7 @@ import numpy as np
 from recall_engine.core.errors import RecallPreconditionError, SearchTypeNotImplementedError
 from recall_engine.core.models import RecallResult
 from recall_engine.core.search_types import CYPHER_SEARCH_TYPES
+from recall_engine.core.terms import terms
 from recall_engine.embedding import QUERY_CACHE, embed_query
 from recall_engine.embedding.common import check_vectors
 from recall_engine.embedding.warm import warm_up_soon
@@ -28,7 +29,7 @@ from recall_engine.pipeline.observe import observed
 from recall_engine.pipeline.request import RecallRequest
 from recall_engine.pipeline.retrieve import feedback_window, reader, retrieval_k, retrieve
 from recall_engine.pipeline.route import choose_search_type, handover
-from recall_engine.pipeline.scope import resolve_readable
+from recall_engine.pipeline.scope import node_scope, resolve_readable
 from recall_engine.pipeline.session import cache_hits, element_ids, load_session
 from recall_engine.pipeline.settle import settle_soon
 from recall_engine.pipeline.stage import Stage, insert_stage, stage
@@ -161,6 +162,7 @@ class RecallPipeline:
             state.user.id,
             request.session_id,
             state.access,
+            alive=state.store.index.alive if state.store is not None else None,
         )
         if request.scope is not None:
             await scoped_sources(state, self.services, self.trace_vectors, self.embed_query)
@@ -223,9 +225,13 @@ class RecallPipeline:
             return  # rows in the order the caller's query asked for
         if state.retriever is not None and state.retriever.whole_scope:
             return  # a complete list in time order (BROAD, GRAPH_REPORT) keeps it
-        request = state.request
+        request, read = state.request, reader(state)
         state.tense = await apply_tense(
-            request.query_text, state.output, reader(state), as_of=request.as_of
+            request.query_text,
+            state.output,
+            read,
+            as_of=request.as_of,
+            keeps=await node_scope(request.retriever_params, read),
         )
 
     async def apply_feedback(self, state: RecallState) -> None:
@@ -250,8 +256,9 @@ class RecallPipeline:
 
     async def measure_coverage(self, state: RecallState) -> None:
         """How well the hits support the question (``pipeline.coverage``); a query
-        sharing no content word with the scope and far from every chunk by meaning
-        matches nothing, so its hits are dropped and recall returns [] (unless an LLM
+        sharing no content word with the scope (a query with none shares none) and far
+        from every chunk by meaning matches nothing, so its hits are dropped and recall
+        returns [] (unless an LLM
         took part in retrieval, whose own queries may reach what the words do not, or
         ``node_name`` picked the graph elements explicitly)."""
         output, request = state.output, state.request
@@ -268,8 +275,10 @@ class RecallPipeline:
             or bool(request.retriever_params.get("node_name"))
             or (state.retriever is not None and state.retriever.whole_scope)  # about the scope
         )
-        if coverage.signals.get("terms") == 0.0 and not chosen:
-            overlap = bool(await read.lexical_chunks(request.query_text, 1))
+        words = bool(terms(request.query_text))  # none ("?", "the of and"): none shared
+        shares_none = coverage.signals.get("terms") == 0.0 or not words
+        if shares_none and "rows" not in coverage.signals and not chosen:
+            overlap = words and bool(await read.lexical_chunks(request.query_text, 1))
             if matches_nothing(overlap, best_dense):
                 output.hits = []
                 output.details["matched_nothing"] = True

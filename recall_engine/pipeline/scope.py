@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Literal, cast
 
 from recall_engine.core.errors import DatasetNotFoundError
+from recall_engine.core.hits import ChunkHit
 from recall_engine.identity.models import Access
 from recall_engine.identity.policy import check_readable, not_found, own_dataset
+from recall_engine.read.api import ReadAPI
+from retrievers.graph_config import GraphSearchConfig
+from retrievers.graph_steps import NodeFilter
 
 
 def resolve_dataset_ids(
@@ -64,3 +69,18 @@ def resolve_readable(
     if missing:
         raise not_found(tenant_id, known, access, missing)
     return tuple(dict.fromkeys(i for i in found.values() if i is not None))
+
+
+async def node_scope(
+    params: Mapping[str, object], read: ReadAPI
+) -> Callable[[ChunkHit], bool] | None:
+    """Which chunks a call with ``node_name`` may read (``retrievers.graph_steps.NodeFilter``:
+    those of the named node sets or mentioning an entity of those names); None without
+    ``node_name``. ``params``: the request's ``retriever_params``."""
+    names = cast("Sequence[str] | None", params.get("node_name"))
+    if not names:
+        return None
+    operator = cast("Literal['OR', 'AND']", params.get("node_name_filter_operator", "OR"))
+    options = GraphSearchConfig(node_name=tuple(names), node_name_filter_operator=operator)
+    node_filter = await NodeFilter.build(read, options)
+    return node_filter.keeps if node_filter is not None else None

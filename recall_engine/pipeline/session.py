@@ -1,13 +1,16 @@
 """The session stages: read the caller's session (cache hits, history), write QA entries.
 
-A session entry remembers the datasets its context came from; an entry is only
-shown (as a cache hit or as history) while the caller can still read all of
-them, so a revoked grant also hides what a session kept from that dataset.
+A session entry remembers the datasets its context came from and the chunks it
+rests on; an entry is only shown (as a cache hit or as history) while the caller
+can still read all of those datasets and every one of those chunks is still stored,
+so a revoked grant, ``forget()``, a new version of a document and expiry also hide
+what a session kept from them. A load reads the ``MAX_SESSION_ENTRIES`` most recent
+entries only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from recall_engine.core.hits import AnyHit, ChunkHit, RowHit
@@ -16,6 +19,10 @@ from recall_engine.sessions import QARecord, SessionStore, format_history, match
 
 HISTORY_TURNS = 5
 ANSWER_MODES = ("llm", "extractive")
+MAX_SESSION_ENTRIES = 200
+"""Entries one load reads, the most recent: a cache hit is a recent question asked
+again and the history shows the last ``HISTORY_TURNS``, so a long session costs
+every recall no more than this."""
 
 
 @dataclass(frozen=True)
@@ -41,11 +48,30 @@ def load_session(
     user_id: str,
     session_id: str,
     readable: Mapping[str, object],
+    *,
+    alive: Callable[[str], bool] | None = None,
 ) -> SessionHistory:
-    """The session's live entries whose datasets the caller can all still read."""
-    entries = sessions.entries(tenant_id, user_id, session_id)
-    visible = tuple(e for e in entries if all(d in readable for d in e.dataset_ids))
+    """The session's live entries (the ``MAX_SESSION_ENTRIES`` most recent) whose
+    datasets the caller can all still read and whose chunks are all still stored.
+
+    Args:
+        readable: the dataset ids the caller can read.
+        alive: whether a chunk id is still stored (the tenant store's chunk index);
+            None (a recall without a store) checks no chunk.
+    """
+    entries = sessions.entries(tenant_id, user_id, session_id)[-MAX_SESSION_ENTRIES:]
+    visible = tuple(
+        e
+        for e in entries
+        if all(d in readable for d in e.dataset_ids) and (alive is None or _rests_on(e, alive))
+    )
     return SessionHistory(session_id, visible)
+
+
+def _rests_on(entry: QARecord, alive: Callable[[str], bool]) -> bool:
+    """Every chunk the entry's context was built from is still stored (a forgotten,
+    replaced or expired one takes the answer with it)."""
+    return all(alive(key[6:]) for key in entry.element_ids if key.startswith("chunk:"))
 
 
 def cache_hits(session: SessionHistory, query: str, *, top_k: int) -> list[ResponseQAEntry]:

@@ -22,6 +22,7 @@ from recall_engine.core.hits import ChunkHit, EventHit, Hit, SummaryHit, Triplet
 from recall_engine.core.models import ResponseGraphEntry
 from recall_engine.core.terms import terms
 from recall_engine.llm.answer_facts import asked_family, fact_answer
+from recall_engine.pipeline.as_of import held_then
 from recall_engine.pipeline.tense_aspect import aspect_terms, habit_family, of_kind
 from recall_engine.read.periods import (
     Interval,
@@ -170,18 +171,29 @@ async def subject_facts(question: str, read: FactSource) -> list[Fact]:
 
 
 async def apply_tense(
-    question: str, output: RetrieverOutput, read: FactSource, *, as_of: datetime | None
+    question: str,
+    output: RetrieverOutput,
+    read: FactSource,
+    *,
+    as_of: datetime | None,
+    keeps: Callable[[ChunkHit], bool] | None = None,
 ) -> Tense:
     """Rank ``output``'s hits in place for the question's tense (or ``as_of``) and
-    label the facts they state; returns what was read."""
+    label the facts they state; returns what was read. ``keeps``: the chunks the call
+    may read beyond its datasets' scope (``node_name``); the subject's facts stated
+    elsewhere are left out, and with them the chunks that state them."""
     tense = Tense(read_tense(question), as_of=as_of, question=question)
     hits = list(output.hits)
     if tense.name == "none" or not hits:
         return tense
     tense.facts = await subject_facts(question, read)
+    if keeps is not None:
+        tense.facts = await _stated_in(tense.facts, read, keeps)
     chunk_ids = [c for c in map(_chunk_of, hits) if c]
     stated = await read.chunk_validity(chunk_ids)
-    if as_of is not None:
+    if as_of is not None:  # as of then, what was stated later is unknown
+        tense.facts = held_then(tense.facts, as_of)
+        stated = {c: held_then(facts, as_of) for c, facts in stated.items()}
         hits = until(hits, as_of, await stated_at(hits, read))
     ranked = [(h, h.score) for h in hits]
     asked = aspect_terms(tense.reading.without_cues(question))
@@ -216,6 +228,15 @@ async def apply_tense(
     return tense
 
 
+async def _stated_in(
+    facts: list[Fact], read: FactSource, keeps: Callable[[ChunkHit], bool]
+) -> list[Fact]:
+    """The facts stated in chunks that ``keeps`` keeps."""
+    wanted = list(dict.fromkeys(f.chunk_id for f in facts if f.chunk_id))
+    kept = {c.chunk_id for c in await read.chunks_by_id(wanted) if keeps(c)} if wanted else set()
+    return [f for f in facts if f.chunk_id is None or f.chunk_id in kept]
+
+
 async def _with_answering_chunks(
     flagged: list[tuple[Hit, float, bool]],
     tense: Tense,
@@ -234,7 +255,10 @@ async def _with_answering_chunks(
     missing = [c for c in chunk_ids if c not in found]
     extra: list[Hit] = list(await read.chunks_by_id(missing)) if missing else []
     if extra:
-        stated.update(await read.chunk_validity(missing))
+        found_facts = await read.chunk_validity(missing)
+        if tense.as_of is not None:
+            found_facts = {c: held_then(f, tense.as_of) for c, f in found_facts.items()}
+        stated.update(found_facts)
     top = max((score for _, score, _ in flagged), default=1.0)
     first = [(h, top, True) for h in extra]
     first += [x for x in flagged if _chunk_of(x[0]) in chunk_ids]
