@@ -59,7 +59,7 @@ def load_session(
         alive: whether a chunk id is still stored (the tenant store's chunk index);
             None (a recall without a store) checks no chunk.
     """
-    entries = sessions.entries(tenant_id, user_id, session_id)[-MAX_SESSION_ENTRIES:]
+    entries = sessions.entries(tenant_id, user_id, session_id, last=MAX_SESSION_ENTRIES)
     visible = tuple(
         e
         for e in entries

@@ -124,8 +124,11 @@ class SessionStore:
         if self._owned:
             self._db.close()
 
-    def entries(self, tenant_id: str, user_id: str, session_id: str) -> list[QARecord]:
-        """The live entries of a session, oldest first ([] when expired or unknown)."""
+    def entries(
+        self, tenant_id: str, user_id: str, session_id: str, *, last: int | None = None
+    ) -> list[QARecord]:
+        """The live entries of a session, oldest first ([] when expired or unknown);
+        only its ``last`` most recent when given (one read of that many rows)."""
         key = (tenant_id, user_id, session_id)
         with self._db.read() as conn:
             if conn is None:
@@ -137,11 +140,18 @@ class SessionStore:
             ).fetchone()
             if row is None or row[0] < self.clock() - self.ttl_s:
                 return []
-            rows = conn.execute(
-                f"SELECT {_COLUMNS} FROM qa WHERE tenant_id = ? AND user_id = ? "
-                "AND session_id = ? ORDER BY time, rowid",
-                key,
-            ).fetchall()
+            if last is None:
+                rows = conn.execute(
+                    f"SELECT {_COLUMNS} FROM qa WHERE tenant_id = ? AND user_id = ? "
+                    "AND session_id = ? ORDER BY time, rowid",
+                    key,
+                ).fetchall()
+            else:
+                rows = conn.execute(
+                    f"SELECT {_COLUMNS} FROM qa WHERE tenant_id = ? AND user_id = ? "
+                    "AND session_id = ? ORDER BY time DESC, rowid DESC LIMIT ?",
+                    (*key, last),
+                ).fetchall()[::-1]
         return [_record(r) for r in rows]
 
     def append(

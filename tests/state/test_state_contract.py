@@ -82,6 +82,9 @@ def test_sessions_and_feedback(source: Path | SqlDatabase) -> None:
                          element_ids=["chunk:1"])  # fmt: skip
     store.append("t", "u", "s", question="q2", context="c", answer="a")
     assert [r.question for r in store.entries("t", "u", "s")] == ["q1", "q2"]
+    store.append("t", "u", "s", question="q3", context="c", answer="a")
+    # the most recent only, oldest first (one bounded read: a long session's load)
+    assert [r.question for r in store.entries("t", "u", "s", last=2)] == ["q2", "q3"]
     store.set_feedback("t", "u", "s", first.qa_id, score=5, text="good")
     store.set_feedback("t", "u", "s", first.qa_id, score=1, text="bad")
     assert store.element_weights("t", ["chunk:1"]) == {"chunk:1": -1.0}
