@@ -280,7 +280,7 @@ def chunk_item(item: SourceItem, *, chunk_size: int, chunk_overlap: int) -> list
     title = _title(item)
     drafts = []
     for heading, section in heading_sections(item.text):
-        about = " > ".join(x for x in (title, heading) if x)
+        about = _label(" > ".join(x for x in (title, heading) if x), chunk_size // 2)
         # The label counts against the budget (at most half of it), as a turn's speaker does.
         budget = max(chunk_size // 2, chunk_size - count_tokens(about) - 1) if about else chunk_size
         for piece in chunk_text(section, chunk_size=budget, chunk_overlap=chunk_overlap):
@@ -295,3 +295,14 @@ def chunk_item(item: SourceItem, *, chunk_size: int, chunk_overlap: int) -> list
                 )
             )
     return drafts
+
+
+def _label(about: str, tokens: int) -> str:
+    """``about`` cut to what ``tokens`` tokens can hold (``MAX_CHARS_PER_TOKEN`` each),
+    at a space where there is one: every chunk of the section carries it, so a heading
+    line of 100,000 characters would cost each chunk its length."""
+    limit = MAX_CHARS_PER_TOKEN * tokens
+    if len(about) <= limit:
+        return about
+    cut = about[:limit]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" >")

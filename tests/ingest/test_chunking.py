@@ -5,12 +5,15 @@ from recall_engine.core.models import Message
 from recall_engine.ingest.chunking import (
     _HEADING,
     _SENTENCE_END,
+    MAX_CHARS_PER_TOKEN,
+    chunk_item,
     chunk_text,
     count_tokens,
     heading_sections,
     message_chunk,
     split_sentences,
 )
+from recall_engine.ingest.source_items import SourceItem
 
 
 def test_sentences_split_on_terminal_punctuation_but_not_abbreviations():
@@ -105,3 +108,21 @@ def test_a_heading_loses_its_closing_hashes_and_spaces_only():
     assert heading_sections("# Title ## \nbody") == [("Title", "# Title ## \nbody")]
     assert heading_sections("# a ## b #\nbody")[0][0] == "a ## b"
     assert heading_sections("#   ##\nbody")[0][0] == ""
+
+
+def test_a_huge_heading_labels_each_chunk_with_a_bounded_part_of_it():
+    """Each chunk carries its section's heading; a heading line of 100,000 characters
+    is cut to what half a chunk's budget holds, so a section costs its length once."""
+    heading = "Lyon " * 20_000
+    item = SourceItem(
+        kind="document", name="notes", text=f"# {heading}\n\n" + "Ann moved to Lyon. " * 400
+    )
+    drafts = chunk_item(item, chunk_size=200, chunk_overlap=0)
+    assert len(drafts) > 5
+    labels = {d.lexical_text.split(": ", 1)[0] for d in drafts}
+    assert all(label.startswith("notes > Lyon Lyon") for label in labels)
+    assert max(map(len, labels)) <= MAX_CHARS_PER_TOKEN * 100
+    assert all(d.embed_text.startswith(d.lexical_text.split(": ", 1)[0]) for d in drafts)
+    short = chunk_item(SourceItem(kind="document", name="notes", text="# Lyon\n\nAnn moved."), chunk_size=200,
+                       chunk_overlap=0)  # fmt: skip
+    assert short[0].lexical_text == "notes > Lyon: # Lyon Ann moved."  # as before
