@@ -12,7 +12,6 @@ context, and the answer stage writes the final answer.
 from __future__ import annotations
 
 import json
-import re
 from typing import ClassVar
 
 import regex
@@ -57,9 +56,11 @@ def split_question(question: str, limit: int = MAX_SUBQUESTIONS) -> list[str]:
 async def llm_split(llm: LLM, question: str, limit: int) -> list[str] | None:
     """Sub-questions written by the LLM, or None when its reply is not a usable list."""
     reply = await llm.complete("decomposition", question=question, max_subquestions=limit)
-    match = re.search(r"\[.*\]", reply, re.DOTALL)
+    # From the first "[" to the last "]" (what a greedy r"\[.*\]" matches, without
+    # its rescans: quadratic on a reply of many "[" and no "]").
+    start, end = reply.find("["), reply.rfind("]")
     try:
-        items = json.loads(match.group(0)) if match else None
+        items = json.loads(reply[start : end + 1]) if 0 <= start < end else None
     except json.JSONDecodeError:
         return None
     if not isinstance(items, list):

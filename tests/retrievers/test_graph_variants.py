@@ -215,6 +215,19 @@ async def test_decomposition_falls_back_to_rules_on_an_unusable_reply(engine, se
     assert out.details["split"] == "rules" and out.hits
 
 
+async def test_a_reply_of_brackets_that_never_close_falls_back_to_rules(engine, server, llm):
+    """An LLM reply is searched for its JSON list once, from the first "[" to the
+    last "]": a reply of 20,000 "[" and no "]" is unusable, not a long scan."""
+    await remember_docs(engine)
+    server.enqueue("[" * 20_000)
+    cls = GraphCompletionDecompositionRetriever
+    out = await cls().retrieve(QUERY, await make_ctx(engine, cls, QUERY, llm=llm))
+    assert out.details["split"] == "rules" and out.hits
+    server.enqueue('Here: ["Where was Marie Curie born?", "Who wrote the first program?"] ok')
+    out = await cls().retrieve(QUERY, await make_ctx(engine, cls, QUERY, llm=llm))
+    assert out.details["split"] == "llm"
+
+
 async def test_triplet_completion_returns_nearest_relations(engine):
     await remember_docs(engine)
     cls = TripletCompletionRetriever
