@@ -70,6 +70,9 @@ SOURCE_FILES = (
 
 CACHE_ENV = "RECALL_ENGINE_EMBEDDING_CACHE_DIR"
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+_SHARED: dict[tuple[str, str, int, int], tuple[InferenceSession, Tokenizer]] = {}
+"""Loaded sessions and tokenizers by (model file, model dir, threads, max length)."""
+_SHARED_LOCK = threading.Lock()
 
 
 def default_cache_dir() -> Path:
@@ -271,8 +274,21 @@ class OnnxEmbedder:
             return self._session, self._tokenizer
 
     def _load(self, threads: int) -> tuple[InferenceSession, Tokenizer]:
+        """The process's session and tokenizer of this model at ``threads`` threads,
+        loaded on first use: every embedder of one model shares them (a session runs
+        calls from many threads at once), so each engine of a process does not load
+        its own copy of the weights."""
         spec = self._read_spec()
         path = ensure_exported(self.model_dir, self._cache_dir)
+        key = (str(path), str(self.model_dir), threads, spec.max_seq_length)
+        with _SHARED_LOCK:
+            if key not in _SHARED:
+                _SHARED[key] = self._open(path, spec, threads)
+            return _SHARED[key]
+
+    def _open(
+        self, path: Path, spec: ModelSpec, threads: int
+    ) -> tuple[InferenceSession, Tokenizer]:
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer

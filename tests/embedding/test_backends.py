@@ -91,3 +91,15 @@ def test_onnx_batches_keep_short_texts_apart_from_long_ones() -> None:
         for batch in batches:
             assert len(batch) <= size
             assert all(2 * lengths[i] > lengths[batch[0]] for i in batch)
+
+
+def test_embedders_of_one_model_share_one_loaded_session() -> None:
+    """Each engine of a process builds its own embedder; the model's weights are
+    loaded once per thread count, not once per engine."""
+    from recall_engine.embedding.onnx import OnnxEmbedder
+
+    first, second, other = OnnxEmbedder(threads=1), OnnxEmbedder(threads=1), OnnxEmbedder(threads=2)
+    assert first._loaded()[0] is second._loaded()[0]
+    assert first._loaded()[0] is not other._loaded()[0]  # its own intra-op thread pool
+    texts = ["Ann moved to Lyon.", "Bob plays the violin."]
+    assert np.allclose(first.embed(texts), other.embed(texts), atol=1e-5)
