@@ -12,12 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-import numpy as np
-
 from recall_engine.core.facts import Fact, is_past
 from recall_engine.read.filters import ChunkFilter
 from recall_engine.read.tenant_reader import TenantReader
-from recall_engine.storage.records import ChunkRecord
 from recall_engine.storage.tenant import TenantStore
 from recall_engine.storage.time_filter import to_epoch
 
@@ -56,8 +53,10 @@ class AsOfReader(TenantReader):
     chunk of unknown time is kept, as the tense stage keeps it), and facts as they
     held then (``held_then``).
 
-    The time bound rides on the reader's filter: every chunk search masks by it, and
-    what rests on chunks (facts, edges, the scope's graph) follows the chunks kept.
+    The time bound rides on the reader's filter (``ChunkFilter.stated_by``, with the
+    caller's ``where``): every chunk search masks by it, and what rests on chunks
+    (facts, edges, entities and their mentions, the scope's graph) follows the chunks
+    kept.
     """
 
     def __init__(
@@ -68,23 +67,9 @@ class AsOfReader(TenantReader):
         as_of: datetime,
         where: ChunkFilter | None = None,
     ) -> None:
-        # an empty filter still counts as one: the reads then apply ``_mask``/``_allows``
-        super().__init__(store, dataset_ids, where=where or ChunkFilter())
+        bound = ChunkFilter(stated_by=to_epoch(as_of))
+        super().__init__(store, dataset_ids, where=bound.and_(where))
         self.as_of = as_of
-        self._bound = to_epoch(as_of)
-
-    def _mask(self, where: ChunkFilter | None = None) -> np.ndarray:
-        mask = super()._mask(where)
-        times = self._store.index.vectors.times(np.arange(mask.shape[0]))
-        with np.errstate(invalid="ignore"):
-            mask &= ~(times > self._bound)  # NaN (no time) stays
-        return mask
-
-    def _allows(self, record: ChunkRecord) -> bool:
-        if not super()._allows(record):
-            return False
-        when = to_epoch(record.timestamp)
-        return not when > self._bound  # NaN (no time) stays
 
     async def facts(
         self, subject: str, *, as_of: datetime | None = None, history: bool = True

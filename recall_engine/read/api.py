@@ -217,7 +217,10 @@ class GraphReads(ScopedReads, Protocol):
     """Graph elements (with text and provenance) by meaning, by name or by time,
     and walks over the stored graph."""
 
-    async def nearest_entities(self, vector: np.ndarray, k: int) -> list[EntityHit]: ...
+    async def nearest_entities(self, vector: np.ndarray, k: int) -> list[EntityHit]:
+        """The ``k`` entities nearest to ``vector``, each citing its earliest mentions;
+        with a reader's filter, as ``nearest_entity_refs`` and ``entities_by_name``."""
+        ...
 
     async def nearest_triplets(self, vector: np.ndarray, k: int) -> list[TripletHit]:
         """Relations whose text (``source predicate target: context``) is nearest."""
@@ -228,7 +231,8 @@ class GraphReads(ScopedReads, Protocol):
     async def nearest_events(self, vector: np.ndarray, k: int) -> list[EventHit]: ...
 
     async def entities_by_name(self, names: Sequence[str]) -> list[EntityHit]:
-        """Entities whose name, alias or (people) surname matches, normalised."""
+        """Entities whose name, alias or (people) surname matches, normalised; with a
+        reader's filter, those mentioned in a chunk it passes, citing only such chunks."""
         ...
 
     async def events_between(
@@ -261,7 +265,8 @@ class StructureReads(ScopedReads, Protocol):
     async def nearest_entity_refs(
         self, vector: np.ndarray, k: int
     ) -> list[tuple[EntityRef, float]]:
-        """The ``k`` entities nearest to ``vector`` (cosine similarity), without provenance."""
+        """The ``k`` entities nearest to ``vector`` (cosine similarity), without
+        provenance; with a reader's filter, among those mentioned in a chunk it passes."""
         ...
 
     async def entity_refs(self, entity_ids: Sequence[str]) -> dict[str, EntityRef]:
@@ -287,7 +292,9 @@ class StructureReads(ScopedReads, Protocol):
         ...
 
     async def mentions(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
-        """Entity id -> ids of the chunks in scope that mention it (its full degree)."""
+        """Entity id -> ids of the chunks in scope that mention it (its full degree);
+        with a reader's filter, only the chunks it passes, and an entity mentioned in
+        none of them is left out."""
         ...
 
     async def mentioned_in(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:

@@ -22,12 +22,17 @@ from recall_engine.storage.graph_reads import EdgeRecord
 class GraphReader(ScopedReader):
     """Entities, relations, summaries and events within the scope."""
 
+    async def _mention_chunks(self, entity_ids: list[str]) -> dict[str, list[str]]:
+        """Entity id -> the chunks that mention it, in chunk order (the graph's)."""
+        found = await asyncio.to_thread(self._store.graph.mention_chunks, entity_ids)
+        return {e: [chunk for chunk, _ in pairs] for e, pairs in found.items()}
+
     async def nearest_entities(self, vector: np.ndarray, k: int) -> list[EntityHit]:
-        hits = self._store.entity_index.search(vector, k, self._scope)
+        hits, mentions = await self._nearest_entities(vector, k, self._mention_chunks)
         if not hits:
             return []
-        ids = [row["id"] for row, _ in hits]
-        mentions = await asyncio.to_thread(self._store.graph.mention_chunks, ids)
+        if mentions is None:
+            mentions = await self._mention_chunks([row["id"] for row, _ in hits])
         return [
             EntityHit(
                 score=score,
@@ -97,7 +102,10 @@ class GraphReader(ScopedReader):
             return []
         graph = self._store.graph
         found = await asyncio.to_thread(graph.entities_by_keys, keys, self._scope)
-        mentions = await asyncio.to_thread(graph.mention_chunks, [e.id for e in found])
+        mentions = await self._mention_chunks([e.id for e in found])
+        kept = self._kept_mentions(mentions)
+        if kept is not None:  # an entity stated only where the filter excludes is none
+            found, mentions = [e for e in found if e.id in kept], kept
         return [
             EntityHit(
                 score=1.0,

@@ -4,12 +4,13 @@ from stored records to hits that every part of ``StoreReader`` shares.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TypeVar
 
 import numpy as np
 
+from recall_engine.core.cells import Record
 from recall_engine.core.hits import ChunkHit, EntityRef, TripletHit
 from recall_engine.core.models import SourceRef
 from recall_engine.read.filters import ChunkFilter
@@ -24,6 +25,9 @@ DenseSearch = tuple[tuple[int, int], np.ndarray, int, list[tuple[ChunkRecord, fl
 
 MAX_ENTITY_SOURCES = 8  # chunks cited per entity: its earliest mentions
 
+MentionsOf = Callable[[list[str]], Awaitable[dict[str, list[str]]]]
+"""Entity ids -> entity id -> ids of the chunks that mention it."""
+
 
 class ScopedReader:
     """The tenant store, the scope (dataset ids, in the order given) and their names."""
@@ -32,7 +36,7 @@ class ScopedReader:
         self, store: TenantStore, dataset_ids: Sequence[str], *, where: ChunkFilter | None = None
     ) -> None:
         """``where``: a filter every chunk search of this reader honours (metadata
-        equalities, expiry); None: every chunk in scope."""
+        equalities, expiry, a time bound); None: every chunk in scope."""
         self._store = store
         self._scope = tuple(dict.fromkeys(dataset_ids))
         self._names = store.datasets()
@@ -59,6 +63,10 @@ class ScopedReader:
             return mask
         if wanted.alive_at is not None:
             mask &= expiry_of(index) > wanted.alive_at
+        if wanted.stated_by is not None:
+            times = index.vectors.times(np.arange(mask.shape[0]))
+            with np.errstate(invalid="ignore"):
+                mask &= ~(times > wanted.stated_by)  # NaN (unknown time) passes
         if wanted.narrows:
             for at in np.flatnonzero(mask):
                 if not wanted.matches(index.vectors.row(int(at)).metadata):
@@ -67,7 +75,7 @@ class ScopedReader:
 
     def _allows(self, record: ChunkRecord) -> bool:
         """The record passes the reader's filter."""
-        return self._where is None or self._where.allows(record.metadata)
+        return self._where is None or self._where.allows(record.metadata, stated=record.timestamp)
 
     def _passing(self, chunk_ids: Iterable[str | None]) -> set[str] | None:
         """The chunks among ``chunk_ids`` that pass the reader's filter, in scope; None
@@ -79,6 +87,34 @@ class ScopedReader:
         wanted = dict.fromkeys(c for c in chunk_ids if c)
         records = self._store.index.by_id(wanted, self._scope) if wanted else []
         return {r.id for r in records if self._allows(r)}
+
+    def _kept_mentions(self, mentions: Mapping[str, Sequence[str]]) -> dict[str, list[str]] | None:
+        """Each entity's mentions (chunk ids, in order) in chunks the reader's filter
+        passes; an entity with none is left out, as it was stated only where the caller
+        may not look (or later than ``as_of``). None when the reader has no filter."""
+        passing = self._passing(c for chunks in mentions.values() for c in chunks)
+        if passing is None:
+            return None
+        kept = {e: [c for c in chunks if c in passing] for e, chunks in mentions.items()}
+        return {e: chunks for e, chunks in kept.items() if chunks}
+
+    async def _nearest_entities(
+        self, vector: np.ndarray, k: int, mentions_of: MentionsOf
+    ) -> tuple[list[tuple[Record, float]], dict[str, list[str]] | None]:
+        """The ``k`` entities in scope nearest to ``vector``; with a filter, those
+        mentioned in a chunk it passes (searching deeper until ``k`` are found or none
+        are left), with those mentions (``_kept_mentions``; None without a filter)."""
+        index = self._store.entity_index
+        if self._where is None:
+            return index.search(vector, k, self._scope), None
+        depth = k
+        while True:
+            hits = index.search(vector, depth, self._scope)
+            kept = self._kept_mentions(await mentions_of([row["id"] for row, _ in hits])) or {}
+            found = [(row, score) for row, score in hits if row["id"] in kept]
+            if len(found) >= k or len(hits) < depth:
+                return found[:k], kept
+            depth *= 4
 
     def _chunk_hit(self, record: ChunkRecord, score: float) -> ChunkHit:
         # Built unvalidated (``core.trusted``): a record's fields are typed already,
@@ -104,9 +140,9 @@ class ScopedReader:
         return tuple(r.source_ref() for r in records)
 
     def _mention_refs(
-        self, mentions: dict[str, list[tuple[str, str]]], entity_id: str
+        self, mentions: Mapping[str, Sequence[str]], entity_id: str
     ) -> tuple[SourceRef, ...]:
-        return self._refs([c for c, _ in mentions.get(entity_id, [])][:MAX_ENTITY_SOURCES])
+        return self._refs(list(mentions.get(entity_id, ()))[:MAX_ENTITY_SOURCES])
 
     def _triplet(self, edge: EdgeRecord, score: float) -> TripletHit:
         return TripletHit(

@@ -63,7 +63,7 @@ class StructureReader(ScopedReader):
     async def nearest_entity_refs(
         self, vector: np.ndarray, k: int
     ) -> list[tuple[EntityRef, float]]:
-        hits = self._store.entity_index.search(vector, k, self._scope)
+        hits, _ = await self._nearest_entities(vector, k, self._all_mentions)
         if not hits:
             return []
         current = current_adjacency(self._store)  # an id's ref is fixed within a snapshot
@@ -138,15 +138,22 @@ class StructureReader(ScopedReader):
         passing = self._passing(e.chunk_id for e in edges)
         return edges if passing is None else [e for e in edges if e.chunk_id in passing]
 
+    async def _all_mentions(self, entity_ids: list[str]) -> dict[str, list[str]]:
+        """Entity id -> every chunk that mentions it (the snapshot's), filter aside."""
+        of_entity = (await self._adjacency()).chunks_of_entity
+        return {e: list(of_entity.get(e, ())) for e in entity_ids}
+
     async def mentions(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
         adj = await self._adjacency()
         of_entity, dataset = adj.chunks_of_entity, adj.entity_dataset
         scope, covers = set(self._scope), self._covers(adj)
-        return {
+        found = {
             e: list(of_entity.get(e, ()))
             for e in dict.fromkeys(entity_ids)
             if (e in dataset if covers else dataset.get(e) in scope)
         }
+        kept = self._kept_mentions(found)
+        return found if kept is None else kept
 
     async def mentioned_in(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
         adj = await self._adjacency()
