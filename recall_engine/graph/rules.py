@@ -43,7 +43,9 @@ from recall_engine.graph.rules_entities import (
     split_sentences,
 )
 from recall_engine.graph.rules_events import DatePhrase, Sentence, context_text, sentence_events
+from recall_engine.graph.rules_mood import asserted, names_later_time
 from recall_engine.graph.rules_pending import PendingRelation, comentions, span_key, states
+from recall_engine.graph.supersession import family_of
 
 log = logging.getLogger(__name__)
 T = EntityType
@@ -123,7 +125,9 @@ def _extract(chunk: ChunkInput) -> ChunkExtraction:
 
     pending: list[PendingRelation] = []
     for sentence in sentences:
-        pending += _sentence_relations(text, sentence, spans, speaker)
+        times = [d.resolved.value for d in sentence.dates if d.resolved is not None]
+        later = names_later_time(times, chunk.timestamp)
+        pending += _sentence_relations(text, sentence, spans, speaker, later=later)
     _unify_types(spans)
     extraction = _build(chunk, text, speaker, sentences, spans, pending)
     return extraction.model_copy(update={"candidates": _candidates(chunk, set_aside)})
@@ -134,9 +138,23 @@ def _index(starts: list[int], offset: int) -> int:
 
 
 def _sentence_relations(
-    text: str, sentence: Sentence, all_spans: list[Span], speaker: str | None = None
+    text: str,
+    sentence: Sentence,
+    all_spans: list[Span],
+    speaker: str | None = None,
+    *,
+    later: bool = False,
 ) -> list[PendingRelation]:
-    """Pattern relations between mention pairs, noun-phrase kinds, then co-mentions."""
+    """Pattern relations between mention pairs, noun-phrase kinds, then co-mentions.
+    A fact that holds over time is kept only from a clause that asserts it
+    (``rules_mood``; ``later``: the sentence names a time after its statement)."""
+
+    def stated(subject: Span, predicate: str, target_name: str, object_start: int) -> bool:
+        return family_of(predicate, target_name) is None or asserted(
+            text, (sentence.start, sentence.end), (subject.start, subject.end), object_start,
+            dated_later=later,
+        )  # fmt: skip
+
     found: list[PendingRelation] = []
     related: set[tuple[str, str]] = set()
     subject_of: dict[int, Span] = {}  # id of a pattern relation's target -> its latest source
@@ -169,6 +187,8 @@ def _sentence_relations(
                 if id(a) not in subject_of:
                     continue
                 subject = subject_of[id(a)]
+            if not stated(subject, pattern.predicate, b.name, b.start):
+                continue  # "If I moved to Berlin, ...": the names are only co-mentioned
             source, target = (b, subject) if pattern.reverse else (subject, b)
             _hint(source, pattern.subject_type)
             _hint(target, pattern.object_type)
@@ -180,13 +200,13 @@ def _sentence_relations(
             subject_of[id(target)] = source
             related.add((span_key(a), span_key(b)))
             related.add((span_key(subject), span_key(b)))
-        if np_object is not None:
+        if np_object is not None and stated(a, np_object[0], np_object[1], np_object[3]):
             predicate, phrase, confidence, start, end = np_object
             target = Span(start, end, phrase, phrase, T.CONCEPT)
             all_spans.append(target)
             raw = " ".join(text[a.end : start].split())
             found.append(PendingRelation(a, target, predicate, raw, confidence, sentence))
-    found += states(text, sentence, spans, all_spans, speaker)
+    found += states(text, sentence, spans, all_spans, speaker, later=later)
     found += comentions(spans, related, sentence)
     return found
 

@@ -15,6 +15,7 @@ from recall_engine.core.names import normalize_name
 from recall_engine.graph import rules_relations as rr
 from recall_engine.graph.rules_entities import Span
 from recall_engine.graph.rules_events import Sentence
+from recall_engine.graph.rules_mood import asserted
 from recall_engine.graph.rules_states import find_states
 from recall_engine.graph.supersession import is_occupation
 
@@ -37,9 +38,12 @@ def states(
     spans: list[Span],
     all_spans: list[Span],
     speaker: str | None = None,
+    *,
+    later: bool = False,
 ) -> list[PendingRelation]:
     """What ``rules_states`` finds said of a pronoun or a person in the sentence (or,
-    for a pattern without a subject, of a conversation turn's speaker)."""
+    for a pattern without a subject, of a conversation turn's speaker), when the
+    clause asserts it (``rules_mood``; ``later``: the sentence names a later time)."""
     out = []
     for state in find_states(text, sentence.start, sentence.end):
         if state.subject_start < 0:  # "Biscuit died": said of the speaker's own
@@ -57,7 +61,10 @@ def states(
                 ),
                 None,
             )
-        if subject is None:
+        if subject is None or not asserted(
+            text, (sentence.start, sentence.end), (subject.start, subject.end), state.start,
+            dated_later=later,
+        ):  # fmt: skip
             continue
         # a name already spotted there ("Lyon") stays the same entity
         target = next((s for s in spans if s.start == state.start and s.pronoun is None), None)

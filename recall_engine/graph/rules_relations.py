@@ -257,12 +257,13 @@ PATTERNS: tuple[PredicatePattern, ...] = (
 )
 
 # Allowed before the verb: auxiliaries, contractions, adverbs, a "who" clause, an
-# appositive (", a mathematician,"). Allowed after: an article or possessive.
+# appositive (", a mathematician,"); never a negation ("I never worked at Acme").
+# Allowed after: an article or possessive.
 _BEFORE = (
     r"(?:,[^,]{1,40},\s*)?(?:,\s*)?(?:(?:who|which|that)\s+)?"
     r"(?:(?:'m|'s|'re|'ve|'d|'ll|am|is|are|was|were|be|been|being|has|have|had|will|would"
     r"|just|recently|finally|also|then|later|eventually|once|still|now|actually|really|even"
-    r"|already|never|first|officially|soon|both|to|did|do|does|gonna|going\s+to|used"
+    r"|already|first|officially|soon|both|to|did|do|does|gonna|going\s+to|used"
     r"|formerly|previously)\s+)*"
 )
 _AFTER = r"(?:\s+(?:the|a|an|his|her|their|our|my|its|some|with))?"

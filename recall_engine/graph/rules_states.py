@@ -35,6 +35,9 @@ _DEGREE = (
 # Family words a "named X" may follow instead of an animal: general English.
 _KIN = r"(?:son|daughter|baby|boy|girl|child|kid|twins?|brother|sister|cousin|nephew|niece|friend)"
 _NAME = r"(?P<obj>(?-i:\p{Lu})[\p{L}\-]*)"  # upper case even where the pattern ignores case
+# A plain negation ("I don't live in Paris") ends nothing: only with "anymore" / "any
+# longer" after it (a bounded look ahead) does it say that a value stopped holding.
+_NOT = r"(?:don't|do\s+not|doesn't|does\s+not)(?=[^.!?;]{0,60}?\bany\s*(?:more|longer)\b)"
 _CONDITIONS = (
     r"(?:pain|ache|headaches?|migraines?|allerg(?:y|ies)|asthma|anxiety|insomnia|cough"
     r"|symptoms|blood\s+pressure|injury|sleep|stress)"
@@ -268,6 +271,18 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         ),
     ),
     S(
+        "quit-job-at",
+        "ended_employer",
+        _SUBJ + r"\s+(?:(?:just|finally|recently|officially)\s+)?(?:(?:quit|left)\s+"
+        r"(?:(?:my|his|her|their|the)\s+)?(?:(?:old|current|day)\s+)?(?:job|position|role)"
+        r"\s+(?:at|with)|resigned\s+from)\s+(?:the\s+)?" + _NP,
+        keywords=r"quit|left|resigned",
+        examples=(
+            ("I quit my job at Acme.", "ended_employer", "Acme"),
+            ("I resigned from Initech in May.", "ended_employer", "Initech"),
+        ),
+    ),
+    S(
         "no-longer-job",
         "ended_job",
         _SUBJ + _BE + r"\s+(?:no\s+longer|not)\s+(?:a|an)\s+" + _NP,
@@ -291,9 +306,12 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
     S(
         "no-longer-home",
         "ended_home",
-        _SUBJ + r"\s+(?:no\s+longer|don't|do\s+not|doesn't|does\s+not)\s+lives?\s+in\s+" + _NP,
+        _SUBJ + r"\s+(?:no\s+longer|" + _NOT + r")\s+lives?\s+in\s+" + _NP,
         keywords=r"\bliv",
-        examples=(("I don't live in Lyon anymore.", "ended_home", "Lyon"),),
+        examples=(
+            ("I don't live in Lyon anymore.", "ended_home", "Lyon"),
+            ("I no longer live in Lyon.", "ended_home", "Lyon"),
+        ),
     ),
     S(
         "moved-out",
@@ -305,11 +323,12 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
     S(
         "no-longer-employer",
         "ended_employer",
-        _SUBJ
-        + r"\s+(?:no\s+longer|don't|do\s+not|doesn't|does\s+not)\s+works?\s+(?:at|for)\s+"
-        + _NP,
+        _SUBJ + r"\s+(?:no\s+longer|" + _NOT + r")\s+works?\s+(?:at|for)\s+" + _NP,
         keywords=r"\bwork",
-        examples=(("I no longer work at Google.", "ended_employer", "Google"),),
+        examples=(
+            ("I no longer work at Google.", "ended_employer", "Google"),
+            ("Ann doesn't work for Acme any longer.", "ended_employer", "Acme"),
+        ),
     ),
 )
 _COMPILED = tuple(

@@ -205,6 +205,16 @@ def family_of_aspect(aspect: str | None) -> str | None:
 
 # Wording that places a fact before the time it is stated: "I used to live in Lyon".
 PAST_WORDING = regex.compile(r"\bused\s+to\b|\bformerly\b|\bpreviously\b", regex.IGNORECASE)
+# Wording of a plan: "I will move", "I'm going to move", "I plan to move". A plan
+# states no fact until the time its sentence names (``graph.rules_mood``).
+PLAN_WORDING = regex.compile(
+    r"\b(?:will|shall|gonna|going\s+to|about\s+to|plan(?:s|ning)?\s+to)\b|'ll\b", regex.IGNORECASE
+)
+# A plan, or a present progressive ("I'm moving to Oslo next month"): a sentence so
+# worded that names a time later than its statement states a fact from that time.
+FUTURE_WORDING = regex.compile(
+    PLAN_WORDING.pattern + r"|(?:'m|'re|'s|\bam|\bare|\bis)\s+\p{L}+ing\b", regex.IGNORECASE
+)
 # A date phrase that names its year ("in 2019", "May 2021") dates a fact on its own.
 _YEAR = regex.compile(r"\b(?:1[6-9]|20)\d\d\b")
 ORDER_STEP = timedelta(microseconds=1)
@@ -229,7 +239,8 @@ def stamp(
     extractor's own, else ``family_of``): what the stores order and supersede by.
 
     A relation's ``valid_from`` is ``stated_at`` (naive UTC), unless its sentence
-    names a year ("in 2019 I moved to Berlin": that date, when not later). In a
+    names a year ("in 2019 I moved to Berlin": that date, when not later) or is a
+    plan that names a later time ("I'm moving to Oslo next month": that time). In a
     document (``position``: the chunk's index), each next sentence and chunk
     counts as stated ``ORDER_STEP`` later, so that a change stated inside one
     document ends what it states earlier. A relation worded as past
@@ -273,20 +284,30 @@ def _sentence_times(
     relations: Iterable[Relation], when: datetime, position: int | None
 ) -> dict[int, datetime]:
     """Sentence start -> the time its relations were stated. A sentence that names
-    a year not after ``when`` is stated then. In a document, the sentences count in
-    reading order: each ``ORDER_STEP`` after the one before, and one that comes
-    before a dated sentence counts as before that date."""
+    a year not after ``when`` is stated then; one worded as a plan or in the
+    progressive (``FUTURE_WORDING``) that names a later time holds from that time.
+    In a document, the sentences count in reading order: each ``ORDER_STEP``
+    after the one before, and one that comes before a dated sentence counts as
+    before that date."""
     dated: dict[int, datetime] = {}
+    later: dict[int, datetime] = {}  # plans: from the later time they name
     for r in relations:
         day = as_utc(r.timestamp)
-        if day is not None and r.time_text and _YEAR.search(r.time_text) and day <= when:
+        if day is None or not r.time_text:
+            continue
+        if day > when and FUTURE_WORDING.search(r.raw_predicate):
+            later.setdefault(r.sentence_start or 0, day)
+        elif _YEAR.search(r.time_text) and day <= when:
             dated.setdefault(r.sentence_start or 0, day)
     starts = sorted({r.sentence_start or 0 for r in relations})
     if position is None:
-        return {at: dated.get(at, when) for at in starts}
+        return {at: later.get(at) or dated.get(at, when) for at in starts}
     out: dict[int, datetime] = {}
     bound: datetime | None = None
     for rank, at in reversed(list(enumerate(starts))):
+        if at in later:  # after the document's time: outside its reading order
+            out[at] = later[at]
+            continue
         time = dated.get(at, when + ORDER_STEP * (position * _PER_CHUNK + min(rank, _PER_CHUNK)))
         if bound is not None and time >= bound:
             time = bound - ORDER_STEP
