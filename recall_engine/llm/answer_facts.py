@@ -2,7 +2,9 @@
 
 "Where does Ann live now?" over the facts lives_in Lyon (2023, replaced 2024-03-01)
 and moved_to Paris + lives_in Montmartre (2024-03-01) answers
-"Paris (Montmartre), since March 2024; before that Lyon". The aspect asked about is
+"Paris (Montmartre), since March 2024; before that Lyon"; when every value of the
+aspect ended and none followed ("I don't live in Lyon anymore"), it says so: "No
+current home is known: Lyon until March 2024". The aspect asked about is
 the family of facts (home, job, ...) whose predicate or family name shares a word
 with the question; without one there is no fact answer and the extractive answer
 stands. A past question answers with the facts of the period it asks about, an
@@ -147,7 +149,7 @@ def _now(aspect: Sequence[Fact], as_of: datetime | None) -> FactAnswer | None:
     """The values held now (or at ``as_of``), since when, and what they replaced."""
     held = _held_at(aspect, as_of)
     if not held:
-        return None
+        return _none_held(aspect, as_of)
     since = min((f.valid_from for f in held if f.valid_from), default=None)
     before = [f for f in aspect if since is not None and f.valid_until == since]
     text = _values(held)
@@ -158,6 +160,28 @@ def _now(aspect: Sequence[Fact], as_of: datetime | None) -> FactAnswer | None:
     if before:
         text += f"; before that {_values(before)}"
     return FactAnswer(text, tuple([*held, *before]))
+
+
+def _none_held(aspect: Sequence[Fact], as_of: datetime | None) -> FactAnswer | None:
+    """No value holds now (or at ``as_of``) because every one known then had ended: the
+    last ones and until when, and what they replaced. None when a value has not ended
+    (one planned to begin later)."""
+    known = [f for f in aspect if as_of is None or f.valid_from is None or f.valid_from <= as_of]
+    if not known or any(
+        f.valid_until is None or (as_of is not None and f.valid_until > as_of) for f in known
+    ):
+        return None
+    end = max(f.valid_until for f in known if f.valid_until)
+    last = [f for f in known if f.valid_until == end]
+    since = min((f.valid_from for f in last if f.valid_from), default=None)
+    before = [f for f in known if since is not None and f.valid_until == since]
+    kind = (known[0].family or "").rpartition(":")[2].replace("_", " ")
+    when = "current " if as_of is None else ""
+    at = "" if as_of is None else f" as of {as_of.date().isoformat()}"
+    text = f"No {when}{kind} is known{at}: {_values(last)} until {_month(end)}"
+    if before:
+        text += f"; before that {_values(before)}"
+    return FactAnswer(text, tuple([*last, *before]))
 
 
 def _past(aspect: Sequence[Fact], interval: Interval | None) -> FactAnswer | None:
