@@ -223,10 +223,14 @@ class GraphReads(ScopedReads, Protocol):
         ...
 
     async def nearest_triplets(self, vector: np.ndarray, k: int) -> list[TripletHit]:
-        """Relations whose text (``source predicate target: context``) is nearest."""
+        """Relations whose text (``source predicate target: context``) is nearest; with
+        a reader's filter, the ``k`` nearest stated in a chunk it passes."""
         ...
 
-    async def nearest_summaries(self, vector: np.ndarray, k: int) -> list[SummaryHit]: ...
+    async def nearest_summaries(self, vector: np.ndarray, k: int) -> list[SummaryHit]:
+        """Data items' summaries, nearest first, each citing the item's first chunks;
+        with a reader's filter, the ``k`` nearest of items with a chunk it passes."""
+        ...
 
     async def nearest_events(self, vector: np.ndarray, k: int) -> list[EventHit]: ...
 
@@ -245,12 +249,14 @@ class GraphReads(ScopedReads, Protocol):
     async def paths(
         self, sources: Sequence[str], targets: Sequence[str], *, max_length: int = 3
     ) -> list[GraphPath]:
-        """Shortest paths (up to ``max_length`` edges) from any source to any target."""
+        """Shortest paths (up to ``max_length`` edges) from any source to any target;
+        with a reader's filter, over relations stated in chunks it passes."""
         ...
 
     async def triplets_by_id(self, relation_ids: Sequence[str]) -> list[TripletHit]:
         """These relations as full triplets (context, time, sources), in the order asked;
-        score 0 (callers set their own)."""
+        score 0 (callers set their own). With a reader's filter, those stated in a
+        chunk it passes."""
         ...
 
 

@@ -15,7 +15,7 @@ from recall_engine.core.graph import normalize_name
 from recall_engine.core.hits import EntityHit, EventHit, SummaryHit, TripletHit
 from recall_engine.read.adjacency import current_adjacency, fill_records, wants_all_records
 from recall_engine.read.api import GraphPath
-from recall_engine.read.scoped import MAX_ENTITY_SOURCES, ScopedReader, in_time
+from recall_engine.read.scoped import MAX_ENTITY_SOURCES, ScopedReader, in_time, search_deeper
 from recall_engine.storage.graph_reads import EdgeRecord
 
 
@@ -47,31 +47,49 @@ class GraphReader(ScopedReader):
         ]
 
     async def nearest_triplets(self, vector: np.ndarray, k: int) -> list[TripletHit]:
-        hits = self._store.relation_index.search(vector, k, self._scope)
-        if not hits:
-            return []
-        score_of = {row["id"]: score for row, score in hits}
-        found = await asyncio.to_thread(self._store.graph.edges_by_id, list(score_of), self._scope)
-        edges = [self._triplet(edge, score_of[edge.id]) for edge in found]
-        return sorted(edges, key=lambda e: (-e.score, e.id))
+        score_of: dict[str, float] = {}
+
+        async def search(depth: int) -> tuple[int, list[EdgeRecord]]:
+            hits = self._store.relation_index.search(vector, depth, self._scope)
+            score_of.update((row["id"], score) for row, score in hits)
+            if not hits:
+                return 0, []
+            graph = self._store.graph
+            ids = list(dict.fromkeys(row["id"] for row, _ in hits))
+            found = await asyncio.to_thread(graph.edges_by_id, ids, self._scope)
+            return len(hits), self._stated_passing(found)
+
+        # without a filter, one search: a relation the graph no longer holds is not
+        # one the filter dropped
+        kept = (await search(k))[1] if self._where is None else await search_deeper(k, search)
+        edges = [self._triplet(edge, score_of[edge.id]) for edge in kept]
+        return sorted(edges, key=lambda e: (-e.score, e.id))[:k]
 
     async def nearest_summaries(self, vector: np.ndarray, k: int) -> list[SummaryHit]:
-        out = []
-        for row, score in self._store.summary_index.search(vector, k, self._scope):
-            chunks = self._store.index.of_data(row["data_id"])
-            out.append(
-                SummaryHit(
-                    score=score,
-                    sources=tuple(c.source_ref() for c in chunks[:MAX_ENTITY_SOURCES]),
-                    dataset_id=row["dataset_id"],
-                    dataset_name=self._names.get(row["dataset_id"]),
-                    id=row["id"],
-                    data_id=row["data_id"],
-                    text=row["text"],
-                    method=row.get("method") or "",
-                )
-            )
-        return out
+        async def search(depth: int) -> tuple[int, list[SummaryHit]]:
+            hits = self._store.summary_index.search(vector, depth, self._scope)
+            found = (self._summary(row, score) for row, score in hits)
+            return len(hits), [s for s in found if s is not None]
+
+        return (await search_deeper(k, search))[:k]
+
+    def _summary(self, row: Record, score: float) -> SummaryHit | None:
+        """The summary of a data item, citing its first chunks; with a filter, None
+        when it passes no chunk of the item (stated only where the caller may not
+        look, or later than ``as_of``)."""
+        chunks = self._store.index.of_data(row["data_id"])
+        if self._where is not None and not any(map(self._allows, chunks)):
+            return None
+        return SummaryHit(
+            score=score,
+            sources=tuple(c.source_ref() for c in chunks[:MAX_ENTITY_SOURCES]),
+            dataset_id=row["dataset_id"],
+            dataset_name=self._names.get(row["dataset_id"]),
+            id=row["id"],
+            data_id=row["data_id"],
+            text=row["text"],
+            method=row.get("method") or "",
+        )
 
     def _event_hit(self, row: Record, score: float) -> EventHit:
         return EventHit(
@@ -139,7 +157,7 @@ class GraphReader(ScopedReader):
                 break
             reached: list[str] = []
             frontier_set = set(frontier)
-            for record in await self._edges_touching(frontier):
+            for record in self._stated_passing(await self._edges_touching(frontier)):
                 edge = self._triplet(record, 1.0)
                 ends = (record.source_id, record.target_id)
                 for here, there in (ends, ends[::-1]):
@@ -165,7 +183,7 @@ class GraphReader(ScopedReader):
         ids = list(dict.fromkeys(relation_ids))
         if not ids:
             return []
-        edges = await self._edge_records(ids)
+        edges = self._stated_passing(await self._edge_records(ids))
         found = {edge.id: self._triplet(edge, 0.0) for edge in edges}
         return [found[i] for i in ids if i in found]
 
@@ -191,14 +209,17 @@ class GraphReader(ScopedReader):
         return [known[i] for i in ids if i in known and known[i].dataset_id in allowed]
 
     async def chunk_relations(self, chunk_ids: Sequence[str]) -> dict[str, list[TripletHit]]:
-        """Chunk id -> the relations extracted from that chunk (in scope), by id;
-        score = the relation's confidence (1 when it has none)."""
-        if not chunk_ids:
+        """Chunk id -> the relations extracted from that chunk (in scope, and passing
+        the reader's filter), by id; score = the relation's confidence (1 when it has
+        none)."""
+        wanted = list(dict.fromkeys(chunk_ids))
+        passing = self._passing(wanted)
+        if passing is not None:
+            wanted = [c for c in wanted if c in passing]
+        if not wanted:
             return {}
         graph = self._store.graph
-        edges = await asyncio.to_thread(
-            graph.edges_in_chunks, list(dict.fromkeys(chunk_ids)), self._scope
-        )
+        edges = await asyncio.to_thread(graph.edges_in_chunks, wanted, self._scope)
         out: dict[str, list[TripletHit]] = {}
         for edge in edges:
             score = float(edge.confidence or 1.0)

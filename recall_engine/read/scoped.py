@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -27,6 +27,17 @@ MAX_ENTITY_SOURCES = 8  # chunks cited per entity: its earliest mentions
 
 MentionsOf = Callable[[list[str]], Awaitable[dict[str, list[str]]]]
 """Entity ids -> entity id -> ids of the chunks that mention it."""
+
+
+class Stated(Protocol):
+    """Something stated in one chunk (a relation, an edge)."""
+
+    @property
+    def chunk_id(self) -> str | None: ...
+
+
+StatedT = TypeVar("StatedT", bound=Stated)
+KeptT = TypeVar("KeptT")
 
 
 class ScopedReader:
@@ -87,6 +98,12 @@ class ScopedReader:
         wanted = dict.fromkeys(c for c in chunk_ids if c)
         records = self._store.index.by_id(wanted, self._scope) if wanted else []
         return {r.id for r in records if self._allows(r)}
+
+    def _stated_passing(self, items: list[StatedT]) -> list[StatedT]:
+        """Those of ``items`` stated in a chunk the reader's filter passes (``_passing``),
+        in order; all of them when the reader has no filter."""
+        passing = self._passing(i.chunk_id for i in items)
+        return items if passing is None else [i for i in items if i.chunk_id in passing]
 
     def _kept_mentions(self, mentions: Mapping[str, Sequence[str]]) -> dict[str, list[str]] | None:
         """Each entity's mentions (chunk ids, in order) in chunks the reader's filter
@@ -165,6 +182,21 @@ class ScopedReader:
 
 
 RowT = TypeVar("RowT")
+
+
+async def search_deeper(
+    k: int, search: Callable[[int], Awaitable[tuple[int, list[KeptT]]]]
+) -> list[KeptT]:
+    """``search(depth)`` from depth ``k``, four times deeper each time, until it keeps
+    ``k`` or its index has no more to give; what the last search kept (maybe more
+    than ``k``). ``search`` returns how many hits the index gave and those of them it
+    kept: a search whose filter drops the nearest still returns ``k`` when ``k`` pass."""
+    depth = k
+    while True:
+        found, kept = await search(depth)
+        if len(kept) >= k or found < depth:
+            return kept
+        depth *= 4
 
 
 def latest_message_time(index: VectorIndex[ChunkRecord], scope: Sequence[str]) -> datetime | None:

@@ -132,11 +132,7 @@ class StructureReader(ScopedReader):
         else:
             scope = set(self._scope)
             found = [e for e in map(edges.__getitem__, edge_ids) if e.dataset_id in scope]
-        return self._filtered(found)
-
-    def _filtered(self, edges: list[GraphEdge]) -> list[GraphEdge]:
-        passing = self._passing(e.chunk_id for e in edges)
-        return edges if passing is None else [e for e in edges if e.chunk_id in passing]
+        return self._stated_passing(found)
 
     async def _all_mentions(self, entity_ids: list[str]) -> dict[str, list[str]]:
         """Entity id -> every chunk that mentions it (the snapshot's), filter aside."""
