@@ -10,30 +10,14 @@ from datetime import datetime
 import numpy as np
 import pytest
 
-from recall_engine import Conversation, Document, Message, RecallEngine
+from recall_engine import Conversation, Message, RecallEngine
 from recall_engine.core.hits import TripletHit
 from recall_engine.pipeline.as_of import AsOfReader
-from recall_engine.read.filters import ChunkFilter
 from recall_engine.read.store_reader import StoreReader
 from recall_engine.read.tenant_reader import TenantReader
+from tests.read.team_readers import ALLOWED_TEXT, EXCLUDED_TEXT, by_team
 
-ALLOWED_TEXT = "Ada Lovelace works at Acme Corp in Boston."
-EXCLUDED_TEXT = "Ada Lovelace founded Zenith Labs with Boris Vance in Oslo."
 AS_OF = datetime(2024, 1, 1)
-
-
-async def _by_team(engine: RecallEngine) -> tuple[StoreReader, TenantReader]:
-    await engine.remember(
-        [
-            Document(text=ALLOWED_TEXT, title="alpha", metadata={"team": "a"}),
-            Document(text=EXCLUDED_TEXT, title="beta", metadata={"team": "b"}),
-        ],
-        dataset_name="docs",
-    )
-    store = engine.store()
-    ids = list(store.datasets())
-    team_a = ChunkFilter(equals=((("team",), "a"),))
-    return StoreReader(store, ids), TenantReader(store, ids, where=team_a)
 
 
 async def _by_time(engine: RecallEngine) -> tuple[StoreReader, TenantReader]:
@@ -51,7 +35,7 @@ async def _by_time(engine: RecallEngine) -> tuple[StoreReader, TenantReader]:
 @pytest.fixture(params=["metadata_filters", "as_of"])
 async def readers(request, engine) -> tuple[StoreReader, TenantReader]:
     """(every chunk, a reader that excludes the chunk stating ``EXCLUDED_TEXT``)."""
-    fill = _by_team if request.param == "metadata_filters" else _by_time
+    fill = by_team if request.param == "metadata_filters" else _by_time
     return await fill(engine)
 
 
