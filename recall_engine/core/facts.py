@@ -82,9 +82,12 @@ CURRENT = Validity()
 ENDED_PREFIX = "ended_"
 """A predicate ``ended_<family>`` states that a value stopped holding, with no new
 one ("I quit nursing", "I no longer live in Lyon"). Such a fact ends the current
-facts with its object; when its object was never a value of the family ("nursing"
-for a job stated as "nurse", "my job"), it ends every current one. It never holds
-itself: its ``valid_until`` is its own ``valid_from``."""
+facts with its object; when its object was never a value of the family and only
+describes one ("nursing" for a job stated as "nurse", "my job", "partner"), it
+ends every current one. An end that calls its value by name ("I don't live in
+Rome anymore") is also a past statement (``PAST``, set by
+``graph.supersession.stamp``): it ends that value if it still holds, and nothing
+else. An end never holds itself: its ``valid_until`` is its own statement time."""
 
 
 PAST = "past"
@@ -144,7 +147,8 @@ def timeline(statements: Sequence[Statement], *, multi_valued: bool = False) -> 
     value its statement ends ("switched from coffee to tea": coffee's), else
     none: facts of different kinds coexist (a drink and a phone). An end
     statement (``ENDED_PREFIX``) ends the values it names and never holds. A
-    past statement (``PAST``) held until its own time and ends only its own value.
+    past statement (``PAST``) held until its own time and ends only its own value;
+    so does an end that is also past (one that calls its value by name).
     A fact with no time neither ends nor is ended.
 
     Args:
@@ -223,10 +227,10 @@ def _ended(
     """The values the end statements of ``group`` end: their own objects when the
     family has held those, else every current value of the statement's ``kind``
     (of a family of several values: the one held value of the kind the end names,
-    ``_one_of_kind``)."""
+    ``_one_of_kind``). A past end is left to the past statements' rule."""
     out: set[str] = set()
     for fact in group:
-        if not fact.ends:
+        if not fact.ends or fact.past:  # a named end ends only its own value (PAST)
             continue
         if fact.target_id in seen:
             out.add(fact.target_id)

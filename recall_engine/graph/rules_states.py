@@ -17,65 +17,30 @@ from dataclasses import dataclass
 import regex
 
 from recall_engine.graph.lexicon import NP_STOP
+from recall_engine.graph.rules_ends import END_PATTERNS
 from recall_engine.graph.rules_kinds import PET_NOUNS, SWITCHED_WHAT, value_kind
+from recall_engine.graph.state_pattern import (
+    ADVERBS,
+    BE,
+    CONDITIONS,
+    DEGREE,
+    KIN,
+    NAME,
+    NP,
+    SUBJ,
+    THEN,
+    S,
+    StatePattern,
+)
 from recall_engine.graph.supersession import is_occupation
 
-_SUBJ = r"(?P<subj>\b\p{L}+)"
-_NP = r"(?P<obj>[\p{L}\d][\p{L}\d\-]*(?:[ \t]+[\p{L}\d][\p{L}\d\-]*){0,3})"
-_BE = r"(?:'m|'s|'re|\s+am|\s+is|\s+are|\s+was)"
-_ADVERBS = r"(?:(?:now|officially|finally|happily|newly|just|recently|still|single|again)\s+)*"
-_THEN = r"(?:\s+(?:also|just|finally|recently|now))?"
-"""One adverb between a subject and its verb, or an auxiliary and its participle
-("I also got", "we have just adopted")."""
-_DEGREE = (
-    r"(?:(?:really|very|so|much|a\s+lot|a\s+bit|quite|pretty|super|more|less|slightly"
-    r"|getting|way|far|now|finally|even)\s+)*"
-)
-
-# Family words a "named X" may follow instead of an animal: general English.
-_KIN = r"(?:son|daughter|baby|boy|girl|child|kid|twins?|brother|sister|cousin|nephew|niece|friend)"
-_NAME = r"(?P<obj>(?-i:\p{Lu})[\p{L}\-]*)"  # upper case even where the pattern ignores case
-# A plain negation ("I don't live in Paris") ends nothing: only with "anymore" / "any
-# longer" after it (a bounded look ahead) does it say that a value stopped holding.
-_NOT = r"(?:don't|do\s+not|doesn't|does\s+not)(?=[^.!?;]{0,60}?\bany\s*(?:more|longer)\b)"
-_CONDITIONS = (
-    r"(?:pain|ache|headaches?|migraines?|allerg(?:y|ies)|asthma|anxiety|insomnia|cough"
-    r"|symptoms|blood\s+pressure|injury|sleep|stress)"
-)
-
-
-@dataclass(frozen=True, slots=True)
-class StatePattern:
-    """One way of saying a state; ``predicate`` may hold ``{kind}``. A pattern with
-    no ``subj`` group is said of a conversation turn's speaker ("Biscuit died"): its
-    end only ends a value the speaker held."""
-
-    id: str
-    predicate: str
-    pattern: str
-    value: str | None = None
-    confidence: float = 0.7
-    occupation: bool = False
-    """The object must name an occupation, its gerund, or a job itself."""
-    occupation_predicate: str | None = None
-    """The predicate instead when the object names an occupation ("switched to teaching")."""
-    examples: tuple[tuple[str, str, str], ...] = ()
-    keywords: str = ""
-    """A cheap regex every match contains: the full pattern runs only on
-    sentences it finds (most sentences state no state)."""
-    kinded: bool = False
-    """The predicate carries the kind of its value when the sentence names it
-    (``core.facts.kind_of``): a pet's species, what a switch changed ("my phone")."""
-
-
-S = StatePattern
 STATE_PATTERNS: tuple[StatePattern, ...] = (
     S(
         "favourite",
         "favourite_{kind}",
-        _SUBJ + r"(?:'s)?\s+(?:(?:absolute|all-time|new|current)\s+)?(?:favou?rite|preferred)\s+"
+        SUBJ + r"(?:'s)?\s+(?:(?:absolute|all-time|new|current)\s+)?(?:favou?rite|preferred)\s+"
         r"(?P<kind>\p{L}+(?:\s+\p{L}+)?)\s+(?:is|are|has\s+become|became|used\s+to\s+be)\s+"
-        r"(?:(?:now|still|definitely|probably|easily)\s+)?" + _NP,
+        r"(?:(?:now|still|definitely|probably|easily)\s+)?" + NP,
         keywords=r"favou?rite|preferred",
         examples=(
             ("My favourite food is sushi now.", "favourite_food", "sushi"),
@@ -86,10 +51,10 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
     S(
         "relationship-status",
         "relationship_status",
-        _SUBJ
-        + _BE
+        SUBJ
+        + BE
         + r"\s+"
-        + _ADVERBS
+        + ADVERBS
         + r"(?P<obj>single|married|engaged|divorced|widowed|separated)\b",
         keywords=r"single|married|engaged|divorced|widowed|separated",
         examples=(("I'm single again.", "relationship_status", "single"),),
@@ -97,21 +62,27 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
     S(
         "got-married",
         "relationship_status",
-        _SUBJ + r"\s+(?:(?:just|finally|recently)\s+)?got\s+(?P<obj>married|engaged|divorced)\b",
+        SUBJ + r"\s+(?:(?:just|finally|recently)\s+)?got\s+(?P<obj>married|engaged|divorced)\b",
         keywords=r"\bgot\b",
         examples=(("I just got engaged!", "relationship_status", "engaged"),),
     ),
     S(
         "broke-up-with",
         "ended_relationship",
-        _SUBJ + r"\s+(?:(?:just|finally|recently)\s+)?(?:broke\s+up|split\s+up)\s+with\s+" + _NP,
+        SUBJ
+        + r"\s+(?:(?:just|finally|recently)\s+)?(?:broke\s+up|split\s+up)\s+with\s+"
+        + r"(?:(?:my|his|her|their|our)\s+)?"
+        + NP,
         keywords=r"broke|split",
-        examples=(("I broke up with Tom last month.", "ended_relationship", "Tom"),),
+        examples=(
+            ("I broke up with Tom last month.", "ended_relationship", "Tom"),
+            ("I broke up with my boyfriend.", "ended_relationship", "boyfriend"),
+        ),
     ),
     S(
         "broke-up",
         "ended_relationship",
-        _SUBJ + r"\s+(?:(?:just|finally|recently)\s+)?(?:broke\s+up|split\s+up)\b(?!\s+with)",
+        SUBJ + r"\s+(?:(?:just|finally|recently)\s+)?(?:broke\s+up|split\s+up)\b(?!\s+with)",
         keywords=r"broke|split",
         value="partner",
         examples=(("We broke up in May.", "ended_relationship", "partner"),),
@@ -119,11 +90,11 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
     S(
         "pet",
         "has_pet",
-        _SUBJ + _THEN + r"(?:(?:'ve|\s+have|\s+has|\s+had)" + _THEN + r"(?:\s+(?:got|adopted))?"
+        SUBJ + THEN + r"(?:(?:'ve|\s+have|\s+has|\s+had)" + THEN + r"(?:\s+(?:got|adopted))?"
         r"|\s+got|\s+adopted"
         r"|\s+used\s+to\s+have|(?:'s)?\s+(?:new\s+)?pet\s+(?:is|used\s+to\s+be))\s+(?:a|an)\s+"
-        r"(?!(?:new\s+|baby\s+|little\s+)*" + _KIN + r"\b)(?:new\s+)?(?:[\p{L}\-]+\s+)?"
-        r"(?P<species>[\p{L}\-]+)\s+(?:named|called)\s+" + _NAME,
+        r"(?!(?:new\s+|baby\s+|little\s+)*" + KIN + r"\b)(?:new\s+)?(?:[\p{L}\-]+\s+)?"
+        r"(?P<species>[\p{L}\-]+)\s+(?:named|called)\s+" + NAME,
         keywords=r"named|called",
         kinded=True,
         examples=(
@@ -138,20 +109,20 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
     S(
         "child",
         "has_child",
-        _SUBJ + r"(?:'ve|\s+have|\s+has|\s+had)\s+(?:a|an)\s+"
+        SUBJ + r"(?:'ve|\s+have|\s+has|\s+had)\s+(?:a|an)\s+"
         r"(?:(?:new|baby|little|newborn|second|third|first)\s+)*(?:son|daughter|boy|girl|child|kid)"
-        r"\s+(?:named|called)\s+" + _NAME,
+        r"\s+(?:named|called)\s+" + NAME,
         keywords=r"named|called",
         examples=(("We had a baby girl named Mia.", "has_child", "Mia"),),
     ),
     S(
         "pet-died",
         "ended_pet",
-        _SUBJ
+        SUBJ
         + r"\s+(?:(?:old|sweet|poor|beloved|first|other)\s+)*(?:\p{L}+\s+)?"
         + PET_NOUNS
         + r",?\s+"
-        + _NAME
+        + NAME
         + r",?\s+(?:(?:has|had|sadly|just|finally)\s+)*"
         r"(?:died|passed\s+away|ran\s+away|was\s+put\s+down)",
         keywords=r"died|passed|ran\s+away|put\s+down",
@@ -160,7 +131,7 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
     S(
         "named-died",
         "ended_pet",
-        r"(?<!\p{L}'s\s)(?<![\p{L}\-])" + _NAME + r"\s+(?:(?:has|had|sadly|just|finally)\s+)*"
+        r"(?<!\p{L}'s\s)(?<![\p{L}\-])" + NAME + r"\s+(?:(?:has|had|sadly|just|finally)\s+)*"
         r"(?:died|passed\s+away|ran\s+away|was\s+put\s+down)",
         keywords=r"died|passed|ran\s+away|put\s+down",
         examples=(("Sadly Biscuit died in the spring.", "ended_pet", "Biscuit"),),
@@ -168,10 +139,10 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
     S(
         "pet-gone",
         "ended_pet",
-        _SUBJ + r"(?:'ve|\s+have|\s+had)?\s+(?:(?:just|finally|sadly|recently)\s+)?"
+        SUBJ + r"(?:'ve|\s+have|\s+had)?\s+(?:(?:just|finally|sadly|recently)\s+)?"
         r"(?:(?:had\s+to\s+)?(?:gave\s+away|give\s+away|re-?homed?|gave\s+up)"
         r"|(?:no\s+longer|don't|do\s+not)\s+have|lost)\s+(?:(?:my|our|his|her|their|the)\s+)?"
-        r"(?:(?:\p{L}+\s+)?" + PET_NOUNS + r"\s+)?" + _NAME,
+        r"(?:(?:\p{L}+\s+)?" + PET_NOUNS + r"\s+)?" + NAME,
         keywords=r"gave|give|re-?home|longer|have|lost",
         examples=(
             ("We had to rehome our cat Shadow.", "ended_pet", "Shadow"),
@@ -182,7 +153,7 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
     S(
         "pet-gone-kind",
         "ended_pet",
-        _SUBJ + r"(?:'ve|\s+have|\s+had)?\s+(?:(?:just|finally|sadly|recently)\s+)?"
+        SUBJ + r"(?:'ve|\s+have|\s+had)?\s+(?:(?:just|finally|sadly|recently)\s+)?"
         r"(?:(?:had\s+to\s+)?(?:gave\s+away|give\s+away|re-?homed?|gave\s+up)"
         r"|no\s+longer\s+(?:have|own)|(?:don't|do\s+not|doesn't|does\s+not)\s+(?:have|own)"
         r"(?=(?:\s+[\p{L}']+){1,4}\s+any\s*more\b))\s+"
@@ -201,11 +172,11 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         "mood",
         "feels",
         # "felt" only after have/be ("I've felt calmer"): "I felt tiny" tells a moment
-        _SUBJ
+        SUBJ
         + r"(?:(?:"
-        + _BE
+        + BE
         + r"|'ve|\s+have|\s+has)(?:\s+been)?\s+(?:feel(?:s|ing)?|felt)|\s+feel(?:s|ing)?)\s+"
-        + _DEGREE
+        + DEGREE
         + r"(?P<obj>\p{L}+(?:\s+(?:out|up|down)\b)?)",
         keywords=r"\bfe(?:el|lt)",
         examples=(
@@ -218,9 +189,9 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
     S(
         "condition",
         "condition_{kind}",
-        _SUBJ + r"(?:'s)?\s+(?P<kind>(?:\p{L}+\s+)?" + _CONDITIONS + r")\s+"
+        SUBJ + r"(?:'s)?\s+(?P<kind>(?:\p{L}+\s+)?" + CONDITIONS + r")\s+"
         r"(?:is|are|has\s+been|have\s+been|got|gets|seems|feels)\s+"
-        + _DEGREE
+        + DEGREE
         + r"(?P<obj>better|worse|gone|mild|severe|bad|terrible|fine|okay|manageable)\b",
         keywords=r"pain|ache|migraine|allerg|asthma|anxiety|insomnia|cough|symptom|pressure|injury|sleep|stress",
         examples=(("My back pain is much worse.", "condition_back_pain", "worse"),),
@@ -228,10 +199,10 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
     S(
         "became",
         "works_as",
-        _SUBJ + r"(?:'ve|\s+have)?\s+(?:(?:just|recently|finally|now|officially)\s+)?"
+        SUBJ + r"(?:'ve|\s+have)?\s+(?:(?:just|recently|finally|now|officially)\s+)?"
         r"(?:became|become|becomes|got\s+(?:a\s+)?(?:new\s+)?job\s+as"
         r"|(?:started|took)\s+(?:a\s+(?:new\s+)?job\s+as|(?:working\s+)?as)|retrained\s+as"
-        r"|trained\s+as)\s+(?:a|an)\s+" + _NP,
+        r"|trained\s+as)\s+(?:a|an)\s+" + NP,
         keywords=r"bec[oa]me|\bas\b",
         examples=(
             ("I became a teacher last year.", "works_as", "teacher"),
@@ -241,9 +212,9 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
     S(
         "switched",
         "prefers",
-        _SUBJ + r"(?:'ve|\s+have)?\s+(?:(?:just|recently|finally|now|completely|since)\s+)?"
+        SUBJ + r"(?:'ve|\s+have)?\s+(?:(?:just|recently|finally|now|completely|since)\s+)?"
         r"(?:switched|made\s+the\s+switch|changed\s+over)\s+" + SWITCHED_WHAT + r"(?:over\s+)?"
-        r"(?:from\s+(?:\p{L}+\s+){1,3}?)?to\s+(?:(?:a|an|the|being\s+an?)\s+)?" + _NP,
+        r"(?:from\s+(?:\p{L}+\s+){1,3}?)?to\s+(?:(?:a|an|the|being\s+an?)\s+)?" + NP,
         keywords=r"switch|changed\s+over",
         occupation_predicate="works_as",
         kinded=True,
@@ -257,79 +228,7 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         ),
     ),
     # Ends with no new value (core.facts.ENDED_PREFIX): "quit", "no longer", "moved out".
-    S(
-        "quit-job",
-        "ended_job",
-        _SUBJ + r"\s+(?:(?:just|finally|recently|officially)\s+)?(?:quit|left|resigned\s+from"
-        r"|stopped)\s+(?:(?:my|his|her|their|the)\s+)?(?:(?:old|current|day)\s+)?"
-        r"(?P<obj>job|position|career|role|\p{L}+ing)\b",
-        keywords=r"quit|left|resigned|stopped",
-        occupation=True,
-        examples=(
-            ("I quit nursing last month.", "ended_job", "nursing"),
-            ("I left my job in June.", "ended_job", "job"),
-        ),
-    ),
-    S(
-        "quit-job-at",
-        "ended_employer",
-        _SUBJ + r"\s+(?:(?:just|finally|recently|officially)\s+)?(?:(?:quit|left)\s+"
-        r"(?:(?:my|his|her|their|the)\s+)?(?:(?:old|current|day)\s+)?(?:job|position|role)"
-        r"\s+(?:at|with)|resigned\s+from)\s+(?:the\s+)?" + _NP,
-        keywords=r"quit|left|resigned",
-        examples=(
-            ("I quit my job at Acme.", "ended_employer", "Acme"),
-            ("I resigned from Initech in May.", "ended_employer", "Initech"),
-        ),
-    ),
-    S(
-        "no-longer-job",
-        "ended_job",
-        _SUBJ + _BE + r"\s+(?:no\s+longer|not)\s+(?:a|an)\s+" + _NP,
-        keywords=r"\bnot?\b",
-        occupation=True,
-        examples=(("I'm not a nurse anymore.", "ended_job", "nurse"),),
-    ),
-    S(
-        "switched-from",
-        "ended_preference",
-        _SUBJ + r"(?:'ve|\s+have)?\s+(?:(?:just|recently|finally|now|completely)\s+)?"
-        r"(?:switched|made\s+the\s+switch|changed\s+over)\s+" + SWITCHED_WHAT + r"(?:over\s+)?"
-        r"from\s+(?:the\s+)?" + _NP,
-        keywords=r"switch|changed\s+over",
-        kinded=True,
-        examples=(
-            ("I switched from coffee to tea.", "ended_preference", "coffee"),
-            ("I switched my phone from the Pixel to an iPhone.", "ended_preference_phone", "Pixel"),
-        ),
-    ),
-    S(
-        "no-longer-home",
-        "ended_home",
-        _SUBJ + r"\s+(?:no\s+longer|" + _NOT + r")\s+lives?\s+in\s+" + _NP,
-        keywords=r"\bliv",
-        examples=(
-            ("I don't live in Lyon anymore.", "ended_home", "Lyon"),
-            ("I no longer live in Lyon.", "ended_home", "Lyon"),
-        ),
-    ),
-    S(
-        "moved-out",
-        "ended_home",
-        _SUBJ + r"\s+(?:(?:just|finally)\s+)?moved\s+(?:out\s+of|away\s+from)\s+" + _NP,
-        keywords=r"moved",
-        examples=(("I moved out of Lyon.", "ended_home", "Lyon"),),
-    ),
-    S(
-        "no-longer-employer",
-        "ended_employer",
-        _SUBJ + r"\s+(?:no\s+longer|" + _NOT + r")\s+works?\s+(?:at|for)\s+" + _NP,
-        keywords=r"\bwork",
-        examples=(
-            ("I no longer work at Google.", "ended_employer", "Google"),
-            ("Ann doesn't work for Acme any longer.", "ended_employer", "Acme"),
-        ),
-    ),
+    *END_PATTERNS,
 )
 _COMPILED = tuple(
     (regex.compile(p.keywords, regex.IGNORECASE), regex.compile(p.pattern, regex.IGNORECASE))

@@ -20,8 +20,8 @@ from datetime import UTC, datetime, timedelta
 
 import regex
 
-from recall_engine.core.facts import as_utc
-from recall_engine.core.graph import ChunkExtraction, Relation
+from recall_engine.core.facts import as_utc, is_ending, kind_of
+from recall_engine.core.graph import ChunkExtraction, Entity, EntityType, Relation
 from recall_engine.storage.records import ChunkRecord
 
 # Head nouns that name an occupation: "I am now a software developer" is a job,
@@ -162,6 +162,25 @@ def is_occupation(name: str) -> bool:
     return bool(stem) and (stem + "e" in OCCUPATIONS or stem + "er" in OCCUPATIONS)
 
 
+_NAMED_TYPES = frozenset({EntityType.PERSON, EntityType.PLACE, EntityType.ORGANIZATION})
+
+
+def ends_by_name(predicate: str, value: Entity | None) -> bool:
+    """Whether a ``predicate`` fact ends a value that it calls by name ("I don't
+    live in Rome anymore": ``ended_home Rome``) rather than describes ("I quit
+    nursing", "we broke up": ``ended_relationship partner``): an end
+    (``core.facts.ENDED_PREFIX``) of no kind whose object is a proper name
+    (capitalised, or typed a person, place or organisation). Such an end only
+    ends the value of that name: ``stamp`` states it as past. A relationship's
+    end is never one: its held value is as often a state as a person ("engaged",
+    then "I broke up with Tom"), so it ends the current one, whatever it names."""
+    if value is None or not is_ending(predicate) or kind_of(predicate) is not None:
+        return False
+    if predicate == "ended_relationship":
+        return False
+    return value.name[:1].isupper() or value.type in _NAMED_TYPES
+
+
 def family_of(predicate: str, object_name: str) -> str | None:
     """The family of a ``predicate`` fact whose object is ``object_name``, or None."""
     for rule, pattern in _COMPILED:
@@ -244,8 +263,9 @@ def stamp(
     document (``position``: the chunk's index), each next sentence and chunk
     counts as stated ``ORDER_STEP`` later, so that a change stated inside one
     document ends what it states earlier. A relation worded as past
-    (``PAST_WORDING``) is a past fact (``core.facts.PAST``): no ``valid_from``,
-    ``valid_until`` its statement time. Each event gets ``valid_from``: the time its
+    (``PAST_WORDING``), or an end that calls its value by name (``ends_by_name``),
+    is a past fact (``core.facts.PAST``): no ``valid_from``, ``valid_until`` its
+    statement time. Each event gets ``valid_from``: the time its
     text states when not later than ``stated_at``, else ``stated_at``.
     """
     when = as_utc(stated_at) or stated_at
@@ -255,18 +275,19 @@ def stamp(
     )
     if not extraction.relations:
         return extraction.model_copy(update={"events": events}) if events else extraction
-    names = {e.id: e.name for e in extraction.entities}
+    entities = {e.id: e for e in extraction.entities}
     times = _sentence_times(extraction.relations, when, position)
     relations: list[Relation] = []
     for r in extraction.relations:
         stated = times[r.sentence_start or 0]
-        past = PAST_WORDING.search(r.raw_predicate) is not None
+        value = entities.get(r.target_id)
+        past = PAST_WORDING.search(r.raw_predicate) is not None or ends_by_name(r.predicate, value)
         relations.append(
             r.model_copy(
                 update={
                     "valid_from": None if past else stated,
                     "valid_until": stated if past else None,
-                    "family": r.family or family_of(r.predicate, names.get(r.target_id, "")),
+                    "family": r.family or family_of(r.predicate, value.name if value else ""),
                 }
             )
         )
