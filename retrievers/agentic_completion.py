@@ -4,7 +4,8 @@ Each step the LLM sees the question, the tools and what earlier steps observed
 (``agentic_step``) and replies ``{"tool": ..., "input": ...}``. The tools read
 through the read API only: ``search_passages`` (the passage lane of HYBRID),
 ``search_graph`` (GRAPH_COMPLETION's context, run through ``ctx.search_types``)
-and ``cypher`` (read-only, as CYPHER; off where ALLOW_CYPHER_QUERY is). Hits are
+and ``cypher`` (read-only, as CYPHER; off where ALLOW_CYPHER_QUERY is, and on a call
+filtered by ``as_of`` or ``metadata_filters``, whose reads it could not keep to). Hits are
 kept once each, in the order found. The loop stops at ``finish``, after
 ``max_steps``, when a tool call adds nothing new, or on an unusable reply (the
 hits so far are kept and ``details`` says why it stopped). A failed or refused
@@ -47,6 +48,11 @@ TOOLS: dict[str, str] = {
     "cypher": "input: one read-only Cypher query over the graph schema below. Returns rows.",
     "finish": "input: empty. Ends the search when the observations can answer the question.",
 }
+NO_CYPHER = (
+    "not offered: this call cannot run CYPHER (configuration disables it, or as_of or "
+    "metadata_filters leave part of the graph out, which a whole-graph query cannot keep to)"
+)
+"""Why the tool list has no ``cypher`` (``details["cypher"]``)."""
 SHOWN_PER_STEP = 8
 SHOWN_CHARS = 300
 
@@ -108,6 +114,8 @@ class AgenticCompletionRetriever:
         observations: list[str] = []
         steps: list[dict[str, object]] = []
         details: dict[str, object] = {"tools": list(tools), "steps": steps}
+        if "cypher" not in tools:
+            details["cypher"] = NO_CYPHER
         stopped = "max_steps"
         started = time.perf_counter()
         for number in range(1, options.max_steps + 1):
@@ -151,8 +159,10 @@ class AgenticCompletionRetriever:
 async def _tools(ctx: RetrievalContext[RetrieverConfig]) -> dict[str, str]:
     """The tools this call may use, as the LLM reads them.
 
-    Graph search needs ``ctx.search_types``; Cypher is off where configuration
-    disables the CYPHER search type, and otherwise comes with the graph schema.
+    Graph search needs ``ctx.search_types``; Cypher is off where the CYPHER search
+    type is not available (configuration disables it, or the call is filtered by
+    ``as_of`` or ``metadata_filters``: ``PipelineSearchTypes``), and otherwise comes
+    with the graph schema.
     """
     runner = ctx.search_types
     offered = dict(TOOLS)

@@ -71,6 +71,11 @@ class AsOfReader(TenantReader):
         super().__init__(store, dataset_ids, where=bound.and_(where))
         self.as_of = as_of
 
+    @classmethod
+    def of(cls, read: TenantReader, as_of: datetime) -> AsOfReader:
+        """``read`` (its store, scope and filter) bound to ``as_of``."""
+        return cls(read._store, read.dataset_ids, as_of=as_of, where=read._where)
+
     async def facts(
         self, subject: str, *, as_of: datetime | None = None, history: bool = True
     ) -> list[Fact]:

@@ -52,7 +52,12 @@ def require_llm(retriever: RetrieverClass, llm: object, *, only_context: bool) -
 
 class PipelineSearchTypes:
     """Implements ``retrievers.base.SearchTypes`` over the registry (registered
-    types included)."""
+    types included).
+
+    The Cypher types are not available where configuration disables them, nor on a
+    ``filtered`` call (``as_of`` or ``metadata_filters``): a Cypher query reads the
+    whole tenant graph, which the read API refuses such a call (``CypherReader``).
+    """
 
     def __init__(
         self,
@@ -61,14 +66,16 @@ class PipelineSearchTypes:
         routed: SearchTypeName | None,
         llm: bool,
         routed_config: dict[str, object] | None = None,
+        filtered: bool = False,
     ) -> None:
         self._routed = routed
         self._routed_config = routed_config or {}
+        cypher = config.allow_cypher_query and not filtered
         self._available = tuple(
             t
             for t, cls in REGISTRY.items()
             if t != SearchType.FEELING_LUCKY
-            and (config.allow_cypher_query or t not in CYPHER_SEARCH_TYPES)
+            and (cypher or t not in CYPHER_SEARCH_TYPES)
             and (llm or not cls.needs_llm)
         )
 

@@ -48,10 +48,19 @@ the first 10 keeps them the same for every ``top_k`` of at least 10."""
 def reader(state: RecallState) -> TenantReader:
     """The reader of the call's store and scope, bound to its metadata filter (a
     ``TenantReader``: the read API plus boolean search, which the tenant API's
-    boolean lane runs on). Made once per call, after the scope stage."""
+    boolean lane runs on) and, with ``as_of``, to what was said by then
+    (``AsOfReader``): the retriever and every stage after it (narrowing, tense,
+    coverage, the answer and its evidence) read through it. Made once per call,
+    after the scope stage."""
     assert state.store is not None
     if state.read is None:
-        state.read = TenantReader(state.store, state.dataset_ids, where=state.request.where)
+        request = state.request
+        if request.as_of is not None:
+            state.read = AsOfReader(
+                state.store, state.dataset_ids, as_of=request.as_of, where=request.where
+            )
+        else:
+            state.read = TenantReader(state.store, state.dataset_ids, where=request.where)
     return state.read
 
 
@@ -81,9 +90,7 @@ async def retrieve(
             await embed_with_rest(request.query_text, config, reader(state), services.embedder)
             vector = await embed_query(request.query_text)
         state.query_vector = vector
-    read: TenantReader = reader(state)
-    if request.as_of is not None:  # every read of the retriever knows only what was said by then
-        read = AsOfReader(state.store, state.dataset_ids, as_of=request.as_of, where=request.where)
+    read = reader(state)  # with as_of, every read knows only what was said by then
     ctx: RetrievalContext[RetrieverConfig] = RetrievalContext(
         read=read,
         query_vector=vector,
@@ -92,13 +99,14 @@ async def retrieve(
         config=config,
         top_k=retrieval_k(request, retriever),
         identity=Identity(tenant_id=state.tenant_id, user_id=state.user.id if state.user else None),
-        reference_time=datetime.now(UTC).replace(tzinfo=None),
+        reference_time=reference_time(request),
         llm=llm,
         search_types=PipelineSearchTypes(
             services.config,
             routed=state.decision.search_type if state.decision else None,
             routed_config=routed_handover(state.decision),
             llm=llm is not None,
+            filtered=filtered(request),
         ),
         session=state.session,
         timings=state.timings,
@@ -108,6 +116,21 @@ async def retrieve(
     ran = state.output.search_type
     if ran is not None and ran != retriever.search_type and ran in REGISTRY:
         state.retriever = REGISTRY[ran]  # FEELING_LUCKY: results take the ran type's shape
+
+
+def filtered(request: RecallRequest) -> bool:
+    """Whether ``as_of`` or ``metadata_filters`` leave part of the scope out of the
+    call's reads (expiry aside), so no whole-graph read (Cypher) may run in it."""
+    where = request.where
+    return request.as_of is not None or (where is not None and where.narrows)
+
+
+def reference_time(request: RecallRequest) -> datetime:
+    """What the call's relative phrases ("last month") resolve against at most
+    (``RetrievalContext.reference_time``; naive UTC): now, or ``as_of`` when given,
+    since an answer as of a time knows no later "now"."""
+    now = datetime.now(UTC).replace(tzinfo=None)
+    return now if request.as_of is None else min(now, request.as_of)
 
 
 async def embed_with_rest(

@@ -180,17 +180,19 @@ class ChunkReads(ScopedReads, Protocol):
         self, start: datetime, end: datetime, *, vector: np.ndarray | None = None, k: int = 100
     ) -> list[ChunkHit]:
         """Chunks whose timestamp falls in [start, end); ranked by ``vector`` when
-        given, else in time order."""
+        given, else in time order; with a reader's filter, the first ``k`` it passes."""
         ...
 
     async def latest_message_time(self) -> datetime | None:
         """The latest timestamp of a conversation chunk in scope (naive UTC), or None
-        when the scope holds no dated conversation."""
+        when the scope holds no dated conversation; with a reader's filter, of the
+        chunks it passes (as of ``as_of``: the latest said by then)."""
         ...
 
     async def speakers(self) -> frozenset[str]:
         """The names (as stored) of everyone who says a chunk in scope: the people of
-        its conversations; empty when it holds none."""
+        its conversations; empty when it holds none. With a reader's filter, of the
+        chunks it passes."""
         ...
 
     async def titled_chunks(self, text: str, k: int) -> list[ChunkHit]:
@@ -208,8 +210,9 @@ class ChunkReads(ScopedReads, Protocol):
     ) -> list[ChunkHit]:
         """Chunks of data items remembered with ``node_set=`` naming any (or, with
         ``match_all``, every) one of ``node_sets``; the ``k`` nearest to ``vector``
-        when given, else the first ``k`` in insertion order (score 1). A chunk's
-        node sets are in ``metadata["node_set"]``."""
+        when given, else the first ``k`` in insertion order (score 1); with a
+        reader's filter, among the chunks it passes. A chunk's node sets are in
+        ``metadata["node_set"]``."""
         ...
 
 
@@ -229,10 +232,15 @@ class GraphReads(ScopedReads, Protocol):
 
     async def nearest_summaries(self, vector: np.ndarray, k: int) -> list[SummaryHit]:
         """Data items' summaries, nearest first, each citing the item's first chunks;
-        with a reader's filter, the ``k`` nearest of items with a chunk it passes."""
+        with a reader's filter, the ``k`` nearest of items with a chunk it passes, and
+        one of an item it passes only in part rebuilt from those chunks, citing and
+        scored by them (``read.summary_view``: a summary restates its whole item)."""
         ...
 
-    async def nearest_events(self, vector: np.ndarray, k: int) -> list[EventHit]: ...
+    async def nearest_events(self, vector: np.ndarray, k: int) -> list[EventHit]:
+        """The ``k`` events nearest to ``vector``, each citing the chunk that states
+        it; with a reader's filter, the ``k`` nearest stated in a chunk it passes."""
+        ...
 
     async def entities_by_name(self, names: Sequence[str]) -> list[EntityHit]:
         """Entities whose name, alias or (people) surname matches, normalised; with a
@@ -243,7 +251,9 @@ class GraphReads(ScopedReads, Protocol):
         self, start: datetime, end: datetime, *, vector: np.ndarray | None = None, k: int = 100
     ) -> list[EventHit]:
         """Events whose resolved time falls in [start, end); ranked by ``vector``
-        when given, else in time order."""
+        when given, else in time order; with a reader's filter, the first ``k``
+        stated in a chunk it passes (when it was stated, not when it happened, is
+        what ``as_of`` bounds)."""
         ...
 
     async def paths(
@@ -265,7 +275,8 @@ class StructureReads(ScopedReads, Protocol):
     many edges at once)."""
 
     async def nearest_edges(self, vector: np.ndarray, k: int) -> list[tuple[GraphEdge, float]]:
-        """The ``k`` relations whose text is nearest to ``vector``, with cosine similarity."""
+        """The ``k`` relations whose text is nearest to ``vector``, with cosine similarity;
+        with a reader's filter, the ``k`` nearest stated in a chunk it passes."""
         ...
 
     async def nearest_entity_refs(
@@ -304,7 +315,8 @@ class StructureReads(ScopedReads, Protocol):
         ...
 
     async def mentioned_in(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
-        """Chunk id -> ids of the entities it mentions."""
+        """Chunk id -> ids of the entities it mentions; with a reader's filter, none
+        for a chunk it excludes."""
         ...
 
     async def scope_graph(self) -> ScopeGraph:
@@ -328,12 +340,13 @@ class CypherReads(ScopedReads, Protocol):
         ``max_rows`` rows (``truncated`` says when more matched).
 
         Cypher sees the whole tenant graph, so it runs only when the scope is
-        every dataset of the tenant.
+        every dataset of the tenant and the reader has no filter that leaves
+        chunks out (``metadata_filters``, ``as_of``).
 
         Raises:
-            InvalidInputError: the scope is narrower than the tenant; the query
-                writes, reaches outside the graph, is not valid Cypher, or needs
-                more memory than allowed.
+            InvalidInputError: the scope is narrower than the tenant, or the reader's
+                filter leaves chunks out; the query writes, reaches outside the graph,
+                is not valid Cypher, or needs more memory than allowed.
             QueryTimeoutError: the query ran past ``timeout_s``.
             StoreError: the query failed otherwise.
         """

@@ -110,15 +110,33 @@ class ChunkReader(ScopedReader):
         self, start: datetime, end: datetime, *, vector: np.ndarray | None = None, k: int = 100
     ) -> list[ChunkHit]:
         index = self._store.index.vectors
-        found = in_time(index, self._scope, start, end, vector, k)
-        return [self._chunk_hit(r, s) for r, s in found if self._allows(r)]
+        with index.lock:  # the filter masks the rows inside the search: k come back
+            within = None if self._where is None else self._mask()
+            found = in_time(index, self._scope, start, end, vector, k, within=within)
+        return [self._chunk_hit(r, s) for r, s in found]
 
     async def latest_message_time(self) -> datetime | None:
         index = self._store.index.vectors
-        return await asyncio.to_thread(latest_message_time, index, self._scope)
+        if self._where is None:
+            return await asyncio.to_thread(latest_message_time, index, self._scope)
+
+        def latest() -> datetime | None:
+            with index.lock:
+                return latest_message_time(index, self._scope, within=self._mask())
+
+        return await asyncio.to_thread(latest)
 
     async def speakers(self) -> frozenset[str]:
-        return speakers(self._store, self._scope)
+        if self._where is None:
+            return speakers(self._store, self._scope)
+        return await asyncio.to_thread(self._passing_speakers)
+
+    def _passing_speakers(self) -> frozenset[str]:
+        """The speakers of the chunks in scope that the reader's filter passes."""
+        index = self._store.index.vectors
+        with index.lock:
+            rows = (index.row(int(at)) for at in np.flatnonzero(self._mask()))
+            return frozenset(row.speaker for row in rows if row.speaker)
 
     async def titled_chunks(self, text: str, k: int) -> list[ChunkHit]:
         # Built once per store change; a thread hop only when it must be (re)built.
@@ -154,11 +172,13 @@ class ChunkReader(ScopedReader):
                 row_sets = index.row(int(at)).metadata.get(NODE_SET_KEY) or ()
                 sets = set(cast("Iterable[str]", row_sets))
                 where[at] = wanted <= sets if match_all else bool(wanted & sets)
+            if self._where is not None:  # masked inside the search: k come back
+                where &= self._mask()
             if vector is not None:
                 found = index.search(vector, k, self._scope, where=where)
             else:
                 found = [(index.row(int(at)), 1.0) for at in np.flatnonzero(where)[:k]]
-        return [self._chunk_hit(r, float(score)) for r, score in found if self._allows(r)]
+        return [self._chunk_hit(r, float(score)) for r, score in found]
 
 
 def _place(record: ChunkRecord, score: float) -> ChunkPlace:

@@ -13,7 +13,9 @@ from recall_engine.storage.kuzu_readonly import MAX_ROWS
 
 
 class CypherReader(ScopedReader):
-    """Cypher over the whole tenant graph, allowed when the scope is the whole tenant."""
+    """Cypher over the whole tenant graph, allowed when the scope is the whole tenant
+    and the reader's filter leaves nothing out (expiry aside: expired items are
+    forgotten before they are read)."""
 
     def _check_whole_tenant(self) -> None:
         outside = set(self._names) - set(self._scope)
@@ -23,6 +25,13 @@ class CypherReader(ScopedReader):
                 f"{len(self._scope)} of the tenant's {len(self._names)} datasets. Leave "
                 "datasets= unset (or name every dataset you may read), or keep data that "
                 "must stay apart in separate tenants."
+            )
+        where = self._where
+        if where is not None and (where.narrows or where.stated_by is not None):
+            raise InvalidInputError(
+                "Cypher search reads the whole tenant graph, and cannot keep to this "
+                "call's as_of or metadata_filters (it would read what they leave out). "
+                "Leave them unset for a Cypher query, or pick another search type."
             )
 
     async def cypher(

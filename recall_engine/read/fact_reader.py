@@ -36,6 +36,7 @@ from recall_engine.read.adjacency import (
     store_version,
     wants_all_records,
 )
+from recall_engine.read.fact_filter import within_filter
 from recall_engine.read.scoped import ScopedReader
 from recall_engine.storage.graph_reads import EdgeRecord
 from recall_engine.storage.tenant import TenantStore
@@ -78,27 +79,25 @@ class FactReader(ScopedReader):
         if facts is None:
             facts = await self._subject_facts(key)
             memo[("facts", self._scope, key)] = facts
-        facts = self._within_filter(facts)
+        if self._where is not None:
+            by_chunk: dict[str | None, list[Fact]] = {}
+            for fact in facts:
+                by_chunk.setdefault(fact.chunk_id, []).append(fact)
+
+            async def stated_in(chunk_id: str) -> list[Fact]:
+                return by_chunk.get(chunk_id, [])
+
+            facts = await within_filter(facts, self._passing_ids, stated_in)
         if as_of is not None:
             facts = [f for f in facts if f.valid_at(as_of)]
         elif not history:
             facts = [f for f in facts if f.current]
         return sorted(facts, key=_order)
 
-    def _within_filter(self, facts: list[Fact]) -> list[Fact]:
-        """The facts stated in chunks the reader's filter passes, each naming only such
-        replacements (the memo holds the scope's facts, whatever the filter)."""
-        chunks = [c for f in facts for c in (f.chunk_id, *(r.chunk_id for r in f.superseded_by))]
-        passing = self._passing(chunks)
-        if passing is None:
-            return facts
-        return [
-            f.model_copy(
-                update={"superseded_by": tuple(r for r in f.superseded_by if r.chunk_id in passing)}
-            )
-            for f in facts
-            if f.chunk_id in passing
-        ]
+    def _passing_ids(self, chunk_ids: Iterable[str | None]) -> set[str]:
+        """``_passing`` of a reader with a filter (the memo holds the scope's facts,
+        whatever the filter: ``read.fact_filter`` reads them as it sees them)."""
+        return self._passing(chunk_ids) or set()
 
     async def _subject_facts(self, key: str) -> list[Fact]:
         graph = self._store.graph
@@ -125,6 +124,20 @@ class FactReader(ScopedReader):
         wanted = list(dict.fromkeys(chunk_ids))
         if not wanted:
             return {}
+        found = await self._validity(wanted)
+        if self._where is not None:
+
+            async def stated_in(chunk_id: str) -> list[Fact]:
+                return (await self._validity([chunk_id]))[chunk_id]
+
+            found = {
+                c: await within_filter(f, self._passing_ids, stated_in) for c, f in found.items()
+            }
+        return {c: list(facts) for c, facts in found.items() if facts}
+
+    async def _validity(self, wanted: list[str]) -> dict[str, list[Fact]]:
+        """Chunk id -> the facts it states, as stored (the filter aside), for each
+        of ``wanted``; read once per store version."""
         memo = _memo(self._store)
         missing = [c for c in wanted if ("chunk", self._scope, c) not in memo]
         snapshot = current_adjacency(self._store)
@@ -136,8 +149,7 @@ class FactReader(ScopedReader):
             found = await self._chunk_validity(missing)
             for chunk_id in missing:
                 memo[("chunk", self._scope, chunk_id)] = found.get(chunk_id, [])
-        out = {c: self._within_filter(memo[("chunk", self._scope, c)]) for c in wanted}
-        return {c: list(found) for c, found in out.items() if found}
+        return {c: memo[("chunk", self._scope, c)] for c in wanted}
 
     async def _chunk_validity(self, wanted: list[str]) -> dict[str, list[Fact]]:
         edges = await self._edges_in_chunks(wanted)

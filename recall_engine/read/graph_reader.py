@@ -5,7 +5,7 @@ and the tenant's graph vector indexes."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import numpy as np
@@ -16,7 +16,9 @@ from recall_engine.core.hits import EntityHit, EventHit, SummaryHit, TripletHit
 from recall_engine.read.adjacency import current_adjacency, fill_records, wants_all_records
 from recall_engine.read.api import GraphPath
 from recall_engine.read.scoped import MAX_ENTITY_SOURCES, ScopedReader, in_time, search_deeper
+from recall_engine.read.summary_view import lead_of, score_by
 from recall_engine.storage.graph_reads import EdgeRecord
+from recall_engine.storage.graph_records import SUMMARY_METHOD
 
 
 class GraphReader(ScopedReader):
@@ -68,18 +70,30 @@ class GraphReader(ScopedReader):
     async def nearest_summaries(self, vector: np.ndarray, k: int) -> list[SummaryHit]:
         async def search(depth: int) -> tuple[int, list[SummaryHit]]:
             hits = self._store.summary_index.search(vector, depth, self._scope)
-            found = (self._summary(row, score) for row, score in hits)
+            found = (self._summary(row, score, vector) for row, score in hits)
             return len(hits), [s for s in found if s is not None]
 
-        return (await search_deeper(k, search))[:k]
+        found = await search_deeper(k, search)
+        if self._where is not None:  # a rebuilt summary is scored by what it restates
+            found.sort(key=lambda s: -s.score)
+        return found[:k]
 
-    def _summary(self, row: Record, score: float) -> SummaryHit | None:
-        """The summary of a data item, citing its first chunks; with a filter, None
+    def _summary(self, row: Record, score: float, vector: np.ndarray) -> SummaryHit | None:
+        """The summary of a data item, citing its first chunks. With a filter: None
         when it passes no chunk of the item (stated only where the caller may not
-        look, or later than ``as_of``)."""
+        look, or later than ``as_of``); when it passes only some, rebuilt from those
+        (``read.summary_view``), citing and scored by them."""
         chunks = self._store.index.of_data(row["data_id"])
-        if self._where is not None and not any(map(self._allows, chunks)):
-            return None
+        text, method = row["text"], row.get("method") or ""
+        if self._where is not None:
+            passing = [c for c in chunks if self._allows(c)]
+            if not passing:
+                return None
+            if len(passing) < len(chunks):
+                chunks, text, method = passing, lead_of(passing), SUMMARY_METHOD
+                cited = [c.id for c in chunks[:MAX_ENTITY_SOURCES]]
+                vectors = self._store.index.vectors.vectors_of(cited, self._scope)
+                score = score_by(vector, list(vectors.values()))
         return SummaryHit(
             score=score,
             sources=tuple(c.source_ref() for c in chunks[:MAX_ENTITY_SOURCES]),
@@ -87,8 +101,8 @@ class GraphReader(ScopedReader):
             dataset_name=self._names.get(row["dataset_id"]),
             id=row["id"],
             data_id=row["data_id"],
-            text=row["text"],
-            method=row.get("method") or "",
+            text=text,
+            method=method,
         )
 
     def _event_hit(self, row: Record, score: float) -> EventHit:
@@ -105,14 +119,35 @@ class GraphReader(ScopedReader):
         )
 
     async def nearest_events(self, vector: np.ndarray, k: int) -> list[EventHit]:
-        hits = self._store.event_index.search(vector, k, self._scope)
-        return [self._event_hit(row, score) for row, score in hits]
+        def search(depth: int) -> list[tuple[Record, float]]:
+            return self._store.event_index.search(vector, depth, self._scope)
+
+        return [self._event_hit(row, score) for row, score in await self._events(k, search)]
 
     async def events_between(
         self, start: datetime, end: datetime, *, vector: np.ndarray | None = None, k: int = 100
     ) -> list[EventHit]:
-        found = in_time(self._store.event_index, self._scope, start, end, vector, k)
-        return [self._event_hit(r, s) for r, s in found]
+        def search(depth: int) -> list[tuple[Record, float]]:
+            return in_time(self._store.event_index, self._scope, start, end, vector, depth)
+
+        return [self._event_hit(row, score) for row, score in await self._events(k, search)]
+
+    async def _events(
+        self, k: int, search: Callable[[int], list[tuple[Record, float]]]
+    ) -> list[tuple[Record, float]]:
+        """The first ``k`` event rows ``search(depth)`` finds; with a filter, the first
+        ``k`` stated in a chunk it passes (``_passing``), searching deeper while it
+        drops some: an event stated in another team's notes, or later than ``as_of``
+        (whatever time it happened at), is none of the reader's."""
+
+        async def kept(depth: int) -> tuple[int, list[tuple[Record, float]]]:
+            hits = search(depth)
+            passing = self._passing(row["chunk_id"] for row, _ in hits)
+            if passing is None:
+                return len(hits), hits
+            return len(hits), [(row, s) for row, s in hits if row["chunk_id"] in passing]
+
+        return (await search_deeper(k, kept))[:k]
 
     async def entities_by_name(self, names: Sequence[str]) -> list[EntityHit]:
         keys = sorted({normalize_name(n) for n in names if n and n.strip()} - {""})

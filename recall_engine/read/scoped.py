@@ -199,12 +199,17 @@ async def search_deeper(
         depth *= 4
 
 
-def latest_message_time(index: VectorIndex[ChunkRecord], scope: Sequence[str]) -> datetime | None:
-    """Newest first over the dated rows in scope: the time of the first that covers
-    conversation messages."""
+def latest_message_time(
+    index: VectorIndex[ChunkRecord], scope: Sequence[str], *, within: np.ndarray | None = None
+) -> datetime | None:
+    """Newest first over the dated rows in scope (and in the row mask ``within``,
+    when given): the time of the first that covers conversation messages."""
     with index.lock:
         times = index.times(np.arange(index.size))
-        dated = np.flatnonzero(index.scope_mask(scope) & ~np.isnan(times))
+        mask = index.scope_mask(scope)
+        if within is not None:
+            mask &= within[: mask.shape[0]]
+        dated = np.flatnonzero(mask & ~np.isnan(times))
         for at in dated[np.argsort(-times[dated], kind="stable")]:
             if index.row(int(at)).message_ids:
                 return datetime.fromtimestamp(float(times[at]), UTC).replace(tzinfo=None)
@@ -218,11 +223,17 @@ def in_time(
     end: datetime,
     vector: np.ndarray | None,
     k: int,
+    *,
+    within: np.ndarray | None = None,
 ) -> list[tuple[RowT, float]]:
     """Rows of ``index`` in scope whose time is in [start, end): the ``k`` nearest
-    to ``vector`` when given, else the first ``k`` in time order (score 1)."""
+    to ``vector`` when given, else the first ``k`` in time order (score 1).
+    ``within``: a boolean mask over the index's rows they must also be in (a
+    reader's filter, ``ScopedReader._mask``)."""
     with index.lock:
         where = index.time_mask(to_epoch(start), to_epoch(end))
+        if within is not None:
+            where &= within[: where.shape[0]]
         if vector is not None:
             return index.search(vector, k, scope, where=where)
         rows = np.flatnonzero(where & index.scope_mask(scope))

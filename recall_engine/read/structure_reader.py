@@ -26,7 +26,7 @@ from recall_engine.read.adjacency import (
 from recall_engine.read.api import GraphEdge, ScopeGraph
 from recall_engine.read.linking import name_grams
 from recall_engine.read.name_table import NameTable
-from recall_engine.read.scoped import ScopedReader
+from recall_engine.read.scoped import ScopedReader, search_deeper
 from recall_engine.storage.tenant import TenantStore
 
 _TOKENS: weakref.WeakKeyDictionary[TenantStore, str] = weakref.WeakKeyDictionary()
@@ -48,17 +48,25 @@ class StructureReader(ScopedReader):
         return current if current is not None else await asyncio.to_thread(adjacency, self._store)
 
     async def nearest_edges(self, vector: np.ndarray, k: int) -> list[tuple[GraphEdge, float]]:
-        hits = self._store.relation_index.search(vector, k, self._scope)
-        if not hits:
-            return []
-        adj = await self._adjacency()
-        out = []
-        for row, score in hits:
-            edge = adj.edges.get(row["id"])
-            if edge is not None:
-                out.append((edge, float(score)))
-        passing = self._passing(e.chunk_id for e, _ in out)
-        return out if passing is None else [(e, s) for e, s in out if e.chunk_id in passing]
+        async def search(depth: int) -> tuple[int, list[tuple[GraphEdge, float]]]:
+            hits = self._store.relation_index.search(vector, depth, self._scope)
+            if not hits:
+                return 0, []
+            adj = await self._adjacency()
+            out = []
+            for row, score in hits:
+                edge = adj.edges.get(row["id"])
+                if edge is not None:
+                    out.append((edge, float(score)))
+            passing = self._passing(e.chunk_id for e, _ in out)
+            if passing is not None:
+                out = [(e, s) for e, s in out if e.chunk_id in passing]
+            return len(hits), out
+
+        # without a filter, one search: an edge the snapshot lacks is not one the
+        # filter dropped
+        found = (await search(k))[1] if self._where is None else await search_deeper(k, search)
+        return found[:k]
 
     async def nearest_entity_refs(
         self, vector: np.ndarray, k: int
@@ -154,13 +162,16 @@ class StructureReader(ScopedReader):
     async def mentioned_in(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
         adj = await self._adjacency()
         of_chunk, dataset = adj.entities_of_chunk, adj.entity_dataset
+        wanted = list(dict.fromkeys(chunk_ids))
+        passing = self._passing(wanted)
         if self._covers(adj):  # every entity a chunk mentions has its dataset noted
-            return {c: list(of_chunk.get(c, ())) for c in dict.fromkeys(chunk_ids)}
-        scope = set(self._scope)
-        return {
-            c: [e for e in of_chunk.get(c, ()) if dataset.get(e) in scope]
-            for c in dict.fromkeys(chunk_ids)
-        }
+            found = {c: list(of_chunk.get(c, ())) for c in wanted}
+        else:
+            scope = set(self._scope)
+            found = {c: [e for e in of_chunk.get(c, ()) if dataset.get(e) in scope] for c in wanted}
+        if passing is not None:  # a chunk the filter excludes mentions nothing it may see
+            found = {c: ids if c in passing else [] for c, ids in found.items()}
+        return found
 
     async def scope_graph(self) -> ScopeGraph:
         adj = await self._adjacency()

@@ -68,15 +68,15 @@ class TenantReader(StoreReader):
             return out
 
     async def chunks_of_data(self, data_ids: Sequence[str]) -> list[ChunkHit]:
-        """The live chunks of these data items (those in scope), item by item in
-        chunk order."""
+        """The live chunks of these data items (those in scope that the reader's
+        filter passes), item by item in chunk order."""
         index = self._store.index
         scope = set(self._scope)
         return [
             self._chunk_hit(record, 1.0)
             for data_id in dict.fromkeys(data_ids)
             for record in index.of_data(data_id)
-            if record.dataset_id in scope
+            if record.dataset_id in scope and self._allows(record)
         ]
 
     async def documents(self) -> list[DocumentRecord]:

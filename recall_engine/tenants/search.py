@@ -25,6 +25,7 @@ from recall_engine.core.hydra import (
 from recall_engine.core.limits import check_query_size
 from recall_engine.core.results import source_of, to_chunk, to_sources
 from recall_engine.core.text_parts import Spans
+from recall_engine.pipeline.as_of import AsOfReader
 from recall_engine.pipeline.state import RecallState
 from recall_engine.read.filters import ChunkFilter
 from recall_engine.read.recency import POOL
@@ -84,7 +85,10 @@ class TenantSearch(TenantBase):
         where = hybrid.parse_filters(request.metadata_filters, record.filterable)
         where = where.model_copy(update={"alive_at": time.time()})
         scope = await self._scope(request.tenant_id, collection, request.sub_tenant_id, where)
-        reader = scope.reader
+        as_of = parse_utc(request.as_of)
+        # as_of: every read here (alpha's term statistics, the chunks' facts, the graph
+        # context, the linked sources) knows only what was said by then, as the pipeline's
+        reader = scope.reader if as_of is None else AsOfReader.of(scope.reader, as_of)
         if request.alpha == "auto":
             rare = await hybrid.has_rare_term(reader, request.query)
             alpha = hybrid.choose_alpha(request.query, has_rare_term=rare)
@@ -94,7 +98,6 @@ class TenantSearch(TenantBase):
             return RetrievalResult(alpha_used=alpha)
         k = request.max_results or DEFAULT_MAX_RESULTS
         thinking = request.mode == "thinking"
-        as_of = parse_utc(request.as_of)
         options: dict[str, object] = {**lane_weights(alpha)}
         embed_text = request.query
         if request.additional_context:
