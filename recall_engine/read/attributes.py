@@ -25,7 +25,7 @@ every comparison but ``$ne``, ``$nin`` and ``$exists: false``.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
@@ -64,6 +64,16 @@ class Condition(BaseModel):
     field: str
     op: Comparison
     value: object = None
+
+    @property
+    def operands(self) -> tuple[object, ...]:
+        """The values the field is compared with: a list operator's, else the one
+        value (``$exists``: none)."""
+        if self.op == "$exists":
+            return ()
+        if isinstance(self.value, tuple | frozenset):
+            return tuple(self.value)
+        return (self.value,)
 
     def holds(self, metadata: Mapping[str, object]) -> bool:
         found = lookup(metadata, self.field)
@@ -111,6 +121,12 @@ class AttributeFilter(BaseModel):
         if self.mode == "$nor":
             return not any(results)
         return all(results)
+
+    def comparisons(self) -> Iterator[Condition]:
+        """Every comparison of the query, at any depth."""
+        yield from self.conditions
+        for part in self.parts:
+            yield from part.comparisons()
 
     def and_(self, other: AttributeFilter | None) -> AttributeFilter:
         """Both queries at once."""

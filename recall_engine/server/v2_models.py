@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from recall_engine.core.hydra import ErrorResponse
 from recall_engine.core.recall_checks import MAX_TOP_K
@@ -68,9 +68,27 @@ class QueryRequest(Scoped):
 
 
 class ListFilter(_Request):
+    """``filters`` of ``context/list``: exact values (``server.v2_listing``). A group
+    it does not know is refused (forbidden), not ignored: ignored, it would list
+    everything."""
+
+    model_config = ConfigDict(extra="forbid")
+
     metadata: dict[str, object] | None = None
     additional_metadata: dict[str, object] | None = None
     source_fields: dict[str, object] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_groups(cls, data: object) -> object:
+        if isinstance(data, dict):
+            unknown = [str(k) for k in data if k not in cls.model_fields]
+            if unknown:
+                raise ValueError(
+                    f"{', '.join(unknown)}: not a filter group; use metadata (v1's "
+                    "tenant_metadata), additional_metadata or source_fields."
+                )
+        return data
 
 
 class ListRequest(Scoped):

@@ -10,7 +10,9 @@ The options map onto recall()'s (no second search path):
 - ``recency_bias``, ``temporal_now`` (as ``as_of``), ``max_results`` (``top_k``).
 - ``attributes`` (operators over the database attributes), ``metadata_filters``,
   ``ids`` and ``titles`` (exact titles, ignoring case): one ``metadata_filters``
-  query of recall(), so ``ids`` and ``titles`` intersect.
+  query of recall(), so ``ids`` and ``titles`` intersect. A field named in
+  ``attributes`` or at the top of ``metadata_filters`` must be a declared
+  attribute, compared as its kind allows (``tenants.attribute_kinds``).
 
 recall() runs with ``only_context`` and ``verbose``: a chunk result is one chunk;
 a context result (GRAPH_COMPLETION, ...) gives the chunks it rests on, in its
@@ -23,14 +25,18 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 
+from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.hydra import DEFAULT_SUB_TENANT
 from recall_engine.core.metadata import ADDITIONAL_KEY, SOURCE_KEY, TENANT_KEY
 from recall_engine.core.models import RecallResult
 from recall_engine.core.recall_checks import moment
 from recall_engine.core.recall_options import RecallOptions, RecallParams
+from recall_engine.read.attributes import MAX_VALUES, AttributeFilter
 from recall_engine.server.errors import ApiError
 from recall_engine.server.port import EnginePort
 from recall_engine.server.v2_models import QueryRequest, V2Chunk, V2RetrievalResult, V2Source
+from recall_engine.tenants.attribute_kinds import Attributes
+from recall_engine.tenants.errors import InvalidFilterError
 from recall_engine.tenants.scopes import DatasetScope
 
 DEFAULT_RESULTS = 10
@@ -46,7 +52,9 @@ def recall_options(body: QueryRequest, scope: DatasetScope) -> RecallOptions:
     """recall()'s keyword options for ``body`` over ``scope``.
 
     Raises:
-        ApiError: 400 for an ``alpha`` outside 0..1 (in any mode).
+        ApiError: 400 for an ``alpha`` outside 0..1 (in any mode), or a filter
+            ``filter_query`` refuses.
+        InvalidInputError: ``attributes`` that are not a query (``filter_query``).
     """
     options: RecallOptions = {
         "tenant_id": scope.store,
@@ -59,7 +67,7 @@ def recall_options(body: QueryRequest, scope: DatasetScope) -> RecallOptions:
         options["recency_bias"] = body.recency_bias
     if body.temporal_now:
         options["as_of"] = cast(datetime, moment("temporal_now")(body.temporal_now))
-    where = filter_query(body)
+    where = filter_query(body, scope.attributes)
     if where:
         options["metadata_filters"] = where
     if isinstance(body.alpha, float | int) and not 0 <= body.alpha <= 1:
@@ -75,15 +83,27 @@ def recall_options(body: QueryRequest, scope: DatasetScope) -> RecallOptions:
     return options
 
 
-def filter_query(body: QueryRequest) -> dict[str, object] | None:
+def filter_query(body: QueryRequest, attributes: Attributes) -> dict[str, object] | None:
     """``attributes``, ``metadata_filters``, ``ids`` and ``titles`` as one query of
     recall()'s ``metadata_filters`` language, over the chunk metadata the tenant
-    API writes (attributes under ``tenant_metadata``)."""
+    API writes (attributes under ``tenant_metadata``).
+
+    Args:
+        attributes: the database's declared attributes, which the fields that
+            ``attributes`` and ``metadata_filters`` name must be.
+
+    Raises:
+        InvalidInputError: ``attributes`` that are not a query (an unknown
+            operator, a bad operand, too many comparisons or levels).
+        ApiError: 400 for a field that is not a declared attribute, or an
+            operator or value its kind does not take; ``_legacy_filters``'s.
+    """
     parts: list[dict[str, object]] = []
     if body.attributes:
+        _check_attributes(body.attributes, attributes)
         parts.append(_prefixed(body.attributes, TENANT_KEY))
     if body.metadata_filters:
-        parts.extend(_legacy_filters(body.metadata_filters))
+        parts.extend(_legacy_filters(body.metadata_filters, attributes))
     if body.ids:
         parts.append({f"{SOURCE_KEY}.source_id": {"$in": list(body.ids)}})
     if body.titles:
@@ -91,6 +111,25 @@ def filter_query(body: QueryRequest) -> dict[str, object] | None:
     if not parts:
         return None
     return parts[0] if len(parts) == 1 else {"$and": parts}
+
+
+def _check_attributes(query: Mapping[str, object], attributes: Attributes) -> None:
+    """That ``query`` is a query of recall()'s language (as bounded there) whose
+    every comparison names a declared attribute that takes it."""
+    try:
+        parsed = AttributeFilter.parse(query)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"attributes: {exc}") from None
+    for comparison in parsed.comparisons():
+        try:
+            attributes.check(
+                comparison.field,
+                comparison.op,
+                comparison.operands,
+                where="attributes",
+            )
+        except InvalidFilterError as exc:
+            raise _invalid(str(exc)) from None
 
 
 def _prefixed(query: Any, prefix: str) -> Any:
@@ -112,26 +151,55 @@ def _prefixed(query: Any, prefix: str) -> Any:
     return out
 
 
-def _legacy_filters(filters: Mapping[str, object]) -> list[dict[str, object]]:
+def _legacy_filters(
+    filters: Mapping[str, object], attributes: Attributes
+) -> list[dict[str, object]]:
     """v2's deprecated ``metadata_filters``, as HydraDB reads them: top-level keys are
-    database attributes (multi-value ones comma-joined), ``additional_metadata``
-    holds per-source ones as a scalar (equal) or a list (any of).
+    database attributes declared with ``enable_match`` (multi-value ones
+    comma-joined), ``additional_metadata`` holds per-source ones as a scalar (equal)
+    or a list (any of).
 
     Raises:
         ApiError: 400 for an operator given the wrong operand, several operators or
-            an object that is not one, or an operator inside ``additional_metadata``.
+            an object that is not one, or an operator inside ``additional_metadata``;
+            a top-level key that is not a declared attribute with ``enable_match``,
+            or an operator or value its kind does not take (``contains``,
+            ``contains_any`` and lists on a number, ``equals`` of text on a number).
     """
     parts: list[dict[str, object]] = []
     for key, value in filters.items():
-        if key == ADDITIONAL_KEY and isinstance(value, Mapping):
+        if key == ADDITIONAL_KEY:
+            if not isinstance(value, Mapping):
+                raise _invalid(
+                    f"metadata_filters 'additional_metadata' must be an object of per-source "
+                    f"field: value, got {type(value).__name__}."
+                )
             for inner, wanted in value.items():
                 parts.append({f"{ADDITIONAL_KEY}.{inner}": _per_source_value(inner, wanted)})
-        else:
-            parts.append({f"{TENANT_KEY}.{key}": _attribute_value(key, value)})
+            continue
+        ((op, operand),) = _attribute_value(key, value).items()
+        spelled = dict(_SPELLED)
+        if isinstance(value, list):
+            spelled["$contains_any"] = "a list of values (contains_any)"
+        elif not isinstance(value, Mapping):
+            spelled["$eq"] = "a bare value (equals)"
+        try:
+            attributes.check(
+                key,
+                op,
+                operand if isinstance(operand, list) else [operand],
+                where="metadata_filters",
+                matchable=True,
+                spelled=spelled,
+            )
+        except InvalidFilterError as exc:
+            raise _invalid(str(exc)) from None
+        parts.append({f"{TENANT_KEY}.{key}": {op: operand}})
     return parts
 
 
 _LEGACY_OPERATORS = ("equals", "contains", "contains_any")
+_SPELLED = {"$eq": "equals", "$contains": "contains", "$contains_any": "contains_any"}
 
 
 def _attribute_value(key: str, value: object) -> dict[str, object]:
@@ -142,7 +210,7 @@ def _attribute_value(key: str, value: object) -> dict[str, object]:
     if isinstance(value, list):
         if not all(isinstance(v, str) for v in value):
             raise _invalid(f"{where}: a list matches members of a text field; give strings.")
-        return {"$contains_any": value}
+        return {"$contains_any": _bounded(where, value)}
     if not isinstance(value, Mapping):
         return {"$eq": value}
     named = [str(op) for op in value]
@@ -164,7 +232,7 @@ def _attribute_value(key: str, value: object) -> dict[str, object]:
     if op == "contains_any":
         if not isinstance(operand, list) or not all(isinstance(v, str) for v in operand):
             raise _invalid(f"{where}: contains_any takes a list of strings.")
-        return {"$contains_any": operand}
+        return {"$contains_any": _bounded(where, operand)}
     if isinstance(operand, Mapping | list):
         raise _invalid(
             f"{where}: equals takes one string, number or boolean, got {type(operand).__name__}."
@@ -179,7 +247,16 @@ def _per_source_value(key: str, value: object) -> dict[str, object]:
             f"metadata_filters 'additional_metadata.{key}': operators apply to top-level "
             "keys only; give a scalar or a list here."
         )
-    return {"$in": value} if isinstance(value, list) else {"$eq": value}
+    if isinstance(value, list):
+        return {"$in": _bounded(f"metadata_filters 'additional_metadata.{key}'", value)}
+    return {"$eq": value}
+
+
+def _bounded(where: str, values: list[object]) -> list[object]:
+    """``values``, a filter's list, if it holds at most ``MAX_VALUES``."""
+    if len(values) > MAX_VALUES:
+        raise _invalid(f"{where}: a list holds at most {MAX_VALUES} values, got {len(values)}.")
+    return values
 
 
 def _invalid(message: str) -> ApiError:

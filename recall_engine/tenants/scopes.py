@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from recall_engine.core.hydra import DEFAULT_SUB_TENANT
+from recall_engine.tenants.attribute_kinds import Attributes
 from recall_engine.tenants.base import Collection
 from recall_engine.tenants.ids import KNOWLEDGE, MEMORIES
 from recall_engine.tenants.service import TenantAPI
@@ -31,6 +32,8 @@ class DatasetScope:
     """The datasets of the asked collections that exist (none yet: nothing to search)."""
     collection_of: dict[str, tuple[str, str]]
     """dataset id -> (sub-tenant id, "kb" / "mem")."""
+    attributes: Attributes = field(default_factory=lambda: Attributes(()))
+    """The tenant's declared metadata fields, which its filters may name."""
 
 
 async def dataset_scope(
@@ -60,4 +63,5 @@ def _scope(
             _, dataset_id = api._dataset(store, kind, sub)
             if dataset_id in existing:
                 wanted[dataset_id] = (sub, kind)
-    return DatasetScope(store, tuple(wanted), wanted)
+    attributes = Attributes(api.registry.get(tenant_id).metadata_schema)
+    return DatasetScope(store, tuple(wanted), wanted, attributes)
