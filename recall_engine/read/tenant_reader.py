@@ -17,6 +17,7 @@ from typing import Literal
 import numpy as np
 import regex
 
+from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.hits import ChunkHit
 from recall_engine.read.filters import ChunkFilter
 from recall_engine.read.store_reader import StoreReader
@@ -86,6 +87,52 @@ class TenantReader(StoreReader):
             return [d for ds in self._scope for d in self._store.graph.documents(ds)]
 
         return await asyncio.to_thread(read)
+
+    async def documents_page(
+        self, *, skip: int = 0, limit: int | None = None, source_prefix: str | None = None
+    ) -> list[DocumentRecord]:
+        """The data items of the scope's one dataset in listing order (created_at, then
+        id): ``limit`` of them (None: all) after the first ``skip``; with
+        ``source_prefix``, only those whose source id starts with it. Ordered and cut
+        in the store: the rows returned are the rows read.
+
+        Raises:
+            InvalidInputError: the scope is not one dataset.
+        """
+        dataset_id = self._one_dataset()
+        return await asyncio.to_thread(
+            self._store.graph.documents_page,
+            dataset_id,
+            skip=skip,
+            limit=limit,
+            source_prefix=source_prefix,
+        )
+
+    async def document_count(self) -> int:
+        """How many data items the scope's one dataset holds: a count query, no row read.
+
+        Raises:
+            InvalidInputError: the scope is not one dataset.
+        """
+        return await asyncio.to_thread(self._store.graph.document_count, self._one_dataset())
+
+    async def documents_before(self, keys: Sequence[tuple[str, str]]) -> list[int]:
+        """For each (created_at, id) of ``keys``, how many data items of the scope's one
+        dataset ``documents_page`` orders before it: one query, no row read.
+
+        Raises:
+            InvalidInputError: the scope is not one dataset.
+        """
+        dataset_id = self._one_dataset()
+        return await asyncio.to_thread(self._store.graph.documents_before, dataset_id, keys)
+
+    def _one_dataset(self) -> str:
+        if len(self._scope) != 1:
+            raise InvalidInputError(
+                f"a listing reads one dataset, and this reader's scope holds {len(self._scope)}; "
+                "read each dataset through a reader of its own."
+            )
+        return self._scope[0]
 
     async def data_ids_of_sources(self, source_ids: Sequence[str]) -> dict[str, str]:
         """Source id -> data id, for the items of the scope that declare these sources."""

@@ -98,6 +98,28 @@ class GraphStore(Protocol):
         """Every data item (of one dataset, else of all), ordered by id."""
         ...
 
+    def documents_page(
+        self,
+        dataset_id: str,
+        *,
+        skip: int = 0,
+        limit: int | None = None,
+        source_prefix: str | None = None,
+    ) -> list[DocumentRecord]:
+        """Data items of one dataset in listing order (created_at, then id): ``limit``
+        of them (None: all) after the first ``skip``; with ``source_prefix``, only
+        those whose source id starts with it. One query, ordered and cut in the store."""
+        ...
+
+    def document_count(self, dataset_id: str) -> int:
+        """How many data items one dataset holds: one count query, no row read."""
+        ...
+
+    def documents_before(self, dataset_id: str, keys: Sequence[tuple[str, str]]) -> list[int]:
+        """For each (created_at, id) of ``keys``, how many data items of one dataset
+        ``documents_page`` orders before it: one query for them all, no row read."""
+        ...
+
     def documents_by_source(self, dataset_id: str, source_ids: Sequence[str]) -> dict[str, str]: ...
 
     def write_ingest(

@@ -1,7 +1,10 @@
 """A collection's sources as the tenant API lists them, built from the stored items
 (graph rows) and their chunks, and read only as far as a request needs: a page
-reads the chunks of its own items, a count reads none but those of grouped
-conversations (whose turns are sources of their own).
+reads the rows and chunks of its own items, a count reads none but the rows and
+chunks of grouped conversations (whose turns are sources of their own); rows are
+ordered, counted and cut in the store (``TenantReader.documents_page``,
+``document_count``, ``documents_before``). A listing narrowed by ids or by a filter on the sources
+reads every row, to find them.
 
 A source is one stored item, or one turn of a grouped conversation
 (``tenants.conversations``): every other item's chunks carry the item's own
@@ -12,7 +15,7 @@ its row alone says that it is one source and when it expires.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -20,7 +23,7 @@ from recall_engine.core.hits import ChunkHit
 from recall_engine.core.metadata import EXPIRES_KEY
 from recall_engine.core.results import source_of
 from recall_engine.read.tenant_reader import TenantReader
-from recall_engine.tenants.conversations import is_group
+from recall_engine.tenants.conversations import GROUP_PREFIX, is_group
 
 Entry = dict[str, Any]
 """One listed source: its fields, metadata and text (``TenantSources.list_sources``)."""
@@ -97,22 +100,28 @@ class Slot:
     source_id: str | None = None
 
 
+Slots = Callable[[int, int], Awaitable[list[Slot]]]
+"""The slots ``start`` to ``stop`` (as a slice) of a listing, 0 <= start <= stop."""
+
+
 class SourceListing:
     """The sources of one sub-tenant's collection that a listing selected, oldest
     first: ``total`` counts them, ``page`` reads a slice with its text."""
 
-    def __init__(self, reader: TenantReader, slots: list[Slot]) -> None:
+    def __init__(self, reader: TenantReader, total: int, slots: Slots) -> None:
         self._reader = reader
+        self._total = total
         self._slots = slots
 
     @property
     def total(self) -> int:
-        return len(self._slots)
+        return self._total
 
     async def page(self, start: int, stop: int) -> list[Entry]:
         """The sources ``start`` to ``stop`` (as a slice), each with its text: the
         chunks of their items only are read."""
-        wanted = self._slots[max(0, start) : max(0, stop)]
+        start, stop = max(0, start), max(0, stop)
+        wanted = await self._slots(start, stop) if start < stop else []
         if not wanted:
             return []
         rows = list({s.row.id: s.row for s in wanted}.values())
@@ -135,10 +144,13 @@ async def select(
     """The sources of ``reader``'s collection with one of ``ids`` (None: any) that
     ``where`` accepts (it sees each entry without its text), oldest first.
 
-    Every item's row is read (the order and the count need them); chunks are read
-    of the items that may hold a wanted source only when ``where`` is given, else
-    of the grouped conversations (to count their turns) and of the items that
-    might hold one of ``ids`` under another id than their row's."""
+    With neither, ``everything``. Else every item's row is read (to find the wanted
+    ones); chunks are read of the items that may hold a wanted source only when
+    ``where`` is given, else of the grouped conversations (to count their turns)
+    and of the items that might hold one of ``ids`` under another id than their
+    row's."""
+    if ids is None and where is None:
+        return await everything(reader)
     rows: list[Row] = sorted(await reader.documents(), key=lambda r: (r.created_at, r.id))
     wanted = set(ids) if ids is not None else None
     if wanted is not None:
@@ -162,7 +174,64 @@ async def select(
         for entry in found.get(row.id, []):
             if (wanted is None or entry["id"] in wanted) and (where is None or where(entry)):
                 slots.append(Slot(row, entry["id"]))
-    return SourceListing(reader, slots)
+
+    async def cut(start: int, stop: int) -> list[Slot]:
+        return slots[start:stop]
+
+    return SourceListing(reader, len(slots), cut)
+
+
+async def everything(reader: TenantReader) -> SourceListing:
+    """Every source of ``reader``'s collection (its one dataset), oldest first, read
+    as far as a request needs: the count is a count query plus the rows and chunks
+    of the grouped conversations (each turn a source; an item of no source or of
+    one is one), and a page reads the rows it holds, cut in the store.
+
+    An item that expired is forgotten before a listing reads (``TenantBase``); one
+    that expires after the count is left out of its page."""
+    groups = await reader.documents_page(source_prefix=GROUP_PREFIX)
+    chunks = await reader.chunks_of_data([g.id for g in groups]) if groups else []
+    turns: dict[str, list[Entry]] = {g.id: [] for g in groups}
+    for entry in entries(groups, chunks, now=time.time()):
+        turns[entry["data_id"]].append(entry)
+    # where each conversation sits in the order of rows, and how many sources it is
+    ranks = await reader.documents_before([(g.created_at, g.id) for g in groups])
+    placed = [(rank, len(turns[g.id])) for rank, g in zip(ranks, groups, strict=True)]
+    total = await reader.document_count() + sum(n - 1 for _, n in placed)
+
+    async def cut(start: int, stop: int) -> list[Slot]:
+        row, turn = _row_of(start, placed)
+        out: list[Slot] = []
+        while len(out) < stop - start:
+            rows = await reader.documents_page(skip=row, limit=stop - start - len(out))
+            for found in rows:
+                held = turns.get(found.id) if is_group(found.source_id) else None
+                if held is None:  # one source (a conversation stored since: its first)
+                    out.append(Slot(found))
+                else:
+                    out += [Slot(found, e["id"]) for e in held[turn:]]
+                turn = 0
+            if not rows:
+                break
+            row += len(rows)
+        return out[: stop - start]
+
+    return SourceListing(reader, total, cut)
+
+
+def _row_of(slot: int, placed: Sequence[tuple[int, int]]) -> tuple[int, int]:
+    """The row (in listing order) that holds source ``slot``, and which of its
+    sources it is, given where each grouped conversation sits (its row) and how
+    many sources it holds, in order; every other row holds one."""
+    extra = 0  # sources before a row beyond one per row
+    for row, count in placed:
+        first = row + extra
+        if slot < first:
+            break
+        if slot < first + count:
+            return row, slot - first
+        extra += count - 1
+    return slot - extra, 0
 
 
 def _may_hold(row: Row, wanted: set[str]) -> bool:

@@ -166,3 +166,36 @@ def test_read_only_query_reads_and_refuses_writes(filled: Any) -> None:
     with pytest.raises(InvalidInputError):
         filled.read_only_query("MATCH (e:Entity) DETACH DELETE e")
     assert filled.entity_ids() == {ADA.id, LONDON.id}
+
+
+def test_documents_page_and_count_in_listing_order(graph_store: Any) -> None:
+    times = ["2024-01-02", "2024-01-01", "2024-01-02", "2024-01-03", "2024-01-01"]
+    items = [
+        DataItemRecord(
+            id=f"d{n}",
+            dataset_id="ds1",
+            dataset_name="science",
+            name=f"d{n}.txt",
+            kind="text",
+            content_hash=f"h{n}",
+            source_id="conversation:a" if n == 2 else f"s{n}",
+            metadata={},
+            created_at=at,
+            chunk_count=1,
+        )
+        for n, at in enumerate(times)
+    ]
+    graph_store.write_ingest([DS], items, [chunk(i.id) for i in items])
+    order = [i.id for i in sorted(items, key=lambda i: (i.created_at, i.id))]
+    assert [d.id for d in graph_store.documents_page("ds1")] == order
+    assert [d.id for d in graph_store.documents_page("ds1", skip=1, limit=3)] == order[1:4]
+    assert graph_store.documents_page("ds1", skip=9, limit=3) == []
+    assert [d.id for d in graph_store.documents_page("ds1", source_prefix="conversation:")] == [
+        "d2"
+    ]
+    assert graph_store.document_count("ds1") == 5 and graph_store.document_count("other") == 0
+    keys = [(i.created_at, i.id) for i in items]
+    assert graph_store.documents_before("ds1", keys) == [order.index(i.id) for i in items]
+    assert graph_store.documents_before("ds1", [("2000-01-01", "a"), ("2099-01-01", "a")]) == [0, 5]
+    assert graph_store.documents_before("other", keys[:1]) == [0]
+    assert graph_store.documents_before("ds1", []) == []
