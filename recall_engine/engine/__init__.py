@@ -26,6 +26,7 @@ from recall_engine.engine.routing import build_router
 from recall_engine.engine.tenants import TenantsMixin
 from recall_engine.engine.tracing import TracingMixin
 from recall_engine.engine.writes import WritesMixin
+from recall_engine.graph.supersession import stamp
 from recall_engine.identity import IdentityRegistry
 from recall_engine.identity.service import AccessControl
 from recall_engine.ingest.writer import writers_for
@@ -245,6 +246,7 @@ class RecallEngine(WritesMixin, AccessMixin, FactsMixin, ListingMixin, TenantsMi
                     dimension=lambda: self.embedder.dimension,
                     shared=self._shared_vectors,
                     graph_server=self._graph_server,
+                    stamp=stamp,
                 )
             except OSError as exc:  # the data dir itself: a file in the way, no permission
                 raise ConfigError(  # no path: the message may reach an HTTP client

@@ -3,7 +3,7 @@ their properties, and the indexes and unique keys the store keeps on them.
 
 FalkorDB is schema-free, so this module is the schema: the store writes exactly
 these properties, ``graph_schema`` describes them (the text-to-Cypher prompt sees
-the same tables and types as on Kuzu, ``kuzu_graph.SCHEMA``), and the write
+the same tables and types as on Kuzu, ``kuzu_migrate.SCHEMA``), and the write
 queries' property maps are built from them. Names here are constants; no user
 text ever becomes a label, a type or a property name.
 """

@@ -57,7 +57,9 @@ def migrate(conn: Connection) -> bool:
     in the checkpoint after a column that was just filled is dropped with the
     old one): add and fill ``aliases_text``/``keys_text`` in one transaction,
     drop the list columns, rename the new ones. Each step is decided from the
-    catalogue, so a conversion cut short resumes on the next open.
+    catalogue, so a conversion cut short resumes on the next open: while the
+    ``aliases`` list is there the text columns are filled (again), and once it
+    is dropped they were filled before it.
 
     Raises:
         whatever Kuzu raises; the step in progress is then rolled back.
@@ -65,11 +67,13 @@ def migrate(conn: Connection) -> bool:
     types = _columns(conn)
     if types.get("keys") == "STRING" and "keys_text" not in types:
         return False
-    if types.get("keys") == "STRING[]":
-        _fill(conn, add="keys_text" not in types)
-        conn.execute("CHECKPOINT")
-        conn.execute("ALTER TABLE Entity DROP aliases")
-        conn.execute("ALTER TABLE Entity DROP keys")
+    lists_left = [c for c in ("aliases", "keys") if types.get(c) == "STRING[]"]
+    if lists_left:
+        if types.get("aliases") == "STRING[]":
+            _fill(conn)
+            conn.execute("CHECKPOINT")
+        for column in lists_left:
+            conn.execute(f"ALTER TABLE Entity DROP {column}")
         conn.execute("CHECKPOINT")
     types = _columns(conn)
     if "aliases" not in types:
@@ -84,7 +88,7 @@ def _columns(conn: Connection) -> dict[str, str]:
     return dict(conn.execute("CALL table_info('Entity') RETURN name, type").get_all())
 
 
-def _fill(conn: Connection, *, add: bool) -> None:
+def _fill(conn: Connection) -> None:
     """Write every entity's aliases and recomputed keys into the text columns."""
     rows = conn.execute(
         "MATCH (e:Entity) RETURN e.id, e.name, e.normalized_name, e.type, e.namespace, e.aliases"
@@ -104,9 +108,8 @@ def _fill(conn: Connection, *, add: bool) -> None:
         )
     conn.execute("BEGIN TRANSACTION")
     try:
-        if add:
-            conn.execute("ALTER TABLE Entity ADD aliases_text STRING")
-            conn.execute("ALTER TABLE Entity ADD keys_text STRING")
+        conn.execute("ALTER TABLE Entity ADD IF NOT EXISTS aliases_text STRING")
+        conn.execute("ALTER TABLE Entity ADD IF NOT EXISTS keys_text STRING")
         for start in range(0, len(updates), 2048):
             conn.execute(
                 "UNWIND $rows AS r MATCH (e:Entity {id: r.id}) "

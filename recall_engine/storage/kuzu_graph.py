@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from recall_engine.core.cells import Row
 from recall_engine.core.errors import StoreError
 from recall_engine.storage import kuzu_bulk as bulk
-from recall_engine.storage import kuzu_entity_lists as lists
 from recall_engine.storage import kuzu_graph_elements as ge
 from recall_engine.storage import kuzu_rel_guard as guard
 from recall_engine.storage import kuzu_validity as validity
@@ -28,6 +27,8 @@ from recall_engine.storage.entity_key_map import KEY_MAP_COLUMNS, KeyMap
 from recall_engine.storage.graph_reads import DOCUMENT_COLUMNS, DocumentRecord, document_from_row
 from recall_engine.storage.graph_records import GraphRemoval, GraphWrite
 from recall_engine.storage.kuzu_entities import KuzuEntityReads
+from recall_engine.storage.kuzu_fact_times import Stamp
+from recall_engine.storage.kuzu_migrate import migrate, migration_error
 from recall_engine.storage.kuzu_readonly import ReadOnlyHandle
 from recall_engine.storage.kuzu_reads import KuzuReads
 from recall_engine.storage.kuzu_wal import set_aside_unfinished_write
@@ -38,26 +39,6 @@ log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from kuzu import PreparedStatement
-
-SCHEMA = [
-    "CREATE NODE TABLE IF NOT EXISTS Dataset("
-    "id STRING PRIMARY KEY, name STRING, created_at STRING)",
-    "CREATE NODE TABLE IF NOT EXISTS Document("
-    "id STRING PRIMARY KEY, dataset_id STRING, dataset_name STRING, name STRING, kind STRING, "
-    "content_hash STRING, source_id STRING, metadata STRING, created_at STRING, "
-    "chunk_count INT64)",
-    "CREATE NODE TABLE IF NOT EXISTS Chunk("
-    "id STRING PRIMARY KEY, data_id STRING, dataset_id STRING, chunk_index INT64, "
-    "text STRING, message_ids STRING[], speaker STRING, timestamp STRING)",
-    # A data item whose graph extraction failed: stored without its graph until
-    # a remember() of the same content retries it. A table of its own, so stores
-    # made before it existed need no migration.
-    "CREATE NODE TABLE IF NOT EXISTS ExtractionFailure(data_id STRING PRIMARY KEY, reason STRING)",
-    "CREATE REL TABLE IF NOT EXISTS HAS_DATA(FROM Dataset TO Document)",
-    "CREATE REL TABLE IF NOT EXISTS CONTAINS(FROM Document TO Chunk)",
-    *ge.GRAPH_SCHEMA,
-]
-
 
 PREPARED_CAP = 256
 """Distinct read queries whose plans the read connection keeps (the adapter's own
@@ -72,7 +53,19 @@ class KuzuGraphStore(KuzuEntityReads, KuzuReads):
     reads (``kuzu_reads``) are what the read API uses.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, stamp: Stamp | None = None) -> None:
+        """Open (or create) the graph at ``path`` and bring a store written by an
+        earlier version to this layout, in place (``migrate``).
+
+        Args:
+            path: the Kuzu database file.
+            stamp: graph extraction's ``supersession.stamp``; given, the facts and
+                events stored before facts had time get theirs (``kuzu_fact_times``).
+
+        Raises:
+            StoreLockedError: another program holds the graph.
+            StoreError: the graph could not be opened, or brought to this layout.
+        """
         import kuzu
 
         self._path = path
@@ -80,14 +73,17 @@ class KuzuGraphStore(KuzuEntityReads, KuzuReads):
         try:
             self._db = kuzu.Database(str(path))
             self._conn = kuzu.Connection(self._db)
-            for statement in SCHEMA:
-                self._conn.execute(statement)
-            lists.migrate(self._conn)
+        except Exception as exc:
+            raise open_error(path, exc) from exc
+        try:
+            migrate(self._conn, stamp)
             # Reads get their own connection: they see the last commit and never
             # wait for an ingest's open transaction on the writer's connection.
             self._read_conn = kuzu.Connection(self._db)
         except Exception as exc:
-            raise open_error(path, exc) from exc
+            self._conn.close()
+            self._db.close()
+            raise migration_error(path, exc) from exc
         self._lock = threading.RLock()  # one query per connection at a time: not shared safely
         self._read_lock = threading.Lock()
         # Each read query's plan on the read connection (``read``), under _read_lock.

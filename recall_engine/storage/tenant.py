@@ -55,6 +55,7 @@ from recall_engine.storage.graph_records import (
     GraphRemoval,
     GraphWrite,
 )
+from recall_engine.storage.kuzu_fact_times import Stamp
 from recall_engine.storage.lance_vectors import LanceVectorStore, TableState, tables_exist
 from recall_engine.storage.protocols import GraphStore, VectorStore
 from recall_engine.storage.records import ChunkRecord, DataItemRecord
@@ -130,11 +131,14 @@ class TenantStore:
         dimension: Callable[[], int],
         shared: SharedVectors | None = None,
         graph_server: FalkorServer | None = None,
+        stamp: Stamp | None = None,
     ):
         """Open (or create) the store under ``root``; its vector tables at ``shared``
         (``<uri>/<root.name>``) when given, else under ``root``; its graph on
         ``graph_server`` (the graph named after ``root.name``) when given, else
-        Kuzu under ``root``.
+        Kuzu under ``root``. ``stamp``: graph extraction's ``supersession.stamp``; a
+        Kuzu graph written before facts had time gets their times at open
+        (``kuzu_fact_times``).
 
         ``dimension`` is called only when the store is new (it may load the model).
         Shared tables are opened first, so that a location that cannot be used
@@ -154,6 +158,7 @@ class TenantStore:
             dimension=dimension,
             shared=shared,
             graph_server=graph_server,
+            stamp=stamp,
         )
         store = cls(
             tenant_id, root, graph, vectors, meta, shared, graph_shared=graph_server is not None

@@ -15,6 +15,7 @@ from recall_engine.core.errors import EmbeddingModelMismatchError
 from recall_engine.storage.falkordb_graph import FalkorGraphStore
 from recall_engine.storage.falkordb_home import check_home, check_unclaimed, graph_home
 from recall_engine.storage.falkordb_server import FalkorServer
+from recall_engine.storage.kuzu_fact_times import Stamp
 from recall_engine.storage.kuzu_graph import KuzuGraphStore
 from recall_engine.storage.lance_vectors import LanceVectorStore
 from recall_engine.storage.protocols import GraphStore
@@ -24,13 +25,15 @@ SCHEMA_VERSION = 1
 META_FILE = "store.json"
 
 
-def open_graph(root: Path, server: FalkorServer | None) -> GraphStore:
+def open_graph(
+    root: Path, server: FalkorServer | None, *, stamp: Stamp | None = None
+) -> GraphStore:
     """The tenant's graph: its own graph on the FalkorDB server when there is one
     (named after the store's folder, so every replica finds the same one), else
-    an embedded Kuzu database in the folder."""
+    an embedded Kuzu database in the folder (``stamp``: see ``KuzuGraphStore``)."""
     if server is not None:
         return FalkorGraphStore(server, root.name)
-    return KuzuGraphStore(root / "graph.kuzu")
+    return KuzuGraphStore(root / "graph.kuzu", stamp=stamp)
 
 
 def open_backends(
@@ -41,9 +44,12 @@ def open_backends(
     dimension: Callable[[], int],
     shared: SharedVectors | None = None,
     graph_server: FalkorServer | None = None,
+    stamp: Stamp | None = None,
 ) -> tuple[GraphStore, LanceVectorStore, Record]:
     """The graph, the vector tables and the meta of the store under ``root``
-    (``TenantStore.open`` has the arguments); the meta file is written when new.
+    (``TenantStore.open`` has the arguments; ``stamp``: graph extraction's
+    ``supersession.stamp``, which dates the facts a Kuzu graph kept from before
+    facts had time); the meta file is written when new.
 
     Raises:
         EmbeddingModelMismatchError: the store was built with another embedding model.
@@ -79,10 +85,10 @@ def open_backends(
             model_id=model_id,
         )
         root.mkdir(parents=True, exist_ok=True)
-        graph = open_graph(root, graph_server)
+        graph = open_graph(root, graph_server, stamp=stamp)
     else:
         root.mkdir(parents=True, exist_ok=True)
-        graph = open_graph(root, graph_server)
+        graph = open_graph(root, graph_server, stamp=stamp)
         try:
             if graph_server is not None and not meta_path.is_file():
                 check_unclaimed(graph, tenant_id=tenant_id)
