@@ -332,7 +332,8 @@ class RecallEngine(WritesMixin, AccessMixin, FactsMixin, ListingMixin, TenantsMi
     async def drop_tenant(self, tenant_id: str) -> None:
         """Close a tenant's store and delete everything it holds.
 
-        Its folder goes, and its shared graph and vector tables (``storage.store_drop``).
+        Its folder goes, its shared graph and vector tables (``storage.store_drop``),
+        and then its sessions (cached answers), feedback tallies and agent traces.
 
         Args:
             tenant_id: the tenant to delete.
@@ -342,3 +343,5 @@ class RecallEngine(WritesMixin, AccessMixin, FactsMixin, ListingMixin, TenantsMi
         root = self.config.tenant_dir(tenant)
         shared, server = self._shared_vectors, self._graph_server
         await asyncio.to_thread(drop_store, root, shared=shared, graph_server=server)
+        await asyncio.to_thread(self.sessions.drop_tenant, tenant)
+        await asyncio.to_thread(self.traces.drop_tenant, tenant)

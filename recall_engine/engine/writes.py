@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from recall_engine.embedding import Embedder
     from recall_engine.identity.service import AccessControl
     from recall_engine.ingest.writer import TenantWriters
+    from recall_engine.sessions import SessionStore
     from recall_engine.storage.tenant import TenantStore
 
 
@@ -34,6 +35,7 @@ class WritesMixin:
         embedder: Embedder
         _access: AccessControl
         _writers: TenantWriters | None
+        sessions: SessionStore
 
         def _tenant(self, tenant_id: str | None) -> str: ...
 
@@ -148,6 +150,23 @@ class WritesMixin:
     ) -> int:
         """Delete data items (by id) or a whole dataset, and the graph elements only they support.
 
+        When it returns, no reader returns what was forgotten (recall of every search
+        type, facts, listings, the tenant API, the graph page), and the session
+        entries built from it (cached answers and their contexts) are deleted. On
+        disk, vector tables in the data dir are compacted, so the deleted rows leave
+        their files, the full-text index and every older table version
+        (``storage.lance_purge``: it costs a rewrite of the table fragments that held
+        them), those of memories that expired since the last forget too; deleted
+        session rows are overwritten in SQLite.
+
+        What stays on disk: the Kuzu graph file (``graph.kuzu``) keeps the deleted
+        values (names, fact context sentences, summaries) in pages it no longer uses
+        until it writes over them, since Kuzu has no vacuum (``drop_tenant`` deletes
+        the file); vector tables shared at ``vector_uri`` keep the deleted rows in
+        their files until an operator compacts them (other replicas may be reading
+        older versions); a Postgres ``state_url`` keeps deleted session rows until
+        its vacuum; traces recorded with ``trace()`` stay until they expire.
+
         Args:
             data_id: one data id or several, in datasets ``user`` may write to.
             dataset_name: one of ``user``'s own datasets, deleted whole.
@@ -185,10 +204,12 @@ class WritesMixin:
             if name is not None:
                 assert dataset_id is not None
                 members = [d.id for d in store.graph.documents(dataset_id)]
+                self._forget_sessions(store, members, dataset_id)
                 removed = store.forget(members)
                 ticket.forgotten(members)
                 store.delete_dataset(dataset_id)
                 self._access.dataset_dropped(store.tenant_id, dataset_id)
+                store.purge_deleted()
                 return removed
             assert ids is not None
             known = store.graph.document_ids(ids)
@@ -198,6 +219,21 @@ class WritesMixin:
                     f"data_id: unknown data id(s) {unknown} in tenant {store.tenant_id!r}; "
                     "nothing was deleted. List the ids with `recall-engine items`."
                 )
+            self._forget_sessions(store, ids)
             removed = store.forget(list(ids))
             ticket.forgotten(list(ids))
+            store.purge_deleted()
             return removed
+
+    def _forget_sessions(
+        self, store: TenantStore, data_ids: Sequence[str], dataset_id: str | None = None
+    ) -> None:
+        """Delete the session entries (cached answers and their contexts) built from
+        the chunks of ``data_ids`` or from ``dataset_id``; first, so that a failure
+        leaves the memory as it was and the call can be repeated."""
+        chunk_ids = [c.id for d in data_ids for c in store.index.of_data(d)]
+        self.sessions.forget(
+            store.tenant_id,
+            chunk_ids=chunk_ids,
+            dataset_ids=() if dataset_id is None else (dataset_id,),
+        )

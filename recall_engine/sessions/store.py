@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -270,6 +271,74 @@ class SessionStore:
                 )
         return QARecord(**{**old.__dict__, "feedback_score": score, "feedback_text": text})
 
+    def forget(
+        self, tenant_id: str, *, chunk_ids: Iterable[str] = (), dataset_ids: Iterable[str] = ()
+    ) -> int:
+        """Delete every entry of the tenant's sessions that rests on one of
+        ``chunk_ids`` or came from one of ``dataset_ids``, and the feedback tallies
+        of those chunks: ``forget()`` calls it, so that a cached answer and its
+        context do not outlive what they were built from in any listing. In a SQLite
+        file the deleted rows' bytes are overwritten and the WAL is emptied; Postgres
+        keeps them in dead tuples until its next vacuum.
+
+        Args:
+            chunk_ids: the chunks forgotten.
+            dataset_ids: the datasets forgotten.
+
+        Returns:
+            The number of entries deleted.
+
+        Raises:
+            StoreError: the store could not be read or written (nothing is deleted).
+        """
+        chunks = {f"chunk:{c}" for c in chunk_ids}
+        datasets = set(dataset_ids)
+        if not chunks and not datasets:
+            return 0
+        with self._erasing() as conn:
+            rows = conn.execute(
+                "SELECT qa_id, element_ids, dataset_ids FROM qa WHERE tenant_id = ?", (tenant_id,)
+            ).fetchall()
+            doomed = [
+                qa_id
+                for qa_id, elements, used in rows
+                if chunks.intersection(json.loads(elements))
+                or datasets.intersection(json.loads(used))
+            ]
+            _delete_in(conn, "qa", "qa_id", doomed)
+            _delete_in(conn, "element_feedback", "element_id", sorted(chunks), tenant_id)
+        return len(doomed)
+
+    def drop_tenant(self, tenant_id: str) -> int:
+        """Delete every session, entry and feedback tally of a tenant (it is being
+        deleted), their bytes as ``forget`` does.
+
+        Returns:
+            The number of entries deleted.
+
+        Raises:
+            StoreError: the store could not be written (nothing is deleted).
+        """
+        with self._erasing() as conn:
+            gone = conn.execute("DELETE FROM qa WHERE tenant_id = ?", (tenant_id,)).rowcount
+            for table in ("sessions", "element_feedback"):
+                conn.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (tenant_id,))
+        return int(gone)
+
+    @contextmanager
+    def _erasing(self) -> Iterator[Connection]:
+        """A write transaction whose deleted rows leave the file: SQLite overwrites
+        them (``secure_delete``) and the WAL is emptied after the commit."""
+        sqlite = self._db.dialect == "sqlite"
+        with self._db.write() as conn:
+            if sqlite:
+                conn.execute("PRAGMA secure_delete = ON")
+            yield conn
+        if sqlite:  # the WAL still holds the pages as they were before the delete
+            with self._db.read() as conn:
+                if conn is not None:
+                    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
     def element_weights(self, tenant_id: str, element_ids: Iterable[str]) -> dict[str, float]:
         """Element id -> mean feedback mapped to [-1, 1] (5 -> 1, 3 -> 0, 1 -> -1),
         for the rated ones among ``element_ids``."""
@@ -289,6 +358,19 @@ class SessionStore:
                 for element, total, count in rows:
                     out[element] = max(-1.0, min(1.0, (total / count - 3.0) / 2.0))
         return out
+
+
+def _delete_in(
+    conn: Connection, table: str, column: str, values: Sequence[str], tenant_id: str | None = None
+) -> None:
+    """Delete the rows of ``table`` whose ``column`` is one of ``values`` (and, when
+    given, whose tenant is ``tenant_id``), 500 values per statement."""
+    tenant = "" if tenant_id is None else " AND tenant_id = ?"
+    for start in range(0, len(values), 500):
+        part = list(values[start : start + 500])
+        marks = ", ".join("?" * len(part))
+        params = (*part,) if tenant_id is None else (*part, tenant_id)
+        conn.execute(f"DELETE FROM {table} WHERE {column} IN ({marks}){tenant}", params)
 
 
 def _identical(conn: Connection, key: tuple[str, str, str], record: QARecord) -> QARecord | None:

@@ -175,6 +175,24 @@ class TraceStore:
             )
         return cursor.rowcount > 0
 
+    def drop_tenant(self, tenant_id: str) -> int:
+        """Delete every trace of a tenant (it is being deleted); SQLite overwrites
+        the deleted rows' bytes and the WAL is emptied after the commit.
+
+        Returns:
+            The number of traces deleted.
+
+        Raises:
+            StoreError: the file could not be written (nothing is deleted).
+        """
+        with self._db.write() as conn:
+            conn.execute("PRAGMA secure_delete = ON")
+            gone = conn.execute("DELETE FROM traces WHERE tenant_id = ?", (tenant_id,)).rowcount
+        with self._db.read() as conn:
+            if conn is not None:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return int(gone)
+
     def entries(self, tenant_id: str, user_id: str, session_id: str) -> list[TraceRecord]:
         """The session's live traces, oldest first ([] when expired or unknown)."""
         with self._db.read() as conn:

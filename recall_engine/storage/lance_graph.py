@@ -26,6 +26,7 @@ from recall_engine.storage.graph_records import (
     SUMMARIES,
     VectorRows,
 )
+from recall_engine.storage.lance_purge import purge_deleted
 
 if TYPE_CHECKING:
     from lancedb.db import DBConnection
@@ -177,6 +178,12 @@ class LanceGraphTables:
         """Delete the relation, event and summary rows of the given data items."""
         for table in (RELATIONS, EVENTS, SUMMARIES):
             self.delete_where(table, "data_id", data_ids)
+
+    def purge_deleted(self) -> None:
+        """Take deleted rows out of every table's files (``lance_purge``); only for
+        tables this process holds alone."""
+        for table in self._tables.values():
+            purge_deleted(table)
 
     def take_data(self, data_ids: Sequence[str]) -> dict[str, pa.Table]:
         """The relation, event and summary rows of ``data_ids`` as stored (every

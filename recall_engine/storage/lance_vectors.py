@@ -29,6 +29,7 @@ from recall_engine.storage.lance_graph import (
     rows_of_data,
     take_rows,
 )
+from recall_engine.storage.lance_purge import purge_deleted
 from recall_engine.storage.lance_tables import (
     CHUNKS,
     MODEL_KEY,
@@ -213,6 +214,23 @@ class LanceVectorStore:
                 self._chunks.delete(f"data_id IN ({_quote(batch)})")
             except Exception as exc:
                 raise StoreError(f"LanceDB could not delete chunks: {exc}") from exc
+
+    def purge_deleted(self) -> None:
+        """Take deleted rows out of the files of every table (``lance_purge``), the
+        full-text index and old versions included. A no-op on shared tables: other
+        processes may be reading their older versions.
+
+        Raises:
+            StoreError: LanceDB failed; the rows stay deleted, their bytes on disk
+                until the next purge.
+        """
+        if self.shared:
+            return
+        try:
+            purge_deleted(self._chunks)
+            self.graph.purge_deleted()
+        except Exception as exc:
+            raise failure(exc, self._location, self._name, "clean up") from exc
 
     def take_data(self, data_ids: Sequence[str]) -> pa.Table:
         """The chunk rows of ``data_ids`` as stored (every column), for ``put_back``.

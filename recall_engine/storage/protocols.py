@@ -212,6 +212,11 @@ class VectorStore(Protocol):
         """The chunk rows of these items as stored (every column)."""
         ...
 
+    def purge_deleted(self) -> None:
+        """Take deleted rows out of the files on disk (a no-op where other
+        processes share the tables)."""
+        ...
+
     def put_back(self, rows: pa.Table) -> None:
         """Append rows ``take_data`` read, unchanged."""
         ...

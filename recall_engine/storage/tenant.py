@@ -424,7 +424,8 @@ class TenantStore:
     def forget(self, data_ids: Sequence[str]) -> int:
         """Delete data items and their chunks; return the number of chunks removed.
 
-        The caller holds ``write_lock``.
+        The rows stay in the vector tables' files until ``purge_deleted``. The
+        caller holds ``write_lock``.
         """
         if not data_ids:
             return 0
@@ -433,6 +434,17 @@ class TenantStore:
             removed = self.index.remove_data(data_ids)
             self._forget_graph_vectors(removal)
             return removed
+
+    def purge_deleted(self) -> None:
+        """Take every deleted row out of the files of the store's own vector tables
+        (not shared ones): their data files, full-text index and older versions
+        (``lance_purge``). A failure is logged: the rows are unreadable already, and
+        the next purge takes them out. The caller holds ``write_lock``.
+        """
+        try:
+            self.vectors.purge_deleted()
+        except StoreError as exc:
+            logger.warning("tenant %s: deleted rows left on disk: %s", self.tenant_id, exc)
 
     def close(self) -> None:
         self.graph.close()

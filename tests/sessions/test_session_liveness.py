@@ -83,7 +83,7 @@ async def test_the_history_leaves_out_an_entry_whose_chunks_are_gone(
     history = session.load_session(
         engine.sessions, "default", _user(engine), "s1", _readable(engine), alive=alive
     )
-    assert history.entries == ()  # the entry is still stored; a load no longer shows it
+    assert history.entries == ()  # forget() deleted it; a load would not show it either
 
 
 def test_a_load_reads_the_most_recent_entries_only(tmp_path) -> None:
