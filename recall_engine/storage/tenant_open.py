@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from recall_engine.core.cells import Record
-from recall_engine.core.errors import EmbeddingModelMismatchError
+from recall_engine.core.errors import ConfigError, EmbeddingModelMismatchError, StoreError
 from recall_engine.storage.falkordb_graph import FalkorGraphStore
 from recall_engine.storage.falkordb_home import check_home, check_unclaimed, graph_home
 from recall_engine.storage.falkordb_server import FalkorServer
@@ -36,6 +36,36 @@ def open_graph(
     return KuzuGraphStore(root / "graph.kuzu", stamp=stamp)
 
 
+def read_meta(path: Path, tenant_id: str) -> Record:
+    """The store's meta file, checked to be one this version can open.
+
+    Raises:
+        StoreError: the file is not a JSON object (damaged, or not ours).
+        ConfigError: a newer recall-engine wrote the store (its ``schema_version`` is
+            above ``SCHEMA_VERSION``); nothing is opened, so nothing changes.
+    """
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise StoreError(
+            f"The store of tenant {tenant_id!r} has a meta file ({META_FILE}) that cannot "
+            f"be read ({type(exc).__name__}); restore it from a backup of the data dir."
+        ) from None
+    if not isinstance(meta, dict):
+        raise StoreError(
+            f"The store of tenant {tenant_id!r} has a meta file ({META_FILE}) that is not "
+            "a JSON object; restore it from a backup of the data dir."
+        )
+    version = meta.get("schema_version", SCHEMA_VERSION)
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise ConfigError(
+            f"The store of tenant {tenant_id!r} was written by a newer recall-engine (store "
+            f"layout {version!r}; this version opens layouts up to {SCHEMA_VERSION}). "
+            "Upgrade recall-engine to open it; nothing was changed."
+        )
+    return meta
+
+
 def open_backends(
     root: Path,
     tenant_id: str,
@@ -53,13 +83,14 @@ def open_backends(
 
     Raises:
         EmbeddingModelMismatchError: the store was built with another embedding model.
-        ConfigError: the store was made with another graph (``falkordb_home``).
-        StoreError: a backend could not be opened.
+        ConfigError: the store was made with another graph (``falkordb_home``), or by a
+            newer version of recall-engine (``SCHEMA_VERSION``).
+        StoreError: a backend could not be opened, or the meta file cannot be read.
     """
     meta_path = root / META_FILE
     home = graph_home(graph_server, root.name)
     if meta_path.is_file():
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta = read_meta(meta_path, tenant_id)
         check_home(meta, home, tenant_id=tenant_id)
         if meta.get("embedding_model") != model_id:
             raise EmbeddingModelMismatchError(
