@@ -139,20 +139,33 @@ class TenantSearch(TenantBase):
                 vector = await self._embed(embed_text)
             result.graph_context = await build_graph_context(reader, request.query, vector, hits)
         if thinking and request.search_forceful_relations:
-            await self._attach_relations(reader, result, where)
+            # a source's declared links are followed whatever metadata_filters say (the
+            # filters choose the results, not what a result links to), within the
+            # sub-tenant and, with as_of, among what was said by then
+            linked: TenantReader = self.engine.reader(
+                scope.store, [scope.dataset_id], where=ChunkFilter(alive_at=where.alive_at)
+            )
+            if as_of is not None:
+                linked = AsOfReader.of(linked, as_of)
+            await self._attach_relations(reader, linked, result, where)
         return result
 
     async def _attach_relations(
-        self, reader: TenantReader, result: RetrievalResult, where: ChunkFilter
+        self,
+        reader: TenantReader,
+        linked_reader: TenantReader,
+        result: RetrievalResult,
+        where: ChunkFilter,
     ) -> None:
-        """Attach the chunks of sources each returned chunk's source links to."""
+        """Attach the chunks of sources each returned chunk's source links to, read
+        through ``linked_reader``."""
         by_chunk = {c.chunk_uuid: c for c in result.chunks}
         hits = await reader.chunks_by_id(list(by_chunk))
         links = {h.chunk_id: list(source_of(h.metadata).get("relations") or []) for h in hits}
         wanted = sorted({s for ids in links.values() for s in ids})
         if not wanted:
             return
-        data_of = await reader.data_ids_of_sources(wanted)
+        data_of = await linked_reader.data_ids_of_sources(wanted)
         now = where.alive_at or time.time()
         for chunk_id, source_ids in links.items():
             extra: list[str] = []
@@ -160,7 +173,7 @@ class TenantSearch(TenantBase):
                 data_id = data_of.get(source_id)
                 if data_id is None:
                     continue
-                linked = await reader.chunks_of_data([data_id])
+                linked = await linked_reader.chunks_of_data([data_id])
                 for hit in linked[:EXTRA_CHUNKS_PER_SOURCE]:
                     expires = hit.metadata.get("expires_at")
                     if isinstance(expires, int | float) and expires <= now:
