@@ -7,8 +7,10 @@ aspect ended and none followed ("I don't live in Lyon anymore"), it says so: "No
 current home is known: Lyon until March 2024". The aspect asked about is
 the family of facts (home, job, ...) whose predicate or family name shares a word
 with the question; without one there is no fact answer and the extractive answer
-stands. A past question answers with the facts of the period it asks about, an
-``as_of`` question with those valid then.
+stands. A past question answers with the facts of the period it asks about ("No
+home is known on 1 January 2023" when the aspect's facts all lie outside it), an
+``as_of`` question with those valid then, or, when it asks about a period, with
+those of the period among what was said by then.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, time, timedelta
 from typing import Protocol
 
 from recall_engine.core.facts import Fact, is_multi_valued
@@ -133,12 +135,20 @@ def fact_answer(
     """The answer from ``facts`` (a subject's history) for ``reading`` ("present",
     "as_of", "past"), or None when the facts do not answer the question.
     ``question`` is best given without its time cues (``TenseReading.without_cues``);
-    ``family``, when given, is the aspect asked about (else ``asked_family``)."""
+    ``family``, when given, is the aspect asked about (else ``asked_family``).
+    ``interval`` is the period a past question asks about; with reading "as_of" it
+    answers for that period, from ``facts`` as known at ``as_of`` (``held_then``),
+    rather than for ``as_of`` itself."""
     family = family or asked_family(question, facts, ranked_chunks, vocabulary)
     if family is None:
         return None
     aspect = [f for f in facts if f.family == family]
-    answer = _past(aspect, interval) if reading == "past" else _now(aspect, as_of)
+    if reading == "past" or (reading == "as_of" and interval is not None):
+        answer = _past(aspect, interval)
+        if answer is not None and reading == "as_of" and as_of is not None:
+            answer = FactAnswer(f"{answer.text} (as of {as_of.date().isoformat()})", answer.facts)
+    else:
+        answer = _now(aspect, as_of)
     asked = question.lower()
     if answer is None or all(f.object.lower() in asked for f in answer.facts[:1]):
         return None  # only repeats what the question names ("when she lived in Lyon")
@@ -206,7 +216,7 @@ def _past(aspect: Sequence[Fact], interval: Interval | None) -> FactAnswer | Non
             and (interval.start is None or f.valid_until is None or f.valid_until > interval.start)
         ]
     if not held:
-        return None
+        return None if interval is None else _none_in(aspect, interval)
     start = min((f.valid_from for f in held if f.valid_from), default=None)
     end = max((f.valid_until for f in held if f.valid_until), default=None)
     span = []
@@ -216,6 +226,58 @@ def _past(aspect: Sequence[Fact], interval: Interval | None) -> FactAnswer | Non
         span.append(f"until {_month(end)}")
     text = _values(held)
     return FactAnswer(f"{text} ({' '.join(span)})" if span else text, tuple(held))
+
+
+def _none_in(aspect: Sequence[Fact], interval: Interval) -> FactAnswer | None:
+    """No value of the aspect held in ``interval``: the last values that ended before
+    it and the first that began after it ("No home is known on 1 January 2023; after
+    that Lyon, from January 2023"). None when the aspect has no dated fact."""
+    start, end = interval.start, interval.end
+    before = [f for f in aspect if start and f.valid_until and f.valid_until <= start]
+    after = [f for f in aspect if end and f.valid_from and f.valid_from >= end]
+    ended = max((f.valid_until for f in before if f.valid_until), default=None)
+    began = min((f.valid_from for f in after if f.valid_from), default=None)
+    if ended is None and began is None:
+        return None
+    last = [f for f in before if f.valid_until == ended]
+    first = [f for f in after if f.valid_from == began]
+    kind = (aspect[0].family or "").rpartition(":")[2].replace("_", " ")
+    text = f"No {kind} is known {_when(interval)}"
+    if last:
+        text += f"; before that {_values(last)}, until {_month(ended)}"
+    if first:
+        text += f"; after that {_values(first)}, from {_month(began)}"
+    return FactAnswer(text, tuple([*last, *first]))
+
+
+def _when(interval: Interval) -> str:
+    """The interval in words: "on 6 March 2023", "in March 2023", "in 2023", "before
+    1 January 2023", "from 1 March 2023 to 5 March 2023"."""
+    start, end = interval.start, interval.end
+    if start is None and end is None:
+        return "then"
+    if start is None or end is None:
+        return f"before {_day(end)}" if end is not None else f"after {_day(start)}"
+    midnight = start.time() == time()
+    if midnight and end == start + timedelta(days=1):
+        return f"on {_day(start)}"
+    if midnight and start.day == 1 and end == _next_month(start):
+        return f"in {start:%B %Y}"
+    if (
+        midnight
+        and (start.month, start.day) == (1, 1)
+        and end == start.replace(year=start.year + 1)
+    ):
+        return f"in {start.year}"
+    return f"from {_day(start)} to {_day(end - timedelta(days=1))}"
+
+
+def _day(when: datetime | None) -> str:
+    return "" if when is None else f"{when.day} {when:%B %Y}"
+
+
+def _next_month(when: datetime) -> datetime:
+    return when.replace(year=when.year + when.month // 12, month=when.month % 12 + 1)
 
 
 def _several(facts: Sequence[Fact]) -> bool:

@@ -2,7 +2,10 @@
 
 A question about now ranks current facts and what was said since the latest change
 first; a past question ranks the period it asks about first; ``as_of`` drops what was
-stated after that time and answers as of then. Facts that no longer hold (or did not
+stated after that time and answers as of then (a past question's period, among what was
+said by then). A past question's period is told by its cue ("before Paris", "in 2023")
+and the subject's facts, or by an explicit date it names ("on 6 March 2023", "in
+February 2023", ``read.time_query``). Facts that no longer hold (or did not
 yet hold) stay, ranked lower, and the context says which are current and which were
 superseded, when and by what. Every result reports the reading in
 ``metadata["temporal"]``: ``{"reading": "present"|"past"|"as_of"|"none", "as_of": ...,
@@ -24,6 +27,7 @@ from recall_engine.core.terms import terms
 from recall_engine.llm.answer_facts import asked_family, fact_answer
 from recall_engine.pipeline.as_of import held_then
 from recall_engine.pipeline.tense_aspect import aspect_terms, habit_family, of_kind
+from recall_engine.pipeline.tense_dates import asked_date
 from recall_engine.read.periods import (
     Interval,
     asked_interval,
@@ -65,6 +69,8 @@ class Tense:
     question: str = ""
     facts: list[Fact] = field(default_factory=list)
     interval: Interval | None = None
+    dated: tuple[Interval, str] | None = None
+    """The explicit date a past question names and its words (``asked_date``)."""
     family: str | None = None
     """The aspect a question about now asks about, when the subject's facts tell it."""
     aspect: list[Fact] | None = None
@@ -81,9 +87,26 @@ class Tense:
         are ranked for the period, and "when she lived in Lyon" names the period, not
         the answer. None for other readings and for a past question whose period
         was not found ("When did Ann move?" keeps its words)."""
-        if self.name != "past" or self.interval is None:
+        if not self.asks_period or self.interval is None:
             return None
-        return self.reading.without_cues(self.question)
+        return self.bare()
+
+    def bare(self, question: str | None = None) -> str:
+        """``question`` (default: the one asked) less its time cues and the date it
+        names: what it asks for."""
+        out = self.reading.without_cues(self.question if question is None else question)
+        if self.dated is not None:
+            out = re.sub(rf"\s*\b{re.escape(self.dated[1])}\b", " ", out, flags=re.IGNORECASE)
+        return re.sub(r"\s+", " ", out).strip()
+
+    @property
+    def asks_period(self) -> bool:
+        """Whether hits are ranked, and the answer made, for a past period: a past
+        question's, and with ``as_of`` one whose period was found (what held then,
+        among what was said by ``as_of``); else for now (or ``as_of``)."""
+        if self.reading.reading != "past":
+            return False
+        return self.as_of is None or self.interval is not None
 
     @property
     def name(self) -> str:
@@ -95,6 +118,8 @@ class Tense:
         meta = self.reading.metadata()
         meta["reading"] = self.name
         meta["as_of"] = self.as_of.isoformat() if self.as_of else None
+        if self.interval is not None and meta["period"] is None and self.dated is not None:
+            meta["period"] = {"kind": "date", "anchor": self.dated[1]}
         if self.interval is not None and meta["period"] is not None:
             meta["period"].update(self.interval.metadata())
         return meta
@@ -186,6 +211,8 @@ async def apply_tense(
     hits = list(output.hits)
     if tense.name == "none" or not hits:
         return tense
+    if tense.reading.reading == "past":
+        tense.dated = asked_date(question, as_of)
     tense.facts = await subject_facts(question, read)
     if keeps is not None:
         tense.facts = await _stated_in(tense.facts, read, keeps)
@@ -196,13 +223,13 @@ async def apply_tense(
         stated = {c: held_then(facts, as_of) for c, facts in stated.items()}
         hits = until(hits, as_of, await stated_at(hits, read))
     ranked = [(h, h.score) for h in hits]
-    asked = aspect_terms(tense.reading.without_cues(question))
+    bare = tense.bare()
+    asked = aspect_terms(bare)
 
     def aspects(hit: Hit) -> frozenset[str]:
         return frozenset(asked & set(terms(hit.text)))
 
     vocabulary = {t for h in hits for t in terms(h.text)}
-    bare = tense.reading.without_cues(question)
     tense.family = asked_family(bare, tense.facts, chunk_ids, vocabulary)
     habit = None
     if tense.family is None:
@@ -211,7 +238,9 @@ async def apply_tense(
         tense.aspect = of_kind(tense.facts, tense.family, bare)
     if habit is not None and tense.aspect is None:
         tense.aspect = [f for f in tense.facts if f.family == habit]
-    if tense.name == "past":
+    if tense.reading.reading == "past":
+        tense.interval = _asked_period(tense, hits, aspects)
+    if tense.asks_period:
         flagged = _past(ranked, tense, stated, aspects)
     else:
         flagged = _present(ranked, tense, stated, aspects)
@@ -268,7 +297,7 @@ async def _with_answering_chunks(
 
 def _answers(fact: Fact, tense: Tense) -> bool:
     """Whether ``fact`` held at the time the question asks about."""
-    if tense.name == "past":
+    if tense.asks_period:
         return tense.interval is not None and _overlaps(fact, tense.interval)
     now = tense.as_of
     return not _ended(fact, now) and (now is None or _started(fact, now))
@@ -312,24 +341,32 @@ def _started(fact: Fact, now: datetime) -> bool:
     return fact.valid_from is None or fact.valid_from <= now
 
 
+def _asked_period(
+    tense: Tense, hits: list[Hit], aspects: Callable[[Hit], frozenset[str]]
+) -> Interval | None:
+    """The period a past question asks about: told by its cue and the subject's facts
+    (``asked_interval``), else by the date it names (``Tense.dated``), else by the hits
+    that state the same aspect (``_stated_interval``); None when none tells it."""
+    reading = tense.reading
+    if reading.period in ("first", "previous") and tense.family is None:
+        # "his first call-out" names an event: a period needs an aspect with a history
+        return None
+    families = {tense.family} if tense.family else None
+    told = asked_interval(reading.period, reading.anchor, tense.facts, families=families)
+    if told is None and tense.dated is not None:
+        told = tense.dated[0]
+    return told or _stated_interval(reading, hits, [h for h in hits if aspects(h)])
+
+
 def _past(
     ranked: list[tuple[Hit, float]],
     tense: Tense,
     stated: dict[str, list[Fact]],
     aspects: Callable[[Hit], frozenset[str]],
 ) -> list[tuple[Hit, float, bool]]:
-    """The period asked about first, each hit with whether it lies in it: told by
-    the subject's facts, else by the hits that state the same aspect
-    (``_stated_interval``)."""
-    hits = [h for h, _ in ranked]
-    reading = tense.reading
-    if reading.period in ("first", "previous") and tense.family is None:
-        # "his first call-out" names an event: a period needs an aspect with a history
-        return [(h, score, True) for h, score in ranked]
-    families = {tense.family} if tense.family else None
-    tense.interval = asked_interval(
-        reading.period, reading.anchor, tense.facts, families=families
-    ) or _stated_interval(reading, hits, [h for h in hits if aspects(h)])
+    """The period asked about (``tense.interval``) first, each hit with whether it
+    lies in it: it states a fact of the period, or was said in it and states the
+    aspect asked about."""
     interval = tense.interval
     if interval is None:
         return [(h, score, True) for h, score in ranked]
@@ -414,7 +451,7 @@ def tense_answer(entry: ResponseGraphEntry, question: str, tense: Tense, hits: l
     if tense.name == "none" or not tense.facts:
         return
     answer = fact_answer(
-        tense.reading.without_cues(question),
+        tense.bare(question),
         tense.facts if tense.aspect is None else tense.aspect,
         vocabulary={t for h in hits for t in terms(h.text)},
         reading=tense.name,
