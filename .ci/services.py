@@ -3,6 +3,7 @@
     python .ci/services.py start   # start what is not running, print KEY=VALUE lines
     python .ci/services.py env     # print the KEY=VALUE lines of what runs now
     python .ci/services.py stop    # stop what `start` started (nothing else)
+    python .ci/services.py build   # only build FalkorDB into the cache, if absent
 
 `make services` / `make services-stop` call this. Reused when already running: the
 machine's PostgreSQL (127.0.0.1:5432) and Redis (127.0.0.1:6379). Started here when
@@ -287,7 +288,12 @@ def _alive(pid: int) -> bool:
 
 
 def main(argv: list[str]) -> None:
-    commands = {"start": start, "stop": stop, "env": lambda: print("\n".join(_env()))}
+    commands = {
+        "start": start,
+        "stop": stop,
+        "env": lambda: print("\n".join(_env())),
+        "build": _falkor_bin,
+    }
     if len(argv) != 1 or argv[0] not in commands:
         raise SystemExit(f"usage: services.py {{{'|'.join(commands)}}}")
     commands[argv[0]]()

@@ -19,6 +19,19 @@ from typing import Any
 import pytest
 
 from recall_engine.testing import block_network
+from tests import build_ahead
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """On a machine without FalkorDB's build, a run of the whole suite starts it ahead
+    (``tests.build_ahead``); a run of chosen tests builds it when one needs it."""
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        build_ahead.start()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """While FalkorDB builds ahead, its tests' files run last (``tests.build_ahead``)."""
+    build_ahead.last(items)
 
 
 @pytest.fixture(scope="session", autouse=True)
