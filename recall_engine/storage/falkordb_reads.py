@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from recall_engine.core.cells import Row
 from recall_engine.core.graph import Entity, Relation
+from recall_engine.storage import document_pages as pages
 from recall_engine.storage import falkordb_schema as fs
 from recall_engine.storage.graph_reads import (
     DOCUMENT_COLUMNS,
@@ -208,26 +209,15 @@ class FalkorReads:
         limit: int | None = None,
         source_prefix: str | None = None,
     ) -> list[DocumentRecord]:
-        """Data items of one dataset in listing order (created_at, then id): ``limit``
-        of them (None: all) after the first ``skip``; with ``source_prefix``, only
-        those whose source id starts with it."""
-        where = " WHERE d.source_id STARTS WITH $p" if source_prefix else ""
-        bound = " LIMIT $limit" if limit is not None else ""
-        params: dict[str, object] = {"ds": dataset_id, "skip": max(0, skip)}
-        if source_prefix:
-            params["p"] = source_prefix
-        if limit is not None:
-            params["limit"] = max(0, limit)
-        rows = self.read(
-            f"MATCH (d:Document {{dataset_id: $ds}}){where} RETURN {DOCUMENT_COLUMNS} "
-            f"ORDER BY d.created_at, d.id SKIP $skip{bound}",
-            params,
+        """Data items of one dataset in listing order (``document_pages.page_query``)."""
+        query, params = pages.page_query(
+            dataset_id, skip=skip, limit=limit, source_prefix=source_prefix
         )
-        return [document_from_row(row) for row in rows]
+        return [document_from_row(r) for r in self.read(query, params)]
 
     def document_count(self, dataset_id: str) -> int:
         """How many data items one dataset holds (a count query)."""
-        rows = self.read("MATCH (d:Document {dataset_id: $ds}) RETURN count(d)", {"ds": dataset_id})
+        rows = self.read(pages.COUNT_QUERY, {"ds": dataset_id})
         return int(rows[0][0]) if rows else 0
 
     def documents_before(self, dataset_id: str, keys: Sequence[tuple[str, str]]) -> list[int]:
@@ -235,14 +225,7 @@ class FalkorReads:
         ``documents_page`` orders before it (one query for them all)."""
         if not keys:
             return []
-        rows = self.read(
-            "UNWIND $keys AS k MATCH (d:Document {dataset_id: $ds}) WHERE "
-            "d.created_at < k.at OR (d.created_at = k.at AND d.id < k.id) "
-            "RETURN k.at, k.id, count(d)",
-            {"ds": dataset_id, "keys": [{"at": at, "id": i} for at, i in keys]},
-        )
-        counts = {(r[0], r[1]): int(r[2]) for r in rows}
-        return [counts.get((at, i), 0) for at, i in keys]
+        return pages.counts_before(self.read(*pages.before_query(dataset_id, keys)), keys)
 
     def documents_by_source(self, dataset_id: str, source_ids: Sequence[str]) -> dict[str, str]:
         """source_id -> data id, for documents in a dataset that declare one of these sources."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from recall_engine.core.cells import Row
 from recall_engine.core.errors import StoreError
+from recall_engine.storage import document_pages as pages
 from recall_engine.storage import kuzu_bulk as bulk
 from recall_engine.storage import kuzu_graph_elements as ge
 from recall_engine.storage import kuzu_rel_guard as guard
@@ -210,27 +211,15 @@ class KuzuGraphStore(KuzuEntityReads, KuzuReads):
         limit: int | None = None,
         source_prefix: str | None = None,
     ) -> list[DocumentRecord]:
-        """Data items of one dataset in listing order (created_at, then id): ``limit``
-        of them (None: all) after the first ``skip``; with ``source_prefix``, only
-        those whose source id starts with it."""
-        where = "d.dataset_id = $ds" + (" AND d.source_id STARTS WITH $p" if source_prefix else "")
-        bound = " LIMIT $limit" if limit is not None else ""
-        query = (
-            f"MATCH (d:Document) WHERE {where} RETURN {DOCUMENT_COLUMNS} "
-            f"ORDER BY d.created_at, d.id SKIP $skip{bound}"
+        """Data items of one dataset in listing order (``document_pages.page_query``)."""
+        query, params = pages.page_query(
+            dataset_id, skip=skip, limit=limit, source_prefix=source_prefix
         )
-        params: dict[str, object] = {"ds": dataset_id, "skip": max(0, skip)}
-        if source_prefix:
-            params["p"] = source_prefix
-        if limit is not None:
-            params["limit"] = max(0, limit)
         return [document_from_row(r) for r in self.execute(query, params)]
 
     def document_count(self, dataset_id: str) -> int:
         """How many data items one dataset holds (a count query)."""
-        rows = self.execute(
-            "MATCH (d:Document) WHERE d.dataset_id = $ds RETURN count(d)", {"ds": dataset_id}
-        )
+        rows = self.execute(pages.COUNT_QUERY, {"ds": dataset_id})
         return int(rows[0][0]) if rows else 0
 
     def documents_before(self, dataset_id: str, keys: Sequence[tuple[str, str]]) -> list[int]:
@@ -238,14 +227,7 @@ class KuzuGraphStore(KuzuEntityReads, KuzuReads):
         ``documents_page`` orders before it (one query for them all)."""
         if not keys:
             return []
-        rows = self.execute(
-            "UNWIND $keys AS k MATCH (d:Document) WHERE d.dataset_id = $ds AND "
-            "(d.created_at < k.at OR (d.created_at = k.at AND d.id < k.id)) "
-            "RETURN k.at, k.id, count(d)",
-            {"ds": dataset_id, "keys": [{"at": at, "id": i} for at, i in keys]},
-        )
-        counts = {(r[0], r[1]): int(r[2]) for r in rows}
-        return [counts.get((at, i), 0) for at, i in keys]
+        return pages.counts_before(self.execute(*pages.before_query(dataset_id, keys)), keys)
 
     def documents_by_source(self, dataset_id: str, source_ids: Sequence[str]) -> dict[str, str]:
         """source_id -> data id, for documents in a dataset that declare one of these sources."""

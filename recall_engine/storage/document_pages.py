@@ -1,0 +1,55 @@
+"""The listing reads of data items, in the Cypher both graph backends run.
+
+A tenant listing shows one page of a dataset's items in listing order (created_at,
+then id). ``page_query`` orders and cuts in the store, ``COUNT_QUERY`` counts, and
+``before_query`` says where given items stand in that order, so a page reads only the
+rows it returns (``tenants.source_rows``). Kuzu and FalkorDB run the same text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from recall_engine.core.cells import Cell
+from recall_engine.storage.graph_reads import DOCUMENT_COLUMNS
+
+COUNT_QUERY = "MATCH (d:Document) WHERE d.dataset_id = $ds RETURN count(d)"
+"""How many data items one dataset (``$ds``) holds."""
+
+
+def page_query(
+    dataset_id: str, *, skip: int, limit: int | None, source_prefix: str | None
+) -> tuple[str, dict[str, object]]:
+    """The query and parameters for ``limit`` items (None: all) of one dataset after
+    the first ``skip``, in listing order; with ``source_prefix``, only the items whose
+    source id starts with it. Rows as ``graph_reads.document_from_row`` reads them."""
+    where = "d.dataset_id = $ds" + (" AND d.source_id STARTS WITH $p" if source_prefix else "")
+    bound = " LIMIT $limit" if limit is not None else ""
+    params: dict[str, object] = {"ds": dataset_id, "skip": max(0, skip)}
+    if source_prefix:
+        params["p"] = source_prefix
+    if limit is not None:
+        params["limit"] = max(0, limit)
+    query = (
+        f"MATCH (d:Document) WHERE {where} RETURN {DOCUMENT_COLUMNS} "
+        f"ORDER BY d.created_at, d.id SKIP $skip{bound}"
+    )
+    return query, params
+
+
+def before_query(dataset_id: str, keys: Sequence[tuple[str, str]]) -> tuple[str, dict[str, object]]:
+    """The query and parameters counting, for each (created_at, id) of ``keys``, the
+    items of one dataset that listing order puts before it (``counts_before`` reads
+    its rows)."""
+    query = (
+        "UNWIND $keys AS k MATCH (d:Document) WHERE d.dataset_id = $ds AND "
+        "(d.created_at < k.at OR (d.created_at = k.at AND d.id < k.id)) "
+        "RETURN k.at, k.id, count(d)"
+    )
+    return query, {"ds": dataset_id, "keys": [{"at": at, "id": i} for at, i in keys]}
+
+
+def counts_before(rows: Sequence[Sequence[Cell]], keys: Sequence[tuple[str, str]]) -> list[int]:
+    """Per key of ``keys``, the count ``before_query``'s rows give (0 where none)."""
+    counts = {(r[0], r[1]): int(r[2]) for r in rows}
+    return [counts.get((at, i), 0) for at, i in keys]
