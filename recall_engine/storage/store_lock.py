@@ -23,6 +23,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import socket
 import sys
 import threading
@@ -210,6 +211,13 @@ def locked_error(holder: Holder | None) -> StoreLockedError:
     return StoreLockedError(f"The data dir is in use by {who}. {REMEDY}")
 
 
+_FILE_VERSION = re.compile(
+    r"different version\. Database file version: (?P<file>\d+), "
+    r"Current build storage version: (?P<build>\d+)"
+)
+"""Kuzu's words when a database file is of another storage version."""
+
+
 def open_error(graph_path: Path, exc: Exception) -> StoreError:
     """A Kuzu open failure as a library error, without the server's paths.
 
@@ -217,6 +225,17 @@ def open_error(graph_path: Path, exc: Exception) -> StoreError:
     recall-engine (a Kuzu shell, a copy of the files in use) has the graph open.
     """
     tenant = graph_path.parent.name
+    version = _FILE_VERSION.search(str(exc))
+    if version is not None:
+        import kuzu
+
+        return StoreError(
+            f"The graph of tenant {tenant!r} was written by another version of Kuzu (its "
+            f"storage version {version['file']}; the installed kuzu {kuzu.__version__} reads "
+            f"{version['build']}). Kuzu reads only its own storage version: install the kuzu "
+            "release that wrote it, or remember() the data again into a new data dir. "
+            "Nothing was changed."
+        )
     if "lock" in str(exc).lower():
         return StoreLockedError(
             f"The graph of tenant {tenant!r} is locked by a program outside recall-engine "

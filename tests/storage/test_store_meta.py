@@ -55,3 +55,18 @@ async def test_a_damaged_meta_file_is_refused_with_what_to_do(
     async with RecallEngine(tmp_path / DATA, embedder=hash_embedder) as engine:
         with pytest.raises(StoreError, match="cannot be read.*restore it from a backup"):
             await engine.recall("Where are the notes?", datasets=["notes"])
+
+
+async def test_a_graph_of_another_kuzu_storage_version_says_so(
+    stored, tmp_path, hash_embedder
+) -> None:
+    graph = stored.parent / "graph.kuzu"
+    raw = bytearray(graph.read_bytes())
+    assert raw[:4] == b"KUZU"
+    raw[4] -= 1  # the storage version a Kuzu release before this one writes
+    graph.write_bytes(bytes(raw))
+    before = _files(stored.parent)
+    async with RecallEngine(tmp_path / DATA, embedder=hash_embedder) as engine:
+        with pytest.raises(StoreError, match="another version of Kuzu.*Nothing was changed"):
+            await engine.recall("Where are the notes?", datasets=["notes"])
+    assert _files(stored.parent) == before
