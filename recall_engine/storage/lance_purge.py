@@ -4,12 +4,10 @@ A LanceDB delete only marks rows deleted: their values stay in the data files, a
 every older table version keeps the files it was made of, until the table is
 compacted and its old versions are cleaned up. ``purge_deleted`` does both for a
 table that one process holds alone (a store in the data dir, under its lock): the
-fragments that hold deleted rows are written again without them, the full-text
-index is brought up to date (the deleted rows' tokens leave it), and every file
+fragments that hold deleted rows are written again without them, and every file
 that only older versions used is deleted.
 
-Cost: each call rewrites the fragments that held deleted rows and remaps the
-full-text index. Compaction writes fragments of about ``FRAGMENT_ROWS`` rows (up to
+Cost: each call rewrites the fragments that held deleted rows. Compaction writes fragments of about ``FRAGMENT_ROWS`` rows (up to
 twice that where it merges small ones), so once a table has been purged a forget
 rewrites about that many rows per fragment its items had rows in; the first call
 also merges the small fragments ingests wrote, and splits a bigger one (from one
@@ -53,3 +51,11 @@ def purge_deleted(table: Table) -> None:
                 "target_rows_per_fragment": FRAGMENT_ROWS,
             },
         )
+
+
+def drop_text_indexes(table: Table) -> None:
+    """Drop the full-text index stores made before 2026-12-07 kept on the chunks' text
+    (no read used it; a purge would otherwise rewrite it each time)."""
+    for index in table.list_indices():
+        if "text" in index.columns:
+            table.drop_index(index.name)

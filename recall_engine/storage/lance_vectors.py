@@ -2,8 +2,8 @@
 of the graph's vector tables (``lance_graph``).
 
 The only module that imports ``lancedb``. Tables use cosine distance; the chunks
-table also carries a full-text index and the BM25 tokens of each chunk, so the
-in-memory lexical index is rebuilt on open without re-tokenising. The tables
+table also carries the BM25 tokens of each chunk, so the in-memory lexical index
+(which serves every lexical search) is rebuilt on open without re-tokenising. The tables
 live in a local folder, or at an ``s3://`` URI that several processes share
 (``vector_location``); then every read asks the object store for the latest
 table version, and ``chunk_changes`` tells a mirror what other writers did.
@@ -29,7 +29,7 @@ from recall_engine.storage.lance_graph import (
     rows_of_data,
     take_rows,
 )
-from recall_engine.storage.lance_purge import purge_deleted
+from recall_engine.storage.lance_purge import drop_text_indexes, purge_deleted
 from recall_engine.storage.lance_tables import (
     CHUNKS,
     MODEL_KEY,
@@ -128,7 +128,6 @@ class LanceVectorStore:
             self.graph = LanceGraphTables(self._db, dimension)
         except Exception as exc:
             raise failure(exc, location, name, "open") from exc
-        self._fts_ready = self._has_fts_index()
 
     def _check_model(self, name: str, model_id: str | None) -> None:
         schema = self._chunks.schema
@@ -143,12 +142,6 @@ class LanceVectorStore:
             "different models cannot be compared: configure the original model, or another "
             "vector_uri (or data dir) and remember() your data again."
         )
-
-    def _has_fts_index(self) -> bool:
-        try:
-            return any("text" in idx.columns for idx in self._chunks.list_indices())
-        except Exception:
-            return False
 
     def add_chunks(
         self,
@@ -197,15 +190,6 @@ class LanceVectorStore:
         except Exception as exc:
             raise StoreError(f"LanceDB refused {len(records)} chunks: {exc}") from exc
 
-    def ensure_fts_index(self) -> None:
-        """Build the full-text index once there is text to index."""
-        if self._fts_ready or self._chunks.count_rows() == 0:
-            return
-        from lancedb.index import FTS
-
-        self._chunks.create_index("text", config=FTS(), replace=True)
-        self._fts_ready = True
-
     def delete_data(self, data_ids: Sequence[str]) -> None:
         """Delete every chunk of the given data items."""
         for start in range(0, len(data_ids), ID_BATCH):
@@ -216,9 +200,9 @@ class LanceVectorStore:
                 raise StoreError(f"LanceDB could not delete chunks: {exc}") from exc
 
     def purge_deleted(self) -> None:
-        """Take deleted rows out of the files of every table (``lance_purge``), the
-        full-text index and old versions included. A no-op on shared tables: other
-        processes may be reading their older versions.
+        """Take deleted rows out of the files of every table (``lance_purge``), old
+        versions included (and drop the unused full-text index older stores kept). A
+        no-op on shared tables: other processes may be reading their older versions.
 
         Raises:
             StoreError: LanceDB failed; the rows stay deleted, their bytes on disk
@@ -227,6 +211,7 @@ class LanceVectorStore:
         if self.shared:
             return
         try:
+            drop_text_indexes(self._chunks)
             purge_deleted(self._chunks)
             self.graph.purge_deleted()
         except Exception as exc:
@@ -361,16 +346,6 @@ class LanceVectorStore:
         ]
         sentences = sentence_lists(table, self.dimension)
         return records, np.asarray(vectors, dtype=np.float32), cols["tokens"], sentences
-
-    def full_text_search(
-        self, query: str, k: int, dataset_ids: Sequence[str] | None = None
-    ) -> list[tuple[str, float]]:
-        """LanceDB's own BM25 full-text search: (chunk id, score) pairs."""
-        self.ensure_fts_index()
-        search = self._chunks.search(query, query_type="fts").limit(k)
-        if dataset_ids is not None:
-            search = search.where(f"dataset_id IN ({_quote(list(dataset_ids))})", prefilter=True)
-        return [(row["id"], float(row["_score"])) for row in search.to_list()]
 
     def count(self) -> int:
         return int(self._chunks.count_rows())

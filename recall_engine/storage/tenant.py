@@ -358,10 +358,6 @@ class TenantStore:
         self.index.add(chunks, vectors, tokens, sentences)
         if graph is not None:
             self._mirror_new(graph)
-        try:
-            self.vectors.ensure_fts_index()
-        except Exception as exc:  # the FTS index is an accelerator, not the source of truth
-            logger.warning("tenant %s: full-text index not updated: %s", self.tenant_id, exc)
 
     def _mirror_new(self, graph: GraphWrite) -> None:
         indexes = self.graph_indexes()
@@ -437,8 +433,7 @@ class TenantStore:
 
     def purge_deleted(self) -> None:
         """Take every deleted row out of the files of the store's own vector tables
-        (not shared ones): their data files, full-text index and older versions
-        (``lance_purge``). A failure is logged: the rows are unreadable already, and
+        (not shared ones): their data files and older versions (``lance_purge``). A failure is logged: the rows are unreadable already, and
         the next purge takes them out. The caller holds ``write_lock``.
         """
         try:

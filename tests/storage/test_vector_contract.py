@@ -52,14 +52,6 @@ def test_sentence_vectors_round_trip(vector_store: Any) -> None:
         np.testing.assert_allclose(got, want)
 
 
-def test_full_text_search_is_scoped(vector_store: Any) -> None:
-    vector_store.add_chunks(CHUNKS, VECTORS, TOKENS)
-    vector_store.ensure_fts_index()
-    assert {cid for cid, _ in vector_store.full_text_search("Lyon", 5)} == {"c2", "c3"}
-    assert [cid for cid, _ in vector_store.full_text_search("Lyon", 5, ["ds2"])] == ["c3"]
-    assert all(score > 0 for _, score in vector_store.full_text_search("Ada", 5))
-
-
 def test_graph_tables(vector_store: Any) -> None:
     tables = vector_store.graph
     rows = [
