@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from recall_engine.core.cells import Cell
-from recall_engine.storage.graph_reads import DOCUMENT_COLUMNS
+from recall_engine.core.cells import Cell, Row
+from recall_engine.storage.graph_reads import DOCUMENT_COLUMNS, DocumentRecord, document_from_row
 
 COUNT_QUERY = "MATCH (d:Document) WHERE d.dataset_id = $ds RETURN count(d)"
 """How many data items one dataset (``$ds``) holds."""
@@ -53,3 +53,35 @@ def counts_before(rows: Sequence[Sequence[Cell]], keys: Sequence[tuple[str, str]
     """Per key of ``keys``, the count ``before_query``'s rows give (0 where none)."""
     counts = {(r[0], r[1]): int(r[2]) for r in rows}
     return [counts.get((at, i), 0) for at, i in keys]
+
+
+class DocumentPageReads:
+    """``GraphStore``'s listing reads over the backend's own ``read`` (Kuzu's and
+    FalkorDB's stores both mix it in)."""
+
+    def read(self, query: str, params: dict[str, object] | None = None) -> list[Row]:
+        raise NotImplementedError  # pragma: no cover - the backend's read
+
+    def documents_page(
+        self,
+        dataset_id: str,
+        *,
+        skip: int = 0,
+        limit: int | None = None,
+        source_prefix: str | None = None,
+    ) -> list[DocumentRecord]:
+        """Data items of one dataset in listing order (``page_query``)."""
+        query, params = page_query(dataset_id, skip=skip, limit=limit, source_prefix=source_prefix)
+        return [document_from_row(r) for r in self.read(query, params)]
+
+    def document_count(self, dataset_id: str) -> int:
+        """How many data items one dataset holds (a count query)."""
+        rows = self.read(COUNT_QUERY, {"ds": dataset_id})
+        return int(rows[0][0]) if rows else 0
+
+    def documents_before(self, dataset_id: str, keys: Sequence[tuple[str, str]]) -> list[int]:
+        """For each (created_at, id) of ``keys``, how many data items of one dataset
+        ``documents_page`` orders before it (one query for them all)."""
+        if not keys:
+            return []
+        return counts_before(self.read(*before_query(dataset_id, keys)), keys)

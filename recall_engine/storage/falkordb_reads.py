@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from recall_engine.core.cells import Row
 from recall_engine.core.graph import Entity, Relation
-from recall_engine.storage import document_pages as pages
 from recall_engine.storage import falkordb_schema as fs
+from recall_engine.storage.document_pages import DocumentPageReads
 from recall_engine.storage.graph_reads import (
     DOCUMENT_COLUMNS,
     EDGE_COLUMNS,
@@ -41,7 +41,7 @@ def _unique(values: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(values))
 
 
-class FalkorReads:
+class FalkorReads(DocumentPageReads):
     """Typed graph reads over ``read`` (implemented by ``FalkorGraphStore``)."""
 
     def read(self, query: str, params: dict[str, object] | None = None) -> list[Row]:
@@ -200,32 +200,6 @@ class FalkorReads:
                 {"ds": dataset_id},
             )
         return [document_from_row(row) for row in rows]
-
-    def documents_page(
-        self,
-        dataset_id: str,
-        *,
-        skip: int = 0,
-        limit: int | None = None,
-        source_prefix: str | None = None,
-    ) -> list[DocumentRecord]:
-        """Data items of one dataset in listing order (``document_pages.page_query``)."""
-        query, params = pages.page_query(
-            dataset_id, skip=skip, limit=limit, source_prefix=source_prefix
-        )
-        return [document_from_row(r) for r in self.read(query, params)]
-
-    def document_count(self, dataset_id: str) -> int:
-        """How many data items one dataset holds (a count query)."""
-        rows = self.read(pages.COUNT_QUERY, {"ds": dataset_id})
-        return int(rows[0][0]) if rows else 0
-
-    def documents_before(self, dataset_id: str, keys: Sequence[tuple[str, str]]) -> list[int]:
-        """For each (created_at, id) of ``keys``, how many data items of one dataset
-        ``documents_page`` orders before it (one query for them all)."""
-        if not keys:
-            return []
-        return pages.counts_before(self.read(*pages.before_query(dataset_id, keys)), keys)
 
     def documents_by_source(self, dataset_id: str, source_ids: Sequence[str]) -> dict[str, str]:
         """source_id -> data id, for documents in a dataset that declare one of these sources."""

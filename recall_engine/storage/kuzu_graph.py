@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from recall_engine.core.cells import Row
 from recall_engine.core.errors import StoreError
-from recall_engine.storage import document_pages as pages
 from recall_engine.storage import kuzu_bulk as bulk
 from recall_engine.storage import kuzu_graph_elements as ge
 from recall_engine.storage import kuzu_rel_guard as guard
 from recall_engine.storage import kuzu_validity as validity
+from recall_engine.storage.document_pages import DocumentPageReads
 from recall_engine.storage.entity_key_map import KEY_MAP_COLUMNS, KeyMap
 from recall_engine.storage.graph_reads import DOCUMENT_COLUMNS, DocumentRecord, document_from_row
 from recall_engine.storage.graph_records import GraphRemoval, GraphWrite
@@ -46,7 +46,7 @@ PREPARED_CAP = 256
 queries are a few dozen fixed strings; past the cap the cache starts again)."""
 
 
-class KuzuGraphStore(KuzuEntityReads, KuzuReads):
+class KuzuGraphStore(KuzuEntityReads, KuzuReads, DocumentPageReads):
     """A tenant's graph in an embedded Kuzu database.
 
     ``execute`` (writer connection) and ``read`` (read connection) take Kuzu Cypher
@@ -202,32 +202,6 @@ class KuzuGraphStore(KuzuEntityReads, KuzuReads):
             f"RETURN {DOCUMENT_COLUMNS} ORDER BY d.id"
         )
         return [document_from_row(r) for r in self.execute(query, {"ds": dataset_id})]
-
-    def documents_page(
-        self,
-        dataset_id: str,
-        *,
-        skip: int = 0,
-        limit: int | None = None,
-        source_prefix: str | None = None,
-    ) -> list[DocumentRecord]:
-        """Data items of one dataset in listing order (``document_pages.page_query``)."""
-        query, params = pages.page_query(
-            dataset_id, skip=skip, limit=limit, source_prefix=source_prefix
-        )
-        return [document_from_row(r) for r in self.execute(query, params)]
-
-    def document_count(self, dataset_id: str) -> int:
-        """How many data items one dataset holds (a count query)."""
-        rows = self.execute(pages.COUNT_QUERY, {"ds": dataset_id})
-        return int(rows[0][0]) if rows else 0
-
-    def documents_before(self, dataset_id: str, keys: Sequence[tuple[str, str]]) -> list[int]:
-        """For each (created_at, id) of ``keys``, how many data items of one dataset
-        ``documents_page`` orders before it (one query for them all)."""
-        if not keys:
-            return []
-        return pages.counts_before(self.execute(*pages.before_query(dataset_id, keys)), keys)
 
     def documents_by_source(self, dataset_id: str, source_ids: Sequence[str]) -> dict[str, str]:
         """source_id -> data id, for documents in a dataset that declare one of these sources."""

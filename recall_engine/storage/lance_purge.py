@@ -7,11 +7,12 @@ table that one process holds alone (a store in the data dir, under its lock): th
 fragments that hold deleted rows are written again without them, and every file
 that only older versions used is deleted.
 
-Cost: each call rewrites the fragments that held deleted rows. Compaction writes fragments of about ``FRAGMENT_ROWS`` rows (up to
-twice that where it merges small ones), so once a table has been purged a forget
-rewrites about that many rows per fragment its items had rows in; the first call
-also merges the small fragments ingests wrote, and splits a bigger one (from one
-large ingest) that holds a deleted row. A table with nothing deleted and nothing to
+Cost: each call rewrites the fragments that held deleted rows. Compaction writes
+fragments of about ``FRAGMENT_ROWS`` rows (up to twice that where it merges small
+ones), so once a table has been purged a forget rewrites about that many rows per
+fragment its items had rows in; the first call also merges the small fragments
+ingests wrote, and splits a bigger one (from one large ingest) that holds a deleted
+row. A table with nothing deleted and nothing to
 merge costs a version check.
 """
 

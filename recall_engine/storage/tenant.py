@@ -433,8 +433,9 @@ class TenantStore:
 
     def purge_deleted(self) -> None:
         """Take every deleted row out of the files of the store's own vector tables
-        (not shared ones): their data files and older versions (``lance_purge``). A failure is logged: the rows are unreadable already, and
-        the next purge takes them out. The caller holds ``write_lock``.
+        (not shared ones): their data files and older versions (``lance_purge``). A
+        failure is logged: the rows are unreadable already, and the next purge takes
+        them out. The caller holds ``write_lock``.
         """
         try:
             self.vectors.purge_deleted()

@@ -43,7 +43,7 @@ async def test_a_store_of_a_newer_version_is_refused_and_left_as_it_is(
     root = stored.parent
     before = _files(root)
     async with RecallEngine(tmp_path / DATA, embedder=hash_embedder) as engine:
-        with pytest.raises(ConfigError, match="newer recall-engine.*Upgrade recall-engine"):
+        with pytest.raises(ConfigError, match=r"newer recall-engine.*Upgrade recall-engine"):
             await engine.recall("Where are the notes?", datasets=["notes"])
     assert _files(root) == before
 
@@ -53,7 +53,7 @@ async def test_a_damaged_meta_file_is_refused_with_what_to_do(
 ) -> None:
     stored.write_text('{"embedding_model": ')
     async with RecallEngine(tmp_path / DATA, embedder=hash_embedder) as engine:
-        with pytest.raises(StoreError, match="cannot be read.*restore it from a backup"):
+        with pytest.raises(StoreError, match=r"cannot be read.*restore it from a backup"):
             await engine.recall("Where are the notes?", datasets=["notes"])
 
 
@@ -67,6 +67,6 @@ async def test_a_graph_of_another_kuzu_storage_version_says_so(
     graph.write_bytes(bytes(raw))
     before = _files(stored.parent)
     async with RecallEngine(tmp_path / DATA, embedder=hash_embedder) as engine:
-        with pytest.raises(StoreError, match="another version of Kuzu.*Nothing was changed"):
+        with pytest.raises(StoreError, match=r"another version of Kuzu.*Nothing was changed"):
             await engine.recall("Where are the notes?", datasets=["notes"])
     assert _files(stored.parent) == before
