@@ -25,10 +25,11 @@ from dateparser.date import DateDataParser
 
 Granularity = Literal["minute", "day", "week", "month", "year"]
 
-_MONTH = (
+MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
     r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
 )
+"""A month's name or its abbreviation, case-sensitive: "May" the month, not "may"."""
 _WEEKDAY = r"(?i:(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
 _YEAR = r"(?:1[6-9]\d\d|20\d\d)"
 _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
@@ -45,10 +46,10 @@ _AT_CLOCK = rf"(?:\s+at\s+{_CLOCK})?"
 _PHRASES = [
     r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?",
     r"\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})\b",
-    rf"(?:{_CLOCK}\s+on\s+)?{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR}(?![-/]\d))?{_AT_CLOCK}",
-    rf"(?:{_CLOCK}\s+on\s+)?{_MONTH}\s+{_DAY}\b(?:,?\s+{_YEAR}(?![-/]\d))?{_AT_CLOCK}",
-    rf"{_MONTH}\s+{_YEAR}(?![-/]\d)",
-    rf"(?i:in|last|next|this|early|late|mid|since|until|by)[\s-]+{_MONTH}(?!\s*\d)",
+    rf"(?:{_CLOCK}\s+on\s+)?{_DAY}\s+(?:of\s+)?{MONTH}(?:,?\s+{_YEAR}(?![-/]\d))?{_AT_CLOCK}",
+    rf"(?:{_CLOCK}\s+on\s+)?{MONTH}\s+{_DAY}\b(?:,?\s+{_YEAR}(?![-/]\d))?{_AT_CLOCK}",
+    rf"{MONTH}\s+{_YEAR}(?![-/]\d)",
+    rf"(?i:in|last|next|this|early|late|mid|since|until|by)[\s-]+{MONTH}(?!\s*\d)",
     r"(?i:(?:the\s+)?day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|last\s+night"
     r"|this\s+(?:morning|afternoon|evening))" + _AT_CLOCK,
     rf"(?i:(?:last|next|this|past)\s+(?:week(?:end)?|month|year|summer|winter|spring|fall"
@@ -111,6 +112,16 @@ class ResolvedTime:
             iso = v.isocalendar()
             return f"{iso.year:04d}-W{iso.week:02d}"
         return v.date().isoformat()
+
+    def end(self) -> datetime:
+        """The end of the phrase's period (exclusive): the next year, month, week or day."""
+        v = self.value
+        if self.granularity == "year":  # "two years ago" keeps its day: 29 February too
+            return v.replace(year=v.year + 1, day=min(v.day, 28 if v.month == 2 else 31))
+        if self.granularity == "month":
+            return v.replace(year=v.year + v.month // 12, month=v.month % 12 + 1, day=1)
+        day = v.replace(hour=0, minute=0, second=0, microsecond=0)
+        return day + timedelta(days=7 if self.granularity == "week" else 1)
 
 
 def find_date_phrases(text: str) -> list[tuple[int, int, str]]:

@@ -136,14 +136,15 @@ def fact_answer(
     "as_of", "past"), or None when the facts do not answer the question.
     ``question`` is best given without its time cues (``TenseReading.without_cues``);
     ``family``, when given, is the aspect asked about (else ``asked_family``).
-    ``interval`` is the period a past question asks about; with reading "as_of" it
-    answers for that period, from ``facts`` as known at ``as_of`` (``held_then``),
-    rather than for ``as_of`` itself."""
+    ``interval`` is the period the question asks about (a past question's, or a
+    present one's up to now: "since March 2023"); it is answered for that period,
+    with reading "as_of" from ``facts`` as known at ``as_of`` (``held_then``), rather
+    than for ``as_of`` itself."""
     family = family or asked_family(question, facts, ranked_chunks, vocabulary)
     if family is None:
         return None
     aspect = [f for f in facts if f.family == family]
-    if reading == "past" or (reading == "as_of" and interval is not None):
+    if reading == "past" or interval is not None:
         answer = _past(aspect, interval)
         if answer is not None and reading == "as_of" and as_of is not None:
             answer = FactAnswer(f"{answer.text} (as of {as_of.date().isoformat()})", answer.facts)

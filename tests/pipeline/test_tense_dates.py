@@ -103,17 +103,26 @@ async def test_a_question_about_now_is_unchanged(ann):
     ],
 )
 def test_asked_date_reads_explicit_dates(question, start, end):
-    found = asked_date(question, None)
+    found = asked_date(question, datetime(2024, 5, 1))
     assert found is not None
     assert found[0] == Interval(start, end)
 
 
 @pytest.mark.parametrize(
-    "question", ["Where did Ann live last month?", "Where did Ann live on 6 March?", "Where?"]
+    "question, start, end",
+    [
+        ("Where did Ann live last month?", datetime(2024, 4, 1), datetime(2024, 5, 1)),
+        ("Where did Ann live on 6 March?", datetime(2024, 3, 6), datetime(2024, 3, 7)),
+    ],
 )
-def test_asked_date_leaves_relative_times_and_none(question):
-    # "last month" and a date without its year depend on when it is asked
-    assert asked_date(question, datetime(2024, 5, 1)) is None
+def test_asked_date_reads_relative_times_against_the_reference(question, start, end):
+    # "last month" and a date without its year: of the time the question is asked
+    found = asked_date(question, datetime(2024, 5, 1))
+    assert found is not None and found.interval == Interval(start, end)
+
+
+def test_asked_date_of_a_question_naming_no_time_is_none():
+    assert asked_date("Where?", datetime(2024, 5, 1)) is None
 
 
 def _fact(fid: str, obj: str, start: datetime, end: datetime | None) -> Fact:

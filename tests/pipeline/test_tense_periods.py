@@ -7,7 +7,8 @@ from datetime import datetime
 from recall_engine.core.facts import Fact
 from recall_engine.core.hits import ChunkHit
 from recall_engine.core.models import SourceRef
-from recall_engine.pipeline.tense import Tense, _present
+from recall_engine.pipeline.tense_rank import rank_present
+from recall_engine.pipeline.tense_state import Tense
 from router.tense import TenseReading
 
 
@@ -35,7 +36,7 @@ def _order(facts: list[Fact]) -> list[str]:
     hits.append(_hit("c", "2023-07-01T10:00:00"))
     terms = {"a": frozenset({"work"}), "b": frozenset({"work"}), "c": frozenset({"walk"})}
     tense = Tense(TenseReading("present", fired=("present.now",)), facts=facts, family="job")
-    ranked = _present([(h, 1.0) for h in hits], tense, {}, lambda h: terms[h.text])
+    ranked = rank_present([(h, 1.0) for h in hits], tense, {}, lambda h: terms[h.text])
     return [h.text for h, _, _ in ranked]
 
 
