@@ -41,8 +41,10 @@ from collections.abc import Callable, Sequence
 
 from recall_engine.core.cells import Record, Row
 from recall_engine.core.errors import StoreError
+from recall_engine.storage import falkordb_fact_times as fact_times
 from recall_engine.storage import falkordb_schema as fs
 from recall_engine.storage import falkordb_validity as validity
+from recall_engine.storage.fact_times import Stamp
 from recall_engine.storage.falkordb_readonly import run_read_only
 from recall_engine.storage.falkordb_reads import FalkorReads
 from recall_engine.storage.falkordb_server import FalkorServer
@@ -67,11 +69,15 @@ class FalkorGraphStore(FalkorReads):
     are typed (``falkordb_reads``).
     """
 
-    def __init__(self, server: FalkorServer, store_name: str) -> None:
-        """Select the tenant's graph and make sure its indexes and unique keys exist.
+    def __init__(
+        self, server: FalkorServer, store_name: str, *, stamp: Stamp | None = None
+    ) -> None:
+        """Select the tenant's graph, make sure its indexes and unique keys exist,
+        and with ``stamp`` (graph extraction's ``supersession.stamp``) date the facts
+        and events it kept from before facts had time (``falkordb_fact_times``).
 
         Raises:
-            StoreError: the server failed or refused the schema.
+            StoreError: the server failed or refused the schema, or the dating.
         """
         self._server = server
         self.name = server.graph_name(store_name)
@@ -79,6 +85,15 @@ class FalkorGraphStore(FalkorReads):
         self._writes = server.writes.select_graph(self.name)
         self._writer: str | None = None
         self._ensure_schema()
+        if stamp is not None:
+            try:
+                fact_times.backfill(self, stamp)
+            except StoreError as exc:
+                raise StoreError(
+                    f"The graph of tenant store {store_name!r} could not be brought to this "
+                    f"version's layout ({exc}). Its data is kept, and the next open tries "
+                    "again: check the server; if it fails again, report the error."
+                ) from exc
 
     def __repr__(self) -> str:
         return f"FalkorGraphStore({self._server.where!r}, graph={self.name!r})"
@@ -231,6 +246,24 @@ class FalkorGraphStore(FalkorReads):
         """
         text, params = validity_query(changes, writer=self._writer)
         self._write(text, params, touched=[], landed=lambda: False)
+
+    def write_guarded(self, text: str, params: dict[str, object]) -> bool:
+        """Run one unfenced write whose query returns a row only when the graph is
+        still as the caller read it (``falkordb_fact_times``); whether it was.
+
+        Raises:
+            StoreError: the server refused or failed the write; nothing of it remains.
+        """
+        import redis
+
+        with self._server.calls("dating the graph's facts"):
+            try:
+                return bool(self._writes.query(text, params).result_set)
+            except redis.ResponseError as exc:
+                reason = self._server.scrub(str(exc))
+                raise StoreError(
+                    f"FalkorDB refused the write; nothing of it was kept: {reason}"
+                ) from None
 
     def _touched(self, data_ids: Sequence[str]) -> list[str]:
         """The entities these items' chunks mention (what a removal may orphan):

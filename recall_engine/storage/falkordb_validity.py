@@ -17,9 +17,11 @@ from recall_engine.core.cells import Record, Row
 from recall_engine.storage.kuzu_validity import Group, changed_rows
 
 
-class _Graph(Protocol):
+class _Reads(Protocol):
     def read(self, query: str, params: dict[str, object] | None = None) -> list[Row]: ...
 
+
+class _Graph(_Reads, Protocol):
     def write_validity(self, changes: Sequence[Record]) -> None: ...
 
 
@@ -35,18 +37,25 @@ def groups_of_data(graph: _Graph, data_ids: Sequence[str]) -> set[Group]:
     return {(row[0], row[1], row[2]) for row in rows}
 
 
-def refresh(graph: _Graph, groups: Iterable[Group]) -> int:
-    """Recompute ``groups`` and write what changed; return how many edges changed."""
+def group_rows(graph: _Reads, groups: Iterable[Group]) -> list[Row]:
+    """The stored facts of ``groups``, as ``kuzu_validity.changed_rows`` reads them."""
     keys = [{"ds": d, "source": s, "family": f} for d, s, f in sorted(set(groups))]
     if not keys:
-        return 0
-    rows = graph.read(
+        return []
+    return graph.read(
         "UNWIND $keys AS k MATCH (a:Entity {id: k.source})-[r:RELATES]->(b:Entity) "
         "WHERE r.dataset_id = k.ds AND r.family = k.family "
         "RETURN k.ds, a.id, k.family, r.id, b.id, r.chunk_id, r.valid_from, r.confidence, "
         "r.valid_until, r.superseded_by, r.superseded_by_chunk, r.predicate",
         {"keys": keys},
     )
+
+
+def refresh(graph: _Graph, groups: Iterable[Group]) -> int:
+    """Recompute ``groups`` and write what changed; return how many edges changed."""
+    rows = group_rows(graph, groups)
+    if not rows:
+        return 0
     changes = changed_rows(rows)
     if changes:
         graph.write_validity(changes)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from recall_engine.core.errors import StoreError
 from recall_engine.storage import kuzu_entity_lists as lists
-from recall_engine.storage import kuzu_fact_times as fact_times
+from recall_engine.storage import kuzu_fact_times
 from recall_engine.storage import kuzu_graph_elements as ge
 
 SCHEMA = [
@@ -30,12 +30,13 @@ SCHEMA = [
 ]
 
 
-def migrate(conn: lists.Connection, stamp: fact_times.Stamp | None = None) -> None:
+def migrate(conn: lists.Connection, stamp: kuzu_fact_times.Stamp | None = None) -> None:
     """Bring a graph to this version's layout, in place: the tables and columns
     it lacks (``SCHEMA``), text entity lists (``kuzu_entity_lists``), and with
-    ``stamp`` the times of facts stored before facts had them (``kuzu_fact_times``).
-    Every step is decided from the store itself, so a step cut short (a process
-    killed, a failure) is done again on the next open.
+    ``stamp`` the times of facts stored before facts had them (``kuzu_fact_times``;
+    a graph once marked dated is not scanned again). Every step is decided from the
+    store itself, so a step cut short (a process killed, a failure) is done again
+    on the next open.
 
     Raises:
         whatever Kuzu raises.
@@ -44,7 +45,7 @@ def migrate(conn: lists.Connection, stamp: fact_times.Stamp | None = None) -> No
         conn.execute(statement)
     lists.migrate(conn)
     if stamp is not None:
-        fact_times.backfill(conn, stamp)
+        kuzu_fact_times.backfill(conn, stamp)
 
 
 def migration_error(graph_path: Path, exc: Exception) -> StoreError:

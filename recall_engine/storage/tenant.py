@@ -137,8 +137,8 @@ class TenantStore:
         (``<uri>/<root.name>``) when given, else under ``root``; its graph on
         ``graph_server`` (the graph named after ``root.name``) when given, else
         Kuzu under ``root``. ``stamp``: graph extraction's ``supersession.stamp``; a
-        Kuzu graph written before facts had time gets their times at open
-        (``kuzu_fact_times``).
+        graph written before facts had time gets their times at open, once
+        (``fact_times``).
 
         ``dimension`` is called only when the store is new (it may load the model).
         Shared tables are opened first, so that a location that cannot be used

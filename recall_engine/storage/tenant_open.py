@@ -12,10 +12,10 @@ from pathlib import Path
 
 from recall_engine.core.cells import Record
 from recall_engine.core.errors import ConfigError, EmbeddingModelMismatchError, StoreError
+from recall_engine.storage.fact_times import Stamp
 from recall_engine.storage.falkordb_graph import FalkorGraphStore
 from recall_engine.storage.falkordb_home import check_home, check_unclaimed, graph_home
 from recall_engine.storage.falkordb_server import FalkorServer
-from recall_engine.storage.kuzu_fact_times import Stamp
 from recall_engine.storage.kuzu_graph import KuzuGraphStore
 from recall_engine.storage.lance_vectors import LanceVectorStore
 from recall_engine.storage.protocols import GraphStore
@@ -30,9 +30,10 @@ def open_graph(
 ) -> GraphStore:
     """The tenant's graph: its own graph on the FalkorDB server when there is one
     (named after the store's folder, so every replica finds the same one), else
-    an embedded Kuzu database in the folder (``stamp``: see ``KuzuGraphStore``)."""
+    an embedded Kuzu database in the folder (``stamp``: see ``KuzuGraphStore`` and
+    ``FalkorGraphStore``)."""
     if server is not None:
-        return FalkorGraphStore(server, root.name)
+        return FalkorGraphStore(server, root.name, stamp=stamp)
     return KuzuGraphStore(root / "graph.kuzu", stamp=stamp)
 
 
@@ -78,8 +79,8 @@ def open_backends(
 ) -> tuple[GraphStore, LanceVectorStore, Record]:
     """The graph, the vector tables and the meta of the store under ``root``
     (``TenantStore.open`` has the arguments; ``stamp``: graph extraction's
-    ``supersession.stamp``, which dates the facts a Kuzu graph kept from before
-    facts had time); the meta file is written when new.
+    ``supersession.stamp``, which dates the facts a graph kept from before facts
+    had time, ``fact_times``); the meta file is written when new.
 
     Raises:
         EmbeddingModelMismatchError: the store was built with another embedding model.

@@ -114,16 +114,23 @@ def build(data_dir: Path, embedder: Embedder, tenant: str = "default") -> Path:
     root = data_dir / "tenants" / tenant
     root.mkdir(parents=True)
     _kuzu(root / "graph.kuzu", rows["nodes"], rows["rels"])
+    write_vectors_and_meta(root, embedder, tenant)
+    return root
+
+
+def write_vectors_and_meta(root: Path, embedder: Embedder, tenant: str, **meta: str) -> None:
+    """The old LanceDB tables and ``store.json`` (with ``meta`` added) under ``root``."""
+    rows = json.loads(ROWS.read_text(encoding="utf-8"))
     _lance(root / "vectors", rows["lance"], embedder)
-    meta = {
+    written = {
         "embedding_model": embedder.model_id,
         "dimension": embedder.dimension,
         "schema_version": 1,
         "tenant_id": tenant,
         "created_at": datetime(2026, 12, 1, tzinfo=UTC).isoformat(),
+        **meta,
     }
-    (root / "store.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
-    return root
+    (root / "store.json").write_text(json.dumps(written, indent=2), encoding="utf-8")
 
 
 def _kuzu(path: Path, nodes: dict, rels: dict) -> None:

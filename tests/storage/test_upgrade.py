@@ -264,3 +264,55 @@ def test_a_failed_migration_says_the_data_is_kept_and_what_to_do(
         assert len(graph.execute("MATCH (e:Entity) RETURN e.id")) == 8
     finally:
         graph.close()
+
+
+class _Recorded:
+    """A connection that keeps the text of every statement it runs."""
+
+    def __init__(self, conn: object) -> None:
+        self.conn, self.queries = conn, []
+
+    def execute(self, query: str, params: dict[str, object] | None = None) -> object:
+        self.queries.append(query)
+        return self.conn.execute(query, params or {})  # type: ignore[attr-defined]
+
+
+def _opened(path: Path, stamp_: object = stamp) -> list[str]:
+    """Open the graph at ``path`` as ``KuzuGraphStore`` does (``migrate``); the
+    statements the open ran."""
+    import kuzu
+
+    db = kuzu.Database(str(path))
+    conn = kuzu.Connection(db)
+    recorded = _Recorded(conn)
+    try:
+        kuzu_migrate.migrate(recorded, stamp_)  # type: ignore[arg-type]
+    finally:
+        conn.close()
+        db.close()
+    return recorded.queries
+
+
+def _scans(queries: list[str]) -> bool:
+    return any("r.valid_from IS NULL" in q for q in queries)
+
+
+def test_a_dated_graph_is_not_scanned_again_at_open(old_dir: Path) -> None:
+    assert _scans(_opened(_graph(old_dir)))  # the first open dates the old facts
+    assert not _scans(_opened(_graph(old_dir)))
+
+
+def test_a_graph_written_with_times_is_scanned_once(tmp_path: Path) -> None:
+    path = tmp_path / "graph.kuzu"
+    assert not _scans(_opened(path, None))  # without stamp: neither scanned nor marked
+    assert _scans(_opened(path))  # no mark yet: what is there might be undated
+    assert not _scans(_opened(path))
+    assert not _scans(_opened(path))
+
+
+@pytest.mark.parametrize("at", ["SET v.valid_from", "COMMIT", "COMMENT ON"])
+def test_a_dating_cut_short_is_not_marked_done(template: Path, tmp_path: Path, at: str) -> None:
+    path = tmp_path / "graph.kuzu"
+    assert _cut_then_open(template, path, at) is None
+    assert _scans(_opened(path))  # the next open dates the facts, and marks it
+    assert not _scans(_opened(path))
