@@ -1,17 +1,22 @@
 """HydraDB v1 listing and fetching endpoints: list data, graph relations of a
-source, fetch a source's content."""
+source, fetch a source's content.
+
+A body field the call does not take is refused (``server.request_fields``); every
+field ``hydra-db-python`` sends is declared, ``include_fields`` taken and not
+applied (every field is listed).
+"""
 
 from __future__ import annotations
 
 import math
-from functools import partial
-from typing import Any, Literal
+from typing import Literal
 
 from fastapi import APIRouter, Depends, Query
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import ERROR_RESPONSES
+from recall_engine.server.request_fields import KnownFields, known_query
 from recall_engine.server.responses import (
     FetchContentResponse,
     GraphRelationsResponse,
@@ -25,12 +30,14 @@ from recall_engine.server.responses import (
     SourceLinks,
 )
 from recall_engine.tenants import TenantAPI
+from recall_engine.tenants.source_filter import SourceFilter
 
 
-class ListFilters(BaseModel):
-    """Exact equalities, ANDed: per group, field name -> the value it must have."""
+class ListFilters(KnownFields):
+    """Exact values, ANDed: per group, field name -> the value it must have
+    (``tenants.source_filter``; a filter that could never match is a 400)."""
 
-    model_config = ConfigDict(extra="forbid")
+    what = "the filters of POST /list/data"
 
     tenant_metadata: dict[str, object] | None = None
     document_metadata: dict[str, object] | None = None
@@ -38,22 +45,31 @@ class ListFilters(BaseModel):
         default=None, description="Fields of the source itself (title, type, url, ...)."
     )
 
+    def source_filter(self) -> SourceFilter:
+        """The tenant API's filter of these values."""
+        return SourceFilter(
+            attributes=self.tenant_metadata or {},
+            additional=self.document_metadata or {},
+            source_fields=self.source_fields or {},
+        )
 
-class ListDataRequest(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+
+class ListDataRequest(KnownFields):
+    what = "POST /list/data"
 
     tenant_id: str = Field(min_length=1)
     sub_tenant_id: str | None = None
     kind: Literal["knowledge", "memories"] = "knowledge"
-    source_ids: list[str] | None = Field(default=None, max_length=100)
+    # An empty list is refused: read as "no ids", it would list everything.
+    source_ids: list[str] | None = Field(default=None, min_length=1, max_length=100)
     page: int = Field(default=1, ge=1)
     page_size: int = Field(default=50, ge=1, le=100)
     filters: ListFilters | None = None
     include_fields: list[str] | None = None
 
 
-class FetchContentRequest(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+class FetchContentRequest(KnownFields):
+    what = "POST /fetch/content"
 
     tenant_id: str = Field(min_length=1)
     sub_tenant_id: str | None = None
@@ -74,21 +90,6 @@ def _pagination(total: int, page: int, size: int) -> Pagination:
     )
 
 
-def _matches(source: dict[str, Any], filters: ListFilters | None) -> bool:
-    if filters is None:
-        return True
-    groups = (
-        (filters.tenant_metadata, source["tenant_metadata"]),
-        (filters.document_metadata, source["document_metadata"]),
-        (filters.source_fields, source),
-    )
-    for wanted, values in groups:
-        for key, value in (wanted or {}).items():
-            if values.get(key) != value:
-                return False
-    return True
-
-
 def fetch_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
     """Listing and fetching endpoints over ``api``."""
     router = APIRouter(responses=ERROR_RESPONSES)
@@ -105,8 +106,8 @@ def fetch_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
             body.tenant_id,
             sub_tenant_id=body.sub_tenant_id,
             collection="mem" if memories else "kb",
-            source_ids=body.source_ids or None,
-            where=partial(_matches, filters=body.filters) if body.filters is not None else None,
+            source_ids=body.source_ids,
+            where=body.filters.source_filter() if body.filters is not None else None,
         )
         start = (body.page - 1) * body.page_size
         page = await listing.page(start, start + body.page_size)
@@ -153,6 +154,7 @@ def fetch_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
         sub_tenant_id: str | None = None,
         limit: int = Query(default=100, ge=1, le=1000),
         who: Principal = Depends(auth),
+        _: None = Depends(known_query),
     ) -> GraphRelationsResponse:
         who.check(tenant_id)
         groups = await api.source_relations(

@@ -1,16 +1,28 @@
 """HydraDB v1 ingestion endpoints: delete a memory, upload knowledge (multipart or
-JSON), verify processing, delete knowledge."""
+JSON), verify processing, delete knowledge.
+
+A body field the call does not take is refused with 422 (``server.request_fields``):
+dropped, a misspelled ``sub_tenant_id`` would write or delete in the default
+sub-tenant. Every field ``hydra-db-python`` sends is declared.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 
 from fastapi import APIRouter, Depends, Query, Request
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from recall_engine.core.hydra import KnowledgeSource, SourceUploadResponse
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import ERROR_RESPONSES, ApiError
+from recall_engine.server.request_fields import (
+    KnownFields,
+    known_query,
+    unknown_fields,
+    unknown_fields_message,
+)
 from recall_engine.server.responses import (
     DeleteKnowledgeResponse,
     DeleteMemoryResponse,
@@ -21,12 +33,25 @@ from recall_engine.server.responses import (
 from recall_engine.tenants import TenantAPI
 
 
-class DeleteKnowledgeRequest(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+class DeleteKnowledgeRequest(KnownFields):
+    what = "POST /knowledge/delete_knowledge"
 
     tenant_id: str = Field(min_length=1)
     sub_tenant_id: str | None = None
     ids: list[str] = Field(min_length=1, max_length=1000)
+
+
+UPLOAD_FIELDS = ("tenant_id", "sub_tenant_id", "upsert", "files", "file_metadata", "app_sources")
+"""The parts of a multipart ``upload_knowledge`` body: every one the SDK sends."""
+UPLOAD_JSON_FIELDS = ("tenant_id", "sub_tenant_id", "upsert", "app_sources", "sources")
+"""The keys of a JSON ``upload_knowledge`` body (``sources``: ``app_sources``)."""
+
+
+def _check_fields(names: Iterable[str], accepted: Sequence[str]) -> None:
+    unknown = unknown_fields(dict.fromkeys(names), accepted)
+    if unknown:
+        message = unknown_fields_message(unknown, accepted, "POST /ingestion/upload_knowledge")
+        raise ApiError(422, "VALIDATION_ERROR", message)
 
 
 _UPLOAD_BODY = {
@@ -84,6 +109,7 @@ def ingestion_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
         memory_id: str = Query(min_length=1),
         sub_tenant_id: str | None = None,
         who: Principal = Depends(auth),
+        _: None = Depends(known_query),
     ) -> DeleteMemoryResponse:
         who.check(tenant_id)
         done = await api.delete_sources(
@@ -106,9 +132,11 @@ def ingestion_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
                 raise ApiError(400, "INVALID_PARAMETERS", "The body is not valid JSON.") from None
             if not isinstance(form, dict):
                 raise ApiError(422, "VALIDATION_ERROR", "The body must be a JSON object.")
+            _check_fields(form, UPLOAD_JSON_FIELDS)
             sources = form.get("app_sources", form.get("sources"))
         elif kind.startswith(("multipart/form-data", "application/x-www-form-urlencoded")):
             data = await request.form()
+            _check_fields(data.keys(), UPLOAD_FIELDS)
             form = {k: v for k, v in data.items() if isinstance(v, str)}
             sources = _json_field(form.get("app_sources"), "app_sources")
             metadata = _json_field(form.get("file_metadata"), "file_metadata") or []
@@ -168,6 +196,7 @@ def ingestion_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
         file_ids: list[str] | None = Query(default=None),
         sub_tenant_id: str | None = None,
         who: Principal = Depends(auth),
+        _: None = Depends(known_query),
     ) -> VerifyProcessingResponse:
         who.check(tenant_id)
         wanted = list(dict.fromkeys([*(file_ids or []), *([file_id] if file_id else [])]))

@@ -4,24 +4,54 @@ the tenant API's own ``add_memory`` / ``upload_knowledge``.
 v2 spells an item's fields its own way; they are read as v1's: ``id`` is the
 source id, ``metadata`` the database attributes (v1's ``tenant_metadata``),
 ``additional_metadata`` the per-source metadata. An item's ``acl`` and a
-``graph_payload`` answer 501 (not supported here).
+``graph_payload`` answer 501 (not supported here). A body field other than
+``INGEST_FIELDS`` is refused (``check_fields``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from recall_engine.core.hydra import KnowledgeSource, MemoryItem
 from recall_engine.server.errors import ApiError
+from recall_engine.server.request_fields import unknown_fields, unknown_fields_message
 from recall_engine.server.v2_errors import not_honoured
 from recall_engine.server.v2_models import IngestResponse, IngestResultItem
 from recall_engine.tenants import TenantAPI
 
 MAX_ITEMS = 1000
+INGEST_FIELDS = (
+    "database",
+    "tenant_id",
+    "collection",
+    "sub_tenant_id",
+    "type",
+    "memories",
+    "app_knowledge",
+    "documents",
+    "document_metadata",
+    "graph_payload",
+    "upsert",
+)
+"""The fields of a ``context/ingest`` body (form parts or JSON keys): every one
+``hydradb-sdk`` 2.1.7 sends."""
+
+
+def check_fields(names: Iterable[str]) -> None:
+    """That every field of an ingest body is one of ``INGEST_FIELDS``.
+
+    Raises:
+        ApiError: 400 naming the unknown fields and the known ones.
+    """
+    unknown = unknown_fields(dict.fromkeys(names), INGEST_FIELDS)
+    if unknown:
+        message = unknown_fields_message(unknown, INGEST_FIELDS, "POST /context/ingest")
+        raise ApiError(400, "VALIDATION_ERROR", message)
+
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 

@@ -3,28 +3,27 @@ and parses them. Field names are the wire shape; do not rename them.
 
 Every v2 answer is an envelope ``{"success", "data", "error", "meta"}``; the scope
 is named ``database`` / ``collection`` (the v1 names ``tenant_id`` /
-``sub_tenant_id`` are accepted too, and ``meta.deprecation`` says so).
+``sub_tenant_id`` are accepted too, and ``meta.deprecation`` says so). A request
+body declares every field that ``hydradb-sdk`` 2.1.7 sends for its call, and
+refuses any other (``server.request_fields``): dropped, a misspelled filter or
+scope would widen what the request reads or changes.
 """
 
 from __future__ import annotations
 
 from typing import Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from recall_engine.core.hydra import ErrorResponse
 from recall_engine.core.recall_checks import MAX_TOP_K
+from recall_engine.server.request_fields import KnownFields
 
 API_VERSION = "2"
 T = TypeVar("T")
 
 
-class _Request(BaseModel):
-    # Unknown fields are ignored, as v1's requests do: a newer 2.x SDK may send more.
-    model_config = ConfigDict(extra="ignore")
-
-
-class Scoped(_Request):
+class Scoped(KnownFields):
     """The scope of a request, in either spelling."""
 
     database: str | None = None
@@ -36,6 +35,7 @@ class Scoped(_Request):
 class QueryRequest(Scoped):
     """``POST /query``."""
 
+    what = "POST /query"
     query: str = Field(min_length=1, max_length=20_000)
     type: Literal["knowledge", "memory", "all"] = "knowledge"
     query_by: Literal["hybrid", "text"] = "hybrid"
@@ -45,9 +45,10 @@ class QueryRequest(Scoped):
     max_results: int | None = Field(default=None, ge=1, le=MAX_TOP_K)
     attributes: dict[str, object] | None = None
     metadata_filters: dict[str, object] | None = None
-    # 500: the most values one list of recall()'s filter language takes ($in, $iin)
-    ids: list[str] | None = Field(default=None, max_length=500)
-    titles: list[str] | None = Field(default=None, max_length=500)
+    # 500: the most values one list of recall()'s filter language takes ($in, $iin).
+    # An empty list is refused: read as "no filter", it would widen the query.
+    ids: list[str] | None = Field(default=None, min_length=1, max_length=500)
+    titles: list[str] | None = Field(default=None, min_length=1, max_length=500)
     collections: list[str] | dict[str, float] | None = None
     sub_tenant_ids: list[str] | dict[str, float] | None = None
     temporal_now: str | None = None
@@ -66,8 +67,15 @@ class QueryRequest(Scoped):
     temporal_reasoning: bool | None = None
     graph_vector_prune_spacy_entities: bool | None = None
 
+    @field_validator("collections", "sub_tenant_ids")
+    @classmethod
+    def _some(cls, value: list[str] | dict[str, float] | None) -> object:
+        if value is not None and not value:
+            raise ValueError("names no collection; name one at least, or leave it out")
+        return value
 
-class ListFilter(_Request):
+
+class ListFilter(BaseModel):
     """``filters`` of ``context/list``: exact values (``server.v2_listing``). A group
     it does not know is refused (forbidden), not ignored: ignored, it would list
     everything."""
@@ -92,10 +100,12 @@ class ListFilter(_Request):
 
 
 class ListRequest(Scoped):
-    """``POST /context/list``."""
+    """``POST /context/list``. ``include_fields`` and ``group_threads`` are taken and
+    not applied: every field is listed, each turn as an item of its own."""
 
+    what = "POST /context/list"
     type: Literal["knowledge", "memory", "all"] = "knowledge"
-    ids: list[str] | None = Field(default=None, max_length=1000)
+    ids: list[str] | None = Field(default=None, min_length=1, max_length=1000)
     filters: ListFilter | None = None
     include_fields: list[str] | None = None
     group_threads: bool | None = None
@@ -107,13 +117,15 @@ class ListRequest(Scoped):
 class DeleteRequest(Scoped):
     """``DELETE /context``."""
 
+    what = "DELETE /context"
     ids: list[str] = Field(min_length=1, max_length=1000)
     type: Literal["knowledge", "memory"] | None = None
 
 
-class DatabaseCreateRequest(_Request):
+class DatabaseCreateRequest(KnownFields):
     """``POST /databases``."""
 
+    what = "POST /databases"
     database: str | None = None
     tenant_id: str | None = None
     database_metadata_schema: list[dict[str, object]] | None = None
@@ -125,6 +137,7 @@ class DatabaseCreateRequest(_Request):
 class FeedbackRequest(Scoped):
     """``POST /feedback``."""
 
+    what = "POST /feedback"
     request_id: str = Field(min_length=1, max_length=200)
     rating: Literal["positive", "negative", "neutral"] | None = None
     feedback: str | None = Field(default=None, max_length=10_000)

@@ -21,8 +21,9 @@ from fastapi import APIRouter, Depends, Query, Request
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import ApiError
 from recall_engine.server.port import EnginePort
+from recall_engine.server.request_fields import known_query
 from recall_engine.server.v2_errors import V2_ERROR_RESPONSES, not_honoured
-from recall_engine.server.v2_ingest import ingest
+from recall_engine.server.v2_ingest import check_fields, ingest
 from recall_engine.server.v2_listing import list_context
 from recall_engine.server.v2_models import (
     CollectionsResponse,
@@ -183,6 +184,7 @@ def v2_router(engine: EnginePort, auth: Authenticator) -> APIRouter:
         id: str | None = None,
         ids: list[str] | None = Query(default=None, max_length=1000),
         who: Principal = Depends(auth),
+        _: None = Depends(known_query),
     ) -> Envelope[StatusResponse]:
         call = Call(request, None, **_names(database, tenant_id, collection, sub_tenant_id))
         who.check(call.database)
@@ -220,6 +222,7 @@ def v2_router(engine: EnginePort, auth: Authenticator) -> APIRouter:
         expiry_seconds: int | None = None,
         acl: list[str] | None = Query(default=None),
         who: Principal = Depends(auth),
+        _: None = Depends(known_query),
     ) -> Envelope[InspectResponse]:
         call = Call(request, None, **_names(database, tenant_id, collection, sub_tenant_id))
         who.check(call.database)
@@ -293,7 +296,10 @@ def v2_router(engine: EnginePort, auth: Authenticator) -> APIRouter:
 
     @router.delete("/databases")
     async def delete_database(
-        request: Request, database: str = Query(min_length=1), who: Principal = Depends(auth)
+        request: Request,
+        database: str = Query(min_length=1),
+        who: Principal = Depends(auth),
+        _: None = Depends(known_query),
     ) -> Envelope[DatabaseResponse]:
         call = Call(request, None, database=database)
         who.check(call.database)
@@ -305,7 +311,10 @@ def v2_router(engine: EnginePort, auth: Authenticator) -> APIRouter:
 
     @router.get("/databases/collections")
     async def collections(
-        request: Request, database: str = Query(min_length=1), who: Principal = Depends(auth)
+        request: Request,
+        database: str = Query(min_length=1),
+        who: Principal = Depends(auth),
+        _: None = Depends(known_query),
     ) -> Envelope[CollectionsResponse]:
         call = Call(request, None, database=database)
         who.check(call.database)
@@ -317,7 +326,10 @@ def v2_router(engine: EnginePort, auth: Authenticator) -> APIRouter:
 
     @router.get("/databases/stats")
     async def stats(
-        request: Request, database: str = Query(min_length=1), who: Principal = Depends(auth)
+        request: Request,
+        database: str = Query(min_length=1),
+        who: Principal = Depends(auth),
+        _: None = Depends(known_query),
     ) -> Envelope[StatsResponse]:
         call = Call(request, None, database=database)
         who.check(call.database)
@@ -412,7 +424,12 @@ def _refuse(what: str, auth: Authenticator) -> Callable[..., Awaitable[None]]:
 
 
 async def _form(request: Request) -> tuple[dict[str, Any], list[tuple[str, bytes]]]:
-    """A multipart (the SDK's) or JSON ingest body: its text fields and its files."""
+    """A multipart (the SDK's) or JSON ingest body: its text fields and its files.
+
+    Raises:
+        ApiError: 400 for a body that is not a JSON object or names a field ingest
+            does not take (``v2_ingest.check_fields``), 415 for another content type.
+    """
     kind = request.headers.get("content-type", "")
     if kind.startswith("application/json"):
         try:
@@ -421,10 +438,12 @@ async def _form(request: Request) -> tuple[dict[str, Any], list[tuple[str, bytes
             raise ApiError(400, "VALIDATION_ERROR", "The body is not valid JSON.") from None
         if not isinstance(body, dict):
             raise ApiError(400, "VALIDATION_ERROR", "The body must be a JSON object.")
+        check_fields(body)
         return body, []
     if not kind.startswith(("multipart/form-data", "application/x-www-form-urlencoded")):
         raise ApiError(415, "UNSUPPORTED_MEDIA_TYPE", "Send multipart/form-data or JSON.")
     data = await request.form()
+    check_fields(data.keys())
     form = {k: v for k, v in data.items() if isinstance(v, str)}
     files = [
         (u.filename or f"document-{n}", await u.read())

@@ -3,13 +3,15 @@
 reads the rows and chunks of its own items, a count reads none but the rows and
 chunks of grouped conversations (whose turns are sources of their own); rows are
 ordered, counted and cut in the store (``TenantReader.documents_page``,
-``document_count``, ``documents_before``). A listing narrowed by ids or by a filter on the sources
-reads every row, to find them.
+``document_count``, ``documents_before``). A listing narrowed by ids or by a
+filter reads the rows the store finds for them (``TenantReader.documents_matching``:
+the items of those ids, those whose stored metadata holds the filter's values) and
+the grouped conversations, and no item's chunks but the conversations'.
 
 A source is one stored item, or one turn of a grouped conversation
 (``tenants.conversations``): every other item's chunks carry the item's own
 metadata, its one source record among them (``ingest.prepare.chunk_records``), so
-its row alone says that it is one source and when it expires.
+its row alone says what the source is, whether a filter passes it and when it expires.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from recall_engine.core.metadata import EXPIRES_KEY
 from recall_engine.core.results import source_of
 from recall_engine.read.tenant_reader import TenantReader
 from recall_engine.tenants.conversations import GROUP_PREFIX, is_group
+from recall_engine.tenants.source_filter import SourceFilter
 
 Entry = dict[str, Any]
 """One listed source: its fields, metadata and text (``TenantSources.list_sources``)."""
@@ -67,28 +70,36 @@ def entries(rows: Iterable[Row], chunks: Sequence[ChunkHit], *, now: float) -> l
             keys_of.setdefault(hit.data_id, []).append(key)
             meta_of[key] = hit.metadata
         by_source.setdefault(key, []).append(hit.text)
-    out: list[Entry] = []
-    for row in rows:
-        for key in keys_of.get(row.id) or [(row.id, "")]:
-            metadata = meta_of.get(key, {})
-            source = source_of(metadata)
-            out.append(
-                {
-                    "id": str(source.get("source_id") or row.source_id or row.id),
-                    "data_id": row.id,
-                    "title": source.get("title") or row.name,
-                    "type": source.get("type"),
-                    "description": source.get("description"),
-                    "url": source.get("url"),
-                    "timestamp": source.get("timestamp") or source.get("uploaded_at"),
-                    "text": "\n".join(by_source.get(key, [])),
-                    "tenant_metadata": metadata.get("tenant_metadata") or {},
-                    "document_metadata": metadata.get("additional_metadata") or {},
-                    "relations": source.get("relations") or [],
-                    "expires_at": metadata.get("expires_at"),
-                }
-            )
+    out = [
+        _entry(row, meta_of.get(key, {}), "\n".join(by_source.get(key, [])))
+        for row in rows
+        for key in keys_of.get(row.id) or [(row.id, "")]
+    ]
     return [s for s in out if not (s["expires_at"] is not None and s["expires_at"] <= now)]
+
+
+def described(row: Row) -> Entry:
+    """The one source of an item that is one (not a grouped conversation), from its
+    row alone, without its text (``""``)."""
+    return _entry(row, row.metadata, "")
+
+
+def _entry(row: Row, metadata: dict[str, object], text: str) -> Entry:
+    source = source_of(metadata)
+    return {
+        "id": str(source.get("source_id") or row.source_id or row.id),
+        "data_id": row.id,
+        "title": source.get("title") or row.name,
+        "type": source.get("type"),
+        "description": source.get("description"),
+        "url": source.get("url"),
+        "timestamp": source.get("timestamp") or source.get("uploaded_at"),
+        "text": text,
+        "tenant_metadata": metadata.get("tenant_metadata") or {},
+        "document_metadata": metadata.get("additional_metadata") or {},
+        "relations": source.get("relations") or [],
+        "expires_at": metadata.get("expires_at"),
+    }
 
 
 @dataclass(frozen=True)
@@ -139,26 +150,28 @@ async def select(
     reader: TenantReader,
     *,
     ids: Sequence[str] | None = None,
-    where: Callable[[Entry], bool] | None = None,
+    where: SourceFilter | None = None,
 ) -> SourceListing:
     """The sources of ``reader``'s collection with one of ``ids`` (None: any) that
-    ``where`` accepts (it sees each entry without its text), oldest first.
+    ``where`` passes, oldest first.
 
-    With neither, ``everything``. Else every item's row is read (to find the wanted
-    ones); chunks are read of the items that may hold a wanted source only when
-    ``where`` is given, else of the grouped conversations (to count their turns)
-    and of the items that might hold one of ``ids`` under another id than their
-    row's."""
+    With neither, ``everything``. Else the rows the store finds for ``ids`` and the
+    values of ``where`` are read (``TenantReader.documents_matching``), with every
+    grouped conversation's and item's without a source id, and the chunks of these
+    last two only (their sources are named in their chunks); every other item is
+    one source, described by its row (``described``)."""
     if ids is None and where is None:
         return await everything(reader)
-    rows: list[Row] = sorted(await reader.documents(), key=lambda r: (r.created_at, r.id))
+    rows: list[Row] = list(
+        await reader.documents_matching(
+            ids=ids,
+            holding=where.holding() if where is not None else (),
+            also_prefix=GROUP_PREFIX,
+        )
+    )
     wanted = set(ids) if ids is not None else None
-    if wanted is not None:
-        rows = [r for r in rows if _may_hold(r, wanted)]
     now = time.time()
-    read = rows
-    if where is None:
-        read = [r for r in rows if is_group(r.source_id) or (ids is not None and not r.source_id)]
+    read = [r for r in rows if is_group(r.source_id) or not r.source_id]
     chunks = await reader.chunks_of_data([r.id for r in read]) if read else []
     found: dict[str, list[Entry]] = {}
     for entry in entries(read, chunks, now=now):
@@ -166,14 +179,18 @@ async def select(
     read_ids = {r.id for r in read}
     slots: list[Slot] = []
     for row in rows:
-        if row.id not in read_ids:
-            if _expired(row.metadata, now) or (wanted is not None and row.source_id not in wanted):
-                continue
+        if row.id in read_ids:
+            slots += [
+                Slot(row, e["id"])
+                for e in found.get(row.id, [])
+                if (wanted is None or e["id"] in wanted) and (where is None or where.passes(e))
+            ]
+        elif not (
+            _expired(row.metadata, now)
+            or (wanted is not None and row.source_id not in wanted)
+            or (where is not None and not where.passes(described(row)))
+        ):
             slots.append(Slot(row))
-            continue
-        for entry in found.get(row.id, []):
-            if (wanted is None or entry["id"] in wanted) and (where is None or where(entry)):
-                slots.append(Slot(row, entry["id"]))
 
     async def cut(start: int, stop: int) -> list[Slot]:
         return slots[start:stop]
@@ -232,12 +249,6 @@ def _row_of(slot: int, placed: Sequence[tuple[int, int]]) -> tuple[int, int]:
             return row, slot - first
         extra += count - 1
     return slot - extra, 0
-
-
-def _may_hold(row: Row, wanted: set[str]) -> bool:
-    """Whether an item may hold a source of one of these ids: its row's source, a
-    grouped conversation's turn, or an item with no source id listed by its own."""
-    return not row.source_id or row.source_id in wanted or is_group(row.source_id)
 
 
 def _expired(metadata: dict[str, object], now: float) -> bool:

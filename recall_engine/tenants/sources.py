@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from recall_engine.core.hydra import (
     DEFAULT_SUB_TENANT,
 )
 from recall_engine.core.results import source_of, to_triplet
+from recall_engine.tenants.attribute_kinds import Attributes
 from recall_engine.tenants.base import Collection, TenantBase
 from recall_engine.tenants.errors import SourceNotFoundError
 from recall_engine.tenants.ids import KNOWLEDGE, MEMORIES
+from recall_engine.tenants.source_filter import SourceFilter
 from recall_engine.tenants.source_rows import Entry, Found, SourceListing, entries, select
 
 
@@ -72,11 +74,19 @@ class TenantSources(TenantBase):
         sub_tenant_id: str | None = None,
         collection: Collection = KNOWLEDGE,
         source_ids: Sequence[str] | None = None,
-        where: Callable[[Entry], bool] | None = None,
+        where: SourceFilter | None = None,
     ) -> SourceListing:
         """The sources of a sub-tenant's collection with one of ``source_ids``
-        (None: any) that ``where`` accepts (given each source without its text),
-        oldest first, to count and read a page of (``source_rows.select``)."""
+        (None: any) that ``where`` passes, oldest first, to count and read a page of
+        (``source_rows.select``: the rows of those ids and values, not every row).
+
+        Raises:
+            TenantNotFoundError: no such tenant.
+            InvalidFilterError: ``where`` names a field it could never match as
+                written (``SourceFilter.check``); nothing is read.
+        """
+        if where is not None:
+            where.check(Attributes(self._record(tenant_id).metadata_schema))
         reader = await self._reader(tenant_id, collection, sub_tenant_id)
         return await select(reader, ids=source_ids, where=where)
 

@@ -62,8 +62,10 @@ def found(http: httpx.Client, **filters: Any) -> set[str]:
 
 
 def refused(http: httpx.Client, path: str, **body: Any) -> str:
-    """The message of the 400 that ``path`` answers ``body`` with."""
-    reply = http.post(path, json={"database": "acme", "query": "refunds paid", **body})
+    """The message of the 400 that ``path`` answers ``body`` with (a query's asks
+    ``refunds paid``)."""
+    question = {"query": "refunds paid"} if path == "/query" else {}
+    reply = http.post(path, json={"database": "acme", **question, **body})
     assert reply.status_code == 400, (body, reply.text)
     error = v2_error(reply)
     assert error["code"] in ("VALIDATION_ERROR", "INVALID_PARAMETERS"), error

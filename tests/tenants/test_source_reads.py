@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import pytest
 
 from recall_engine.read.tenant_reader import TenantReader
+from recall_engine.tenants.source_filter import SourceFilter
 from tests.conversation_turns import conversation_turn
 
 N = 30
@@ -106,9 +107,7 @@ async def test_a_page_reads_the_chunks_of_its_items_only(tenant, reads: Reads) -
 async def test_a_filtered_listing_pages_as_the_full_listing(tenant) -> None:
     everything = await tenant.tenants.list_sources("acme")
     blue = [s for s in everything if s["tenant_metadata"].get("team") == "blue"]
-    listing = await tenant.tenants.listing(
-        "acme", where=lambda s: s["tenant_metadata"].get("team") == "blue"
-    )
+    listing = await tenant.tenants.listing("acme", where=SourceFilter(attributes={"team": "blue"}))
     assert listing.total == len(blue)
     assert await listing.page(2, 6) == blue[2:6]
     by_ids = await tenant.tenants.listing("acme", source_ids=["t1", "s002", "s001", "gone"])
