@@ -4,8 +4,9 @@ Each step the LLM sees the question, the tools and what earlier steps observed
 (``agentic_step``) and replies ``{"tool": ..., "input": ...}``. The tools read
 through the read API only: ``search_passages`` (the passage lane of HYBRID),
 ``search_graph`` (GRAPH_COMPLETION's context, run through ``ctx.search_types``)
-and ``cypher`` (read-only, as CYPHER; off where ALLOW_CYPHER_QUERY is, and on a call
-filtered by ``as_of`` or ``metadata_filters``, whose reads it could not keep to). Hits are
+and ``cypher`` (read-only, as CYPHER; off where ALLOW_CYPHER_QUERY is, on a call
+filtered by ``as_of`` or ``metadata_filters``, whose reads it could not keep to, and
+on a call scoped to some of the tenant's datasets). Hits are
 kept once each, in the order found. The loop stops at ``finish``, after
 ``max_steps``, when a tool call adds nothing new, or on an unusable reply (the
 hits so far are kept and ``details`` says why it stopped). A failed or refused
@@ -49,8 +50,9 @@ TOOLS: dict[str, str] = {
     "finish": "input: empty. Ends the search when the observations can answer the question.",
 }
 NO_CYPHER = (
-    "not offered: this call cannot run CYPHER (configuration disables it, or as_of or "
-    "metadata_filters leave part of the graph out, which a whole-graph query cannot keep to)"
+    "not offered: this call cannot run CYPHER (configuration disables it, or its datasets, "
+    "as_of or metadata_filters leave part of the graph out, which a whole-graph query "
+    "cannot keep to)"
 )
 """Why the tool list has no ``cypher`` (``details["cypher"]``)."""
 SHOWN_PER_STEP = 8

@@ -54,9 +54,10 @@ class PipelineSearchTypes:
     """Implements ``retrievers.base.SearchTypes`` over the registry (registered
     types included).
 
-    The Cypher types are not available where configuration disables them, nor on a
-    ``filtered`` call (``as_of`` or ``metadata_filters``): a Cypher query reads the
-    whole tenant graph, which the read API refuses such a call (``CypherReader``).
+    The Cypher types are not available where configuration disables them, nor where
+    the call's reader does not read the whole tenant (``whole_tenant``: a scope of some
+    of its datasets, ``as_of`` or ``metadata_filters``): a Cypher query reads the whole
+    tenant graph, which the read API refuses such a call (``CypherReader``).
     """
 
     def __init__(
@@ -66,11 +67,11 @@ class PipelineSearchTypes:
         routed: SearchTypeName | None,
         llm: bool,
         routed_config: dict[str, object] | None = None,
-        filtered: bool = False,
+        whole_tenant: bool = True,
     ) -> None:
         self._routed = routed
         self._routed_config = routed_config or {}
-        cypher = config.allow_cypher_query and not filtered
+        cypher = config.allow_cypher_query and whole_tenant
         self._available = tuple(
             t
             for t, cls in REGISTRY.items()

@@ -106,7 +106,7 @@ async def retrieve(
             routed=state.decision.search_type if state.decision else None,
             routed_config=routed_handover(state.decision),
             llm=llm is not None,
-            filtered=filtered(request),
+            whole_tenant=read.reads_whole_tenant(),
         ),
         session=state.session,
         timings=state.timings,
@@ -116,13 +116,6 @@ async def retrieve(
     ran = state.output.search_type
     if ran is not None and ran != retriever.search_type and ran in REGISTRY:
         state.retriever = REGISTRY[ran]  # FEELING_LUCKY: results take the ran type's shape
-
-
-def filtered(request: RecallRequest) -> bool:
-    """Whether ``as_of`` or ``metadata_filters`` leave part of the scope out of the
-    call's reads (expiry aside), so no whole-graph read (Cypher) may run in it."""
-    where = request.where
-    return request.as_of is not None or (where is not None and where.narrows)
 
 
 def reference_time(request: RecallRequest) -> datetime:

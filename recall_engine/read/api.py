@@ -327,6 +327,11 @@ class StructureReads(ScopedReads, Protocol):
 class CypherReads(ScopedReads, Protocol):
     """The caller's read-only Cypher over the tenant graph, and its schema."""
 
+    def reads_whole_tenant(self) -> bool:
+        """Whether the scope is every dataset of the tenant and no filter leaves
+        anything out (``metadata_filters``, ``as_of``): where ``cypher`` may run."""
+        ...
+
     async def cypher(
         self,
         query: str,

@@ -17,6 +17,13 @@ class CypherReader(ScopedReader):
     and the reader's filter leaves nothing out (expiry aside: expired items are
     forgotten before they are read)."""
 
+    def reads_whole_tenant(self) -> bool:
+        """Whether this reader's scope is every dataset of the tenant and its filter
+        leaves nothing out: where ``cypher`` may run."""
+        where = self._where
+        narrowed = where is not None and (where.narrows or where.stated_by is not None)
+        return not narrowed and not set(self._names) - set(self._scope)
+
     def _check_whole_tenant(self) -> None:
         outside = set(self._names) - set(self._scope)
         if outside:

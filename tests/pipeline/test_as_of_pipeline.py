@@ -93,8 +93,8 @@ def llm_server():
 
 @pytest.mark.parametrize(
     "narrowing",
-    [{"as_of": "2030-01-01"}, {"metadata_filters": {"team": "billing"}}],
-    ids=["as_of", "metadata_filters"],
+    [{"as_of": "2030-01-01"}, {"metadata_filters": {"team": "billing"}}, {"datasets": ["docs"]}],
+    ids=["as_of", "metadata_filters", "datasets"],
 )
 async def test_a_filtered_agentic_call_is_not_offered_cypher(
     tmp_path, hash_embedder, llm_server, narrowing
@@ -115,6 +115,8 @@ async def test_a_filtered_agentic_call_is_not_offered_cypher(
             ),
             dataset_name="docs",
         )
+        if "datasets" in narrowing:  # one dataset of two: Cypher would read both
+            await engine.remember("Payroll runs on Fridays.", dataset_name="hr")
         llm_server.enqueue(json.dumps({"tool": "finish", "input": ""}))
         (result,) = await engine.recall(
             "Which database does billing use?",
