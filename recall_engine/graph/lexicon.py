@@ -73,10 +73,16 @@ SPAN_CONNECTORS = _words("of the de da di del della van von der den la le du y &
 # above that are never names on their own ("May", "Will", "June").
 FIRST_NAMES = first_names() - NOT_NAMES - COMMON_SENTENCE_STARTS
 
-ORGANIZATION_SUFFIXES = _words(
+# A company's legal form, which everyday speech leaves off ("Acme" for "Acme Corp").
+LEGAL_FORMS = _words(
     """
-    inc inc. ltd ltd. llc corp corp. corporation co co. company gmbh ag plc sa group
-    university college school academy institute institution foundation association
+    inc inc. incorporated ltd ltd. limited llc llp corp corp. corporation co co. company
+    gmbh ag plc sa
+    """
+)
+ORGANIZATION_SUFFIXES = LEGAL_FORMS | _words(
+    """
+    group university college school academy institute institution foundation association
     society agency bank labs lab laboratories technologies systems software studios
     department ministry council committee commission party union club church hospital
     clinic center centre network airlines airways motors partners holdings ventures
@@ -148,14 +154,15 @@ NOT_KINDS = _words(
     "bit lot little few couple kind sort great good big huge long part way mix kid child teen"
 )
 
-# Words that end a noun-phrase object ("went to the beach *last* week").
+# Words that end a noun-phrase object ("went to the beach *last* week"; "adopted a cat
+# *named* Luna": the cat, whose name the pet pattern reads).
 NP_STOP = _words(
     """
     and but or who that which in at for with of from to on by as because so when while if
     than like about into after before since yesterday today tonight tomorrow last next this
     these those there here again too now together recently soon just really very i you he
     she we they it my your our their is was are were be been has have had do did will would
-    can could should lot bit during made some
+    can could should lot bit during made some named called
     """
 )
 

@@ -5,7 +5,8 @@ Entities of one namespace are clustered by these rules, in order:
 1. same type and normalised name, or a declared alias with that key (case,
    spacing, punctuation, honorifics and possessives never count);
 2. a CONCEPT (the fallback type) joins the one entity of a specific type with
-   its name ("Lyon" the CONCEPT and "Lyon" the PLACE);
+   its name or alias ("Lyon" the CONCEPT and "Lyon" the PLACE; "Acme" and the
+   organisation "Acme Corp", whose alias it is);
 3. a one-word PERSON or CONCEPT joins the one multi-word PERSON with that
    surname ("Lovelace" -> "Ada Lovelace"); two such people block the merge;
 4. optionally, entities of one type (identifiers and dates excluded) whose
@@ -195,7 +196,8 @@ def _join_concepts(entities: list[Entity], clusters: _UnionFind) -> None:
     specific: dict[str, set[str]] = {}
     for e in entities:
         if e.type is not EntityType.CONCEPT and e.type not in IDENTIFIER_TYPES:
-            specific.setdefault(e.normalized_name, set()).add(clusters.find(e.id))
+            for key in {e.normalized_name, *(normalize_name(a) for a in e.aliases)}:
+                specific.setdefault(key, set()).add(clusters.find(e.id))
     for e in entities:
         roots = specific.get(e.normalized_name)
         if e.type is EntityType.CONCEPT and roots and len(roots) == 1:

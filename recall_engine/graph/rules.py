@@ -50,6 +50,9 @@ from recall_engine.graph.supersession import family_of
 log = logging.getLogger(__name__)
 T = EntityType
 
+_INFINITIVE = regex.compile(r"\s*to\s", regex.IGNORECASE)
+"""An infinitive after a name: the name is the object of what came before ("left
+Acme to join", "asked Tom to move"), not the subject of the verb that follows."""
 _FUTURE = regex.compile(
     r"\b(?:will|gonna|going\s+to|plan(?:s|ning)?\s+to|next|tomorrow|upcoming|soon)\b|'ll\b", regex.I
 )
@@ -179,6 +182,8 @@ def _sentence_relations(
                     (span_key(a), span_key(b))
                 )  # "joined an LGBTQ activist group": the group
                 continue
+            if _INFINITIVE.match(text, a.end, b.start):
+                continue  # "I left Acme to join Globex": Acme is no subject of "join"
             match = rr.match_gap(text[a.end : b.start])
             if match is None:
                 continue

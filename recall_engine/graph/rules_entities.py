@@ -190,9 +190,18 @@ def name_spans(
             continue
         claims.claim(run.start, run.end)
         type_ = guess_type(name, bool(run.honorific), _previous_word(text, run.start), known)
-        alias = surface.strip() if run.honorific else None
+        alias = surface.strip() if run.honorific else short_name(name, type_)
         spans.append(Span(run.start, run.end, surface, name, type_, alias=alias))
     return spans, set_aside
+
+
+def short_name(name: str, type_: EntityType) -> str | None:
+    """The name an organisation goes by without its legal form ("Acme" for "Acme
+    Corp"), kept as an alias so that resolution joins the two; None otherwise."""
+    words = name.split()
+    if type_ is not T.ORGANIZATION or len(words) < 2 or words[-1].lower() not in lx.LEGAL_FORMS:
+        return None
+    return " ".join(words[:-1]).rstrip(",")
 
 
 def _not_a_name_alone(key: str, known: set[str]) -> bool:

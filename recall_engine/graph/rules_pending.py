@@ -10,10 +10,12 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
+import regex
+
 from recall_engine.core.graph import EntityType
 from recall_engine.core.names import normalize_name
 from recall_engine.graph import rules_relations as rr
-from recall_engine.graph.rules_entities import Span
+from recall_engine.graph.rules_entities import Span, guess_type
 from recall_engine.graph.rules_events import Sentence
 from recall_engine.graph.rules_mood import asserted
 from recall_engine.graph.rules_states import find_states
@@ -73,12 +75,44 @@ def states(
             target = Span(state.start, state.end, surface, state.value, T.CONCEPT)
             all_spans.append(target)
         pattern = state.pattern
-        out.append(
+        if pattern.object_type is not None and only_guessed(target):
+            target.type = pattern.object_type
+        holders = [subject, *(partners(text, subject, spans) if pattern.shared else ())]
+        out += [
             PendingRelation(
-                subject, target, state.predicate, state.raw, pattern.confidence, sentence
+                holder, target, state.predicate, state.raw, pattern.confidence, sentence
             )
-        )
+            for holder in holders
+        ]
     return out
+
+
+_AND = regex.compile(r"\s*,?\s+and\s+$", regex.IGNORECASE)
+
+
+def partners(text: str, subject: Span, spans: list[Span]) -> list[Span]:
+    """The people joined to ``subject`` by "and" before it: Tom in "Tom and I", Ann
+    in "Ann and I" said by Tom."""
+    out = []
+    at = subject.start
+    for span in reversed([s for s in spans if s.end <= at]):
+        if _AND.fullmatch(text, span.end, at) is None:
+            break
+        if span.type is T.PERSON or span.pronoun == "subject":
+            out.append(span)
+        at = span.start
+    return out
+
+
+def only_guessed(span: Span) -> bool:
+    """Whether a proper name's type comes from no more than the word before it
+    ("from Acme": a place) or from nothing (CONCEPT), so what a pattern says it is
+    wins. A description ("the engineering company") stays one: it names no value."""
+    if span.pronoun is not None or span.name.isupper() or not span.name[:1].isupper():
+        return False
+    if span.type is T.CONCEPT:
+        return True
+    return span.type is T.PLACE and guess_type(span.name, False, "", set()) is T.CONCEPT
 
 
 def can_hold(span: Span, value: str) -> bool:

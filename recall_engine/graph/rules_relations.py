@@ -20,9 +20,12 @@ import regex
 
 from recall_engine.core.graph import EntityType
 from recall_engine.graph.lexicon import NOT_KINDS, NOT_OBJECTS, NP_STOP
+from recall_engine.graph.supersession import OCCUPATIONS
 
 T = EntityType
 MAX_GAP = 60
+_EMPLOYED = "|".join(sorted(OCCUPATIONS - {"student"}, key=len, reverse=True))
+"""Job titles that name an employer after "at" / "for" (a student's school is none)."""
 RELATED_TO = "related_to"
 RELATED_TO_CONFIDENCE = 0.3
 MAX_COMENTION_PAIRS = 4
@@ -46,11 +49,17 @@ PATTERNS: tuple[PredicatePattern, ...] = (
     P(
         "works_for",
         r"(?:work(?:s|ed|ing)?|employed)\s+(?:for|at|by)|(?:employee|engineer|manager|director|ceo|cto|intern)\s+(?:at|of)"
-        r"|(?:got\s+a\s+(?:new\s+)?job|started\s+(?:a\s+(?:new\s+)?job|working))\s+(?:at|with|for)",
+        r"|(?:got\s+a\s+(?:new\s+)?job|started\s+(?:a\s+(?:new\s+)?job|working))\s+(?:at|with|for)"
+        # "is a software engineer at Google": a job title, then its employer
+        r"|(?:a|an)\s+(?:[\p{L}\-]+\s+){0,2}?(?:" + _EMPLOYED + r")\s+(?:at|for)",
         0.85,
         T.PERSON,
         T.ORGANIZATION,
-        examples=("Grace Hopper worked for Remington Rand.", "Ann got a new job at Apple."),
+        examples=(
+            "Grace Hopper worked for Remington Rand.",
+            "Ann got a new job at Apple.",
+            "Ann is a software engineer at Google.",
+        ),
     ),
     P(
         "worked_with",
@@ -314,7 +323,12 @@ def canonical_predicate(raw: str) -> str | None:
 # "I joined a book club". A determiner must open the phrase, which keeps verbs
 # out ("I went to see" is no visit).
 NP_PATTERNS: tuple[tuple[str, str, float], ...] = (
-    ("is_a", r"(?:'m|'s|is|am|was|are|were|used\s+to\s+be)\s+(?:also\s+|now\s+)?(?:a|an)", 0.7),
+    (
+        "is_a",
+        r"(?:'m|'s|is|am|was|are|were|used\s+to\s+be|(?:'ve|have|has)\s+been)"
+        r"\s+(?:also\s+|now\s+)?(?:a|an)",
+        0.7,
+    ),
     ("works_as", r"(?:work(?:s|ed|ing)?|(?:'m|is|am|was)\s+working)\s+as\s+(?:a|an)", 0.7),
     (
         "visited",

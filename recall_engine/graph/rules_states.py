@@ -34,6 +34,18 @@ from recall_engine.graph.state_pattern import (
 )
 from recall_engine.graph.supersession import is_occupation
 
+_PET_HAVE = (
+    THEN + r"(?:(?:'ve|\s+have|\s+has|\s+had)" + THEN + r"(?:\s+(?:got|adopted))?"
+    r"|\s+got|\s+adopted"
+    r"|\s+used\s+to\s+have|(?:'s)?\s+(?:new\s+)?pet\s+(?:is|used\s+to\s+be))\s+"
+)
+"""How a pet is had, after its owner: "have", "just adopted", "'s new pet is"."""
+_A_PET_NAMED = (
+    r"(?:a|an)\s+(?!(?:new\s+|baby\s+|little\s+)*" + KIN + r"\b)(?:new\s+)?(?:[\p{L}\-]+\s+)?"
+    r"(?P<species>[\p{L}\-]+)\s+(?:named|called)\s+" + NAME
+)
+"""A pet and its name: "a black cat called Shadow" (not "a baby girl named Mia")."""
+
 STATE_PATTERNS: tuple[StatePattern, ...] = (
     S(
         "favourite",
@@ -49,6 +61,25 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         ),
     ),
     S(
+        "favourite-first",
+        "favourite_{kind}",
+        # the value first: "Pizza is my favourite food now", "Green is Ann's favourite colour"
+        r"(?:\G|(?<=[,;:]\s))(?:(?:honestly|actually|well|now|lately|these\s+days),?\s+)?"
+        r"(?!(?:that|this|it|which|what|who|there|here|mine|yours|so|and|but)\b)"
+        r"(?P<obj>[\p{L}\d][\p{L}\d\-']*(?:[ \t]+[\p{L}\d][\p{L}\d\-']*){0,2})\s+"
+        r"(?:is|are|has\s+become|became)\s+(?:(?:now|still|definitely|probably|easily)\s+)?"
+        + SUBJ
+        + r"(?:'s)?\s+(?:(?:absolute|all-time|new|current)\s+)?(?:favou?rite|preferred)\s+"
+        r"(?P<kind>\p{L}+(?:\s+(?!(?:now|these|again|ever|of|by|too|at|in)\b)\p{L}+)?)"
+        r"(?=\s*(?:[.,!?;:)]|$)|\s+(?:now|these\s+days|again|ever|of\s+all|by\s+far|too)\b)",
+        keywords=r"favou?rite|preferred",
+        examples=(
+            ("Pizza is my favourite food now.", "favourite_food", "Pizza"),
+            ("Green is my favorite color these days.", "favourite_color", "Green"),
+            ("Honestly, jazz is my favourite music.", "favourite_music", "jazz"),
+        ),
+    ),
+    S(
         "relationship-status",
         "relationship_status",
         SUBJ
@@ -57,6 +88,7 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         + ADVERBS
         + r"(?P<obj>single|married|engaged|divorced|widowed|separated)\b",
         keywords=r"single|married|engaged|divorced|widowed|separated",
+        shared=True,
         examples=(("I'm single again.", "relationship_status", "single"),),
     ),
     S(
@@ -64,7 +96,22 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         "relationship_status",
         SUBJ + r"\s+(?:(?:just|finally|recently)\s+)?got\s+(?P<obj>married|engaged|divorced)\b",
         keywords=r"\bgot\b",
+        shared=True,
         examples=(("I just got engaged!", "relationship_status", "engaged"),),
+    ),
+    S(
+        "separated",
+        "relationship_status",
+        # the verb: "Tom and I separated", "we divorced in 2020" (not "I separated the eggs")
+        SUBJ + r"(?:'ve|\s+have|\s+had)?\s+(?:(?:just|finally|recently|officially|legally)\s+)?"
+        r"(?P<obj>separated|divorced)\b"
+        r"(?!\s+(?:the|a|an|them|it|our|my|his|her|their|these|those|this|that)\b)",
+        keywords=r"separated|divorced",
+        shared=True,
+        examples=(
+            ("Tom and I separated.", "relationship_status", "separated"),
+            ("We divorced in 2020.", "relationship_status", "divorced"),
+        ),
     ),
     S(
         "broke-up-with",
@@ -85,16 +132,13 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         SUBJ + r"\s+(?:(?:just|finally|recently)\s+)?(?:broke\s+up|split\s+up)\b(?!\s+with)",
         keywords=r"broke|split",
         value="partner",
+        shared=True,
         examples=(("We broke up in May.", "ended_relationship", "partner"),),
     ),
     S(
         "pet",
         "has_pet",
-        SUBJ + THEN + r"(?:(?:'ve|\s+have|\s+has|\s+had)" + THEN + r"(?:\s+(?:got|adopted))?"
-        r"|\s+got|\s+adopted"
-        r"|\s+used\s+to\s+have|(?:'s)?\s+(?:new\s+)?pet\s+(?:is|used\s+to\s+be))\s+(?:a|an)\s+"
-        r"(?!(?:new\s+|baby\s+|little\s+)*" + KIN + r"\b)(?:new\s+)?(?:[\p{L}\-]+\s+)?"
-        r"(?P<species>[\p{L}\-]+)\s+(?:named|called)\s+" + NAME,
+        SUBJ + _PET_HAVE + _A_PET_NAMED,
         keywords=r"named|called",
         kinded=True,
         examples=(
@@ -105,6 +149,16 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
             ("I also got a dog named Max.", "has_pet_dog", "Max"),
             ("We have just adopted a kitten called Mochi.", "has_pet_cat", "Mochi"),
         ),
+    ),
+    S(
+        "pet-and",
+        "has_pet",
+        # the second of two: "I have a cat named Luna and a dog named Rex"
+        SUBJ + _PET_HAVE + r"(?:a|an)\s+[^.!?;]{1,40}?\s+(?:named|called)\s+(?-i:\p{Lu})[\p{L}\-]*"
+        r",?\s+and\s+(?:also\s+)?" + _A_PET_NAMED,
+        keywords=r"named|called",
+        kinded=True,
+        examples=(("I have a cat named Luna and a dog named Rex.", "has_pet_dog", "Rex"),),
     ),
     S(
         "child",
@@ -129,6 +183,20 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
         examples=(("Sadly our old dog Rex died in May.", "ended_pet", "Rex"),),
     ),
     S(
+        "pet-died-kind",
+        "ended_pet",
+        # a pet called by its species only: "our dog died" ends the one dog held
+        SUBJ + r"(?:'s)?\s+(?:(?:old|sweet|poor|beloved|first|other|family|little)\s+)*"
+        r"(?P<obj>" + PET_NOUNS + r"),?\s+(?:(?:has|had|sadly|just|finally|recently)\s+)*"
+        r"(?:died|passed\s+away|ran\s+away|was\s+put\s+(?:down|to\s+sleep))",
+        keywords=r"died|passed|ran\s+away|put\s+(?:down|to\s+sleep)",
+        kinded=True,
+        examples=(
+            ("Our dog died last week.", "ended_pet_dog", "dog"),
+            ("My old cat sadly passed away.", "ended_pet_cat", "cat"),
+        ),
+    ),
+    S(
         "named-died",
         "ended_pet",
         r"(?<!\p{L}'s\s)(?<![\p{L}\-])" + NAME + r"\s+(?:(?:has|had|sadly|just|finally)\s+)*"
@@ -149,6 +217,14 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
             ("I gave away Nugget last week.", "ended_pet", "Nugget"),
             ("We lost our parrot Kiwi in March.", "ended_pet", "Kiwi"),
         ),
+    ),
+    S(
+        "pet-given-away",
+        "ended_pet",
+        SUBJ + r"(?:'ve|\s+have|\s+had)?\s+(?:(?:just|finally|sadly|recently)\s+)?"
+        r"(?:had\s+to\s+)?(?:gave|give|given)\s+" + NAME + r"\s+(?:away|up)\b",
+        keywords=r"gave|give",
+        examples=(("We had to give Luna away.", "ended_pet", "Luna"),),
     ),
     S(
         "pet-gone-kind",
@@ -230,9 +306,10 @@ STATE_PATTERNS: tuple[StatePattern, ...] = (
     # Ends with no new value (core.facts.ENDED_PREFIX): "quit", "no longer", "moved out".
     *END_PATTERNS,
 )
+_KEYWORDS = {k: regex.compile(k) for k in dict.fromkeys(p.keywords for p in STATE_PATTERNS)}
+"""Each distinct keyword regex once: patterns that share one share its search."""
 _COMPILED = tuple(
-    (regex.compile(p.keywords, regex.IGNORECASE), regex.compile(p.pattern, regex.IGNORECASE))
-    for p in STATE_PATTERNS
+    (_KEYWORDS[p.keywords], regex.compile(p.pattern, regex.IGNORECASE)) for p in STATE_PATTERNS
 )
 _ENDS = frozenset({"anymore", "any"})
 _ARTICLES = frozenset({"a", "an", "the"})  # "switched to matcha a while ago": matcha
@@ -257,8 +334,12 @@ class StateMatch:
 def find_states(text: str, start: int, end: int) -> list[StateMatch]:
     """States stated in ``text[start:end]`` (one sentence), left to right."""
     out = []
+    lowered = text[start:end].lower()  # keywords are lower case: a cheap gate
+    gate: dict[regex.Pattern[str], bool] = {}
     for pattern, (keywords, compiled) in zip(STATE_PATTERNS, _COMPILED, strict=True):
-        if keywords.search(text, start, end) is None:
+        if keywords not in gate:
+            gate[keywords] = keywords.search(lowered) is not None
+        if not gate[keywords]:
             continue
         for m in compiled.finditer(text, start, end):
             found = _match(pattern, m)

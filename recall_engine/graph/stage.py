@@ -12,7 +12,9 @@ embeds the chunks, then:
    entities of its dataset and type (``NearestFn``, the in-memory entity
    vectors), resolves again with embedding similarity, and lists the texts that
    still need vectors (relations, changed entities): one more embedding call;
-4. ``GraphPlan.build`` turns the vectors into the ``GraphWrite`` the stores take.
+4. ``named_ends.settle`` gives each "left <Name>" the family its value's type
+   names, now that resolution knows the value;
+5. ``GraphPlan.build`` turns the vectors into the ``GraphWrite`` the stores take.
 
 What gets a vector of its own: entities (name, type, description) and
 relations (``source predicate target: context``), each embedded once. An event
@@ -42,6 +44,7 @@ from recall_engine.core.graph import (
     lookup_keys,
 )
 from recall_engine.core.names import normalize_name
+from recall_engine.graph import named_ends
 from recall_engine.graph.extractor import ChunkInput, Extractor
 from recall_engine.graph.plan import GraphPlan, make_plan
 from recall_engine.graph.resolution import DEFAULT_SIMILARITY_THRESHOLD, Resolution, resolve
@@ -161,7 +164,7 @@ class GraphDraft:
             )
             id_map = {k: again.id_map.get(v, v) for k, v in resolution.id_map.items()}
             resolution = again.model_copy(update={"id_map": {**again.id_map, **id_map}})
-        return make_plan(self.dataset_id, resolution, stored, known)
+        return make_plan(self.dataset_id, named_ends.settle(resolution, stored), stored, known)
 
     def _fetch(self, rows: list[tuple[dict[str, object], np.ndarray]]) -> dict[str, Entity]:
         wanted = {row["id"] for row, _ in rows} - self.stored.keys()

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from recall_engine.core.graph import EntityType
+
 SUBJ = r"(?P<subj>\b\p{L}+)"
 NP = r"(?P<obj>[\p{L}\d][\p{L}\d\-]*(?:[ \t]+[\p{L}\d][\p{L}\d\-]*){0,3})"
 BE = r"(?:'m|'s|'re|\s+am|\s+is|\s+are|\s+was)"
@@ -59,11 +61,17 @@ class StatePattern:
     """The predicate instead when the object names an occupation ("switched to teaching")."""
     examples: tuple[tuple[str, str, str], ...] = ()
     keywords: str = ""
-    """A cheap regex every match contains: the full pattern runs only on
-    sentences it finds (most sentences state no state)."""
+    """A cheap regex, in lower case, that every match contains: the full pattern runs
+    only on sentences whose lower-cased text it finds (most sentences state no state)."""
     kinded: bool = False
     """The predicate carries the kind of its value when the sentence names it
     (``core.facts.kind_of``): a pet's species, what a switch changed ("my phone")."""
+    shared: bool = False
+    """A state a couple holds together ("Tom and I got engaged"): said of each person
+    the subject joins with "and", not only of the one next to the verb."""
+    object_type: EntityType | None = None
+    """What a named value is (an employer is an organisation): it replaces a type the
+    extractor only guessed from cue words ("resigned from Acme": not a place)."""
 
 
 S = StatePattern

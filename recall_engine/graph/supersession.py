@@ -224,6 +224,9 @@ def family_of_aspect(aspect: str | None) -> str | None:
 
 # Wording that places a fact before the time it is stated: "I used to live in Lyon".
 PAST_WORDING = regex.compile(r"\bused\s+to\b|\bformerly\b|\bpreviously\b", regex.IGNORECASE)
+# A date phrase that says when a fact stopped: "I worked at Acme until 2020".
+_UNTIL = regex.compile(r"(?:until|till|til|up\s+(?:to|until))\s+", regex.IGNORECASE)
+_UNTIL_BEFORE = regex.compile(r"\b(?:until|till|til|up\s+(?:to|until))\s+$", regex.IGNORECASE)
 # Wording of a plan: "I will move", "I'm going to move", "I plan to move". A plan
 # states no fact until the time its sentence names (``graph.rules_mood``).
 PLAN_WORDING = regex.compile(
@@ -263,10 +266,11 @@ def stamp(
     document (``position``: the chunk's index), each next sentence and chunk
     counts as stated ``ORDER_STEP`` later, so that a change stated inside one
     document ends what it states earlier. A relation worded as past
-    (``PAST_WORDING``), or an end that calls its value by name (``ends_by_name``),
-    is a past fact (``core.facts.PAST``): no ``valid_from``, ``valid_until`` its
-    statement time. Each event gets ``valid_from``: the time its
-    text states when not later than ``stated_at``, else ``stated_at``.
+    (``PAST_WORDING``), one whose date phrase says when it stopped ("until
+    2020"), or an end that calls its value by name (``ends_by_name``), is a past
+    fact (``core.facts.PAST``): no ``valid_from``, ``valid_until`` its statement
+    time. Each event gets ``valid_from``: the time its text states when not later
+    than ``stated_at``, else ``stated_at``.
     """
     when = as_utc(stated_at) or stated_at
     events = tuple(
@@ -281,7 +285,11 @@ def stamp(
     for r in extraction.relations:
         stated = times[r.sentence_start or 0]
         value = entities.get(r.target_id)
-        past = PAST_WORDING.search(r.raw_predicate) is not None or ends_by_name(r.predicate, value)
+        past = (
+            PAST_WORDING.search(r.raw_predicate) is not None
+            or ends_by_name(r.predicate, value)
+            or _held_until(r, when)
+        )
         relations.append(
             r.model_copy(
                 update={
@@ -292,6 +300,25 @@ def stamp(
             )
         )
     return extraction.model_copy(update={"relations": tuple(relations), "events": events})
+
+
+def _held_until(relation: Relation, when: datetime) -> bool:
+    """Whether ``relation``'s date phrase says when it stopped, at a time not
+    later than ``when`` ("I worked at Acme until 2020"): a past fact."""
+    day = as_utc(relation.timestamp)
+    return day is not None and day <= when and _says_until(relation)
+
+
+def _says_until(relation: Relation) -> bool:
+    """Whether ``relation``'s date phrase is when it stops ("until 2020", "till
+    March"), not when it starts."""
+    text = relation.time_text
+    if not text:
+        return False
+    if _UNTIL.match(text):
+        return True
+    at = relation.context.find(text)
+    return at > 0 and _UNTIL_BEFORE.search(relation.context, max(0, at - 16), at) is not None
 
 
 def _event_time(time: datetime, time_text: str | None, when: datetime) -> datetime:
@@ -317,7 +344,8 @@ def _sentence_times(
         if day is None or not r.time_text:
             continue
         if day > when and FUTURE_WORDING.search(r.raw_predicate):
-            later.setdefault(r.sentence_start or 0, day)
+            if not _says_until(r):  # "I'll stay in Lyon until June": from now
+                later.setdefault(r.sentence_start or 0, day)
         elif _YEAR.search(r.time_text) and day <= when:
             dated.setdefault(r.sentence_start or 0, day)
     starts = sorted({r.sentence_start or 0 for r in relations})

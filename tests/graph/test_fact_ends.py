@@ -19,14 +19,14 @@ SAID = "2024-03-01T10:00:00"
 
 
 def ends(sentence: str) -> list[tuple[str, str, bool]]:
-    """(predicate, object, stated as past) of each end the sentence states."""
+    """(predicate, object, stated as past) of each end, or leaving, the sentence states."""
     chunk = ChunkInput(chunk_id="c1", namespace="ns", text=sentence, speaker="Ann", timestamp=WHEN)
     extraction = stamp(RuleBasedExtractor().extract_chunk(chunk), WHEN)
     names = {e.id: e.name for e in extraction.entities}
     return sorted(
         (r.predicate, names[r.target_id], r.valid_from is None)
         for r in extraction.relations
-        if r.predicate.startswith("ended_")
+        if r.predicate.startswith("ended_") or r.predicate == "left"
     )
 
 
@@ -69,12 +69,10 @@ def test_an_end_that_names_its_value_is_stated_as_past(sentence, found):
         "I left Acme for Initech.",
     ],
 )
-def test_left_a_name_ends_the_value_of_that_name_in_each_family(sentence):
-    found = ends(sentence)
-    assert found == [
-        ("ended_employer", "Acme", True),
-        ("ended_home", "Acme", True),
-    ]
+def test_left_a_name_states_one_leaving_whose_family_the_stage_settles(sentence):
+    # the sentence does not say whether Acme was a home or an employer: one "left",
+    # which the graph stage makes the end of the family Acme's type names
+    assert ends(sentence) == [("left", "Acme", False)]
 
 
 @pytest.mark.parametrize(
@@ -100,7 +98,8 @@ async def tell(engine, turns: list[tuple[str, str]]) -> None:
 
 
 async def current(engine) -> set[tuple[str, str]]:
-    return {(f.predicate, f.object) for f in await engine.facts("Ann", history=False)}
+    """The current values of Ann's aspects (facts of a family: a home, a job, ...)."""
+    return {(f.predicate, f.object) for f in await engine.facts("Ann", history=False) if f.family}
 
 
 HOME_AND_JOB = [
@@ -172,3 +171,72 @@ async def test_ends_of_jobs_and_partners(engine, turns, kept):
     assert len(await current(engine)) == 1  # the value the end is about held
     await tell(engine, turns)
     assert await current(engine) == kept
+
+
+async def stored_ends(engine) -> list[tuple[str, str]]:
+    """(predicate, object) of every stored end, and of every "left" the family of
+    which nothing told."""
+    graph = engine.store().graph
+    names = {e.id: e.name for e in graph.entities()}
+    return sorted(
+        (r.predicate, names[r.target_id])
+        for r in graph.relations()
+        if r.predicate.startswith("ended_") or r.predicate == "left"
+    )
+
+
+@pytest.mark.parametrize("one_batch", [False, True], ids=["turn-by-turn", "one-batch"])
+@pytest.mark.parametrize(
+    ("turns", "stored"),
+    [
+        # the value held under that name says which family ended: one end edge
+        ([*HOME_AND_JOB, (SAID, "I left Acme last month.")], [("ended_employer", "Acme")]),
+        ([*HOME_AND_JOB, (SAID, "I left Lyon for good.")], [("ended_home", "Lyon")]),
+        # nothing held: a place is a home left, an organisation an employer left
+        ([(SAID, "We finally left London for good.")], [("ended_home", "London")]),
+        ([(SAID, "I left Acme Corp last month.")], [("ended_employer", "Acme Corp")]),
+        # nothing tells what Acme is: Ann left it, and no aspect of hers is said to end
+        ([(SAID, "I left Acme last month.")], [("left", "Acme")]),
+    ],
+)
+async def test_left_stores_one_end_of_the_family_its_value_belongs_to(
+    engine, turns, stored, one_batch
+):
+    if one_batch:
+        messages = [
+            Message(id=f"m{i}", speaker="Ann", text=text, timestamp=datetime.fromisoformat(when))
+            for i, (when, text) in enumerate(turns)
+        ]
+        await engine.remember(Conversation(messages=messages), dataset_name="ann")
+    else:
+        await tell(engine, turns)
+    assert await stored_ends(engine) == stored
+
+
+@pytest.mark.parametrize(
+    ("held", "end"),
+    [
+        ("I work for Acme Corp.", "I no longer work at Acme."),
+        ("I work for Acme Corp.", "I left Acme last month."),
+        ("I work for Acme Inc.", "I quit my job at Acme."),
+        ("I work for Acme Ltd.", "I don't work for Acme anymore."),
+        ("I work for Acme.", "I left Acme Corp last month."),
+    ],
+)
+async def test_a_named_end_ends_the_held_value_of_that_name_without_its_legal_form(
+    engine, held, end
+):
+    await tell(engine, [("2023-01-05T10:00:00", "I live in Lyon."), ("2023-01-05T10:05:00", held)])
+    await tell(engine, [(SAID, end)])
+    assert await current(engine) == {("lives_in", "Lyon")}
+    (employer,) = [f for f in await engine.facts("Ann") if f.predicate == "works_for"]
+    assert employer.valid_until == datetime(2024, 3, 1, 10)
+
+
+@pytest.mark.parametrize(
+    "end",
+    ["I no longer work at Acme Labs.", "I left Acme Labs last month.", "I left Initech."],
+)
+async def test_a_named_end_of_another_company_sharing_a_word_ends_nothing(engine, end):
+    await tell(engine, [("2023-01-05T10:05:00", "I work for Acme Corp."), (SAID, end)])
+    assert await current(engine) == {("works_for", "Acme Corp")}
