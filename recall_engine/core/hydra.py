@@ -1,19 +1,23 @@
 """HydraDB v1 request and response shapes, field for field.
 
 Existing HydraDB clients (the official SDK among them) send and parse these, so
-names, defaults and optionality follow the public OpenAPI schemas. Requests
-ignore fields they do not know (clients send a few more than we use); responses
-carry exactly HydraDB's fields, plus ``alpha_used`` on a ``RetrievalResult``
-(clients ignore extra fields).
+names, defaults and optionality follow the public OpenAPI schemas. Requests, and
+the items nested in them, declare every field the official SDK
+(``hydra-db-python``) sends, the ones not used here included, and refuse any other
+(``core.known_fields``): dropped, a misspelled ``metadata_filter`` would search the
+whole sub-tenant. Responses carry exactly HydraDB's fields, plus ``alpha_used`` on
+a ``RetrievalResult`` (clients ignore extra fields).
 """
 
 from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+
+from recall_engine.core.known_fields import KnownFields
 
 DEFAULT_SUB_TENANT = "default"
 
@@ -33,8 +37,8 @@ def _json_object(value: object) -> object:
 JsonObject = Annotated[dict[str, object] | None, BeforeValidator(_json_object)]
 
 
-class _Request(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+class _Request(KnownFields):
+    """A request shape: an unknown field is a validation error naming it."""
 
 
 class _Response(BaseModel):
@@ -53,6 +57,8 @@ DEFAULT_ALPHA = 0.5
 
 class RecallSearchRequest(_Request):
     """Request body of ``full_recall`` (knowledge) and ``recall_preferences`` (memories)."""
+
+    what = "a full_recall / recall_preferences request"
 
     tenant_id: str = Field(min_length=1, description="The tenant to search.")
     sub_tenant_id: str | None = Field(
@@ -83,6 +89,7 @@ class RecallSearchRequest(_Request):
 
 
 class BooleanRecallRequest(_Request):
+    what = "a boolean_recall request"
     tenant_id: str = Field(min_length=1)
     sub_tenant_id: str | None = None
     query: str = Field(min_length=1)
@@ -92,6 +99,7 @@ class BooleanRecallRequest(_Request):
 
 
 class QnARequest(_Request):
+    what = "a qna request"
     tenant_id: str = Field(min_length=1)
     sub_tenant_id: str | None = None
     question: str = Field(min_length=1)
@@ -201,11 +209,13 @@ class QnASearchResponse(_Response):
 
 
 class UserAssistantPair(_Request):
+    what = "a user/assistant pair"
     user: str
     assistant: str
 
 
 class ForcefulRelations(_Request):
+    what = "a source's relations"
     cortex_source_ids: list[str] = Field(default_factory=list)
     properties: dict[str, object] | None = None
 
@@ -221,6 +231,8 @@ Relations = Annotated[ForcefulRelations | None, BeforeValidator(_relations)]
 
 class MemoryItem(_Request):
     """One memory: text (plain or markdown) or a user/assistant conversation."""
+
+    what = "a memory"
 
     source_id: str | None = None
     title: str | None = None
@@ -239,6 +251,7 @@ class MemoryItem(_Request):
 
 
 class AddMemoryRequest(_Request):
+    what = "an add_memory request"
     memories: list[MemoryItem] = Field(min_length=1, max_length=1000)
     tenant_id: str = Field(min_length=1)
     sub_tenant_id: str | None = None
@@ -262,18 +275,53 @@ class AddMemoryResponse(_Response):
 
 
 class SourceContent(_Request):
+    """A source's content: its ``text`` (else ``markdown``) is what is indexed; the
+    other fields the SDK sends are taken and not used."""
+
+    what = "a source's content"
+
     text: str | None = None
     markdown: str | None = None
+    html_base64: str | None = None
+    csv_base64: str | None = None
+    files: list[dict[str, object]] | None = None
+    layout: list[dict[str, object]] | None = None
+
+
+class Attachment(_Request):
+    """A file attached to a source (the SDK's ``AttachmentModel``); not indexed here."""
+
+    what = "a source's attachment"
+
+    id: str | None = None
+    url: str | None = None
+    title: str | None = None
+    content_type: str | None = None
+    content_url: str | None = None
+    misc: dict[str, object] | None = None
+    content: SourceContent | None = None
 
 
 class KnowledgeSource(_Request):
-    """A document for the knowledge collection (an app source or an uploaded file)."""
+    """A document for the knowledge collection (an app source or an uploaded file).
 
-    id: str | None = Field(default=None, description="The source id (also read from source_id).")
+    Its id is ``id``, else ``source_id``, else ``file_id`` (an uploaded file's).
+    ``tenant_id`` / ``sub_tenant_id`` (the SDK's ``SourceModel`` sends them) must be
+    the request's: the HTTP routes refuse others. ``note``, ``meta`` (system
+    attributes) and ``attachments`` are taken and not used.
+    """
+
+    what = "a knowledge source"
+
+    id: str | None = None
     source_id: str | None = None
+    file_id: str | None = None
+    tenant_id: str | None = None
+    sub_tenant_id: str | None = None
     title: str | None = None
     type: str | None = None
     description: str | None = None
+    note: str | None = None
     url: str | None = None
     timestamp: datetime | None = None
     text: str | None = None
@@ -283,7 +331,15 @@ class KnowledgeSource(_Request):
     additional_metadata: JsonObject = None
     document_metadata: JsonObject = None
     metadata: JsonObject = None
+    meta: dict[str, object] | None = None
+    attachments: list[Attachment] | None = None
     relations: Relations = None
+
+    @model_validator(mode="after")
+    def _file_id(self) -> Self:
+        if self.id is None and self.source_id is None and self.file_id:
+            self.id = self.file_id
+        return self
 
 
 class SourceUploadResultItem(_Response):
@@ -305,6 +361,7 @@ class SourceUploadResponse(_Response):
 
 
 class CustomPropertyDefinition(_Request):
+    what = "a metadata schema field"
     name: str = Field(min_length=1)
     data_type: str | None = None
     max_length: int | None = None
@@ -316,6 +373,7 @@ class CustomPropertyDefinition(_Request):
 
 
 class TenantCreateRequest(_Request):
+    what = "a create_tenant request"
     tenant_id: str = Field(min_length=1)
     is_embeddings_tenant: bool = False
     embeddings_dimension: int | None = None

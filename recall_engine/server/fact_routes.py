@@ -3,7 +3,8 @@
 The same call as ``RecallEngine.facts`` (and ``RemoteRecallEngine.facts``, which
 uses this route): a subject's facts with ``valid_from``, ``valid_until``, what
 superseded them and whether they are current. The key must be allowed on the
-tenant it names, as for ``/api/v1/recall``.
+tenant it names, as for ``/api/v1/recall``. A query parameter it does not take is
+refused (422): a misspelled ``as_of`` would answer the current facts.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from recall_engine.core.facts import Fact
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import ERROR_RESPONSES, ApiError
 from recall_engine.server.port import EnginePort
+from recall_engine.server.request_fields import known_query
 
 
 def facts_router(
@@ -39,6 +41,7 @@ def facts_router(
         datasets: list[str] | None = Query(default=None, max_length=100),
         user: str | None = Query(default=None, max_length=200),
         tenant_id: str | None = Query(default=None, max_length=200),
+        _: None = Depends(known_query),
     ) -> list[Fact]:
         if dataset_name is not None and datasets is not None:
             raise ApiError(400, "INVALID_PARAMETERS", "Pass dataset_name or datasets, not both.")

@@ -1,9 +1,11 @@
 """HydraDB v1 ingestion endpoints: delete a memory, upload knowledge (multipart or
 JSON), verify processing, delete knowledge.
 
-A body field the call does not take is refused with 422 (``server.request_fields``):
+A body field the call does not take is refused with 422 (``server.request_fields``),
+an app source's or a file's metadata's fields too (``core.hydra.KnowledgeSource``):
 dropped, a misspelled ``sub_tenant_id`` would write or delete in the default
-sub-tenant. Every field ``hydra-db-python`` sends is declared.
+sub-tenant. Every field ``hydra-db-python`` sends is declared; a source that names
+a tenant or sub-tenant (the SDK's ``SourceModel`` does) must name the request's.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import Field, ValidationError
 
-from recall_engine.core.hydra import KnowledgeSource, SourceUploadResponse
+from recall_engine.core.hydra import DEFAULT_SUB_TENANT, KnowledgeSource, SourceUploadResponse
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import ERROR_RESPONSES, ApiError
 from recall_engine.server.request_fields import (
@@ -75,6 +77,41 @@ _UPLOAD_BODY = {
         "required": True,
     }
 }
+
+
+def parse_sources(
+    items: Sequence[object], what: str, tenant_id: str, sub_tenant_id: str | None
+) -> list[KnowledgeSource]:
+    """``items`` (``what``: the field they came in) as knowledge sources, each in
+    the request's scope.
+
+    Raises:
+        ApiError: 422 ``VALIDATION_ERROR`` for an item that is not a source (an
+            unknown field among them), or one that names another tenant or
+            sub-tenant than ``tenant_id`` / ``sub_tenant_id`` (None: the default).
+    """
+    sources = []
+    for n, item in enumerate(items):
+        try:
+            source = KnowledgeSource.model_validate(item)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = "".join(f".{p}" for p in error.get("loc", ()))
+            raise ApiError(422, "VALIDATION_ERROR", f"{what}[{n}]{where}: {error['msg']}") from None
+        for field, given, asked in (
+            ("tenant_id", source.tenant_id, tenant_id),
+            ("sub_tenant_id", source.sub_tenant_id, sub_tenant_id or DEFAULT_SUB_TENANT),
+        ):
+            if given is not None and given != asked:
+                raise ApiError(
+                    422,
+                    "VALIDATION_ERROR",
+                    f"{what}[{n}].{field} is {given!r} but the request writes to {asked!r}; "
+                    f"send it in a request for {given!r}, or leave {field} out. "
+                    "Nothing was stored.",
+                )
+        sources.append(source)
+    return sources
 
 
 def _json_field(raw: object, what: str) -> object:
@@ -173,12 +210,8 @@ def ingestion_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
                 f"app_sources: must be an object or a list of objects, got "
                 f"{type(sources).__name__}.",
             )
-        try:
-            parsed = [KnowledgeSource.model_validate(s) for s in sources or []]
-        except ValidationError as exc:
-            raise ApiError(
-                422, "VALIDATION_ERROR", f"app_sources: {exc.errors()[0]['msg']}"
-            ) from None
+        parsed = parse_sources(sources or [], "app_sources", tenant_id, sub)
+        parse_sources([meta for _, _, meta in files], "file_metadata", tenant_id, sub)
         if not parsed and not files:
             raise ApiError(400, "INVALID_PARAMETERS", "Send files or app_sources to upload.")
         return await api.upload_knowledge(

@@ -2,7 +2,9 @@
 
 Only an admin key may call them (403 otherwise). A created or rotated key is in
 that one response and nowhere else: the store keeps its SHA-256 digest, and a
-listing shows the key id, the first characters, the tenant and the time.
+listing shows the key id, the first characters, the tenant and the time. A body
+field or query parameter a call does not take is refused (422): a misspelled
+``tenant_id`` would list every tenant's keys.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import ApiError
+from recall_engine.server.request_fields import known_query
 from recall_engine.tenants.errors import ApiKeyNotFoundError
 from recall_engine.tenants.registry import ADMIN, KeyRecord, TenantRegistry
 
@@ -100,6 +103,7 @@ def key_router(registry: TenantRegistry, auth: Authenticator) -> APIRouter:
     async def list_api_keys(
         tenant_id: str | None = Query(default=None, min_length=1, max_length=100),
         _: Principal = Depends(admin),
+        checked: None = Depends(known_query),
     ) -> ApiKeyList:
         records = await asyncio.to_thread(registry.keys, tenant_id)
         return ApiKeyList(keys=[ApiKeyInfo.of(r) for r in records])

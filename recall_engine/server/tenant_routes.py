@@ -1,4 +1,9 @@
-"""HydraDB v1 tenant endpoints: create, delete, sub-tenant ids, status, monitor."""
+"""HydraDB v1 tenant endpoints: create, delete, sub-tenant ids, status, monitor.
+
+A body field or query parameter a call does not take is refused with 422
+(``server.request_fields``): dropped, ``/tenants/delete?tenant_id=t&sub_tenant_id=s``
+would delete the whole tenant, not the sub-tenant it names.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from fastapi import APIRouter, Depends, Query
 from recall_engine.core.hydra import TenantCreateAcceptedResponse, TenantCreateRequest
 from recall_engine.server.auth import Authenticator, Principal
 from recall_engine.server.errors import ERROR_RESPONSES, not_implemented
+from recall_engine.server.request_fields import known_query
 from recall_engine.server.responses import (
     CollectionStats,
     InfraFlags,
@@ -35,7 +41,9 @@ def tenant_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
 
     @router.delete("/tenants/delete", tags=["tenants"])
     async def delete_tenant(
-        tenant_id: str = Query(min_length=1), who: Principal = Depends(auth)
+        tenant_id: str = Query(min_length=1),
+        who: Principal = Depends(auth),
+        _: None = Depends(known_query),
     ) -> TenantDeleteResponse:
         who.check(tenant_id)
         await api.delete_tenant(tenant_id)
@@ -43,7 +51,9 @@ def tenant_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
 
     @router.get("/tenants/sub_tenant_ids", tags=["tenants"])
     async def sub_tenant_ids(
-        tenant_id: str = Query(min_length=1), who: Principal = Depends(auth)
+        tenant_id: str = Query(min_length=1),
+        who: Principal = Depends(auth),
+        _: None = Depends(known_query),
     ) -> SubTenantIdsResponse:
         who.check(tenant_id)
         ids = api.sub_tenant_ids(tenant_id)
@@ -51,7 +61,9 @@ def tenant_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
 
     @router.get("/tenants/infra/status", tags=["tenants"])
     async def infra_status(
-        tenant_id: str = Query(min_length=1), who: Principal = Depends(auth)
+        tenant_id: str = Query(min_length=1),
+        who: Principal = Depends(auth),
+        _: None = Depends(known_query),
     ) -> InfraStatusResponse:
         who.check(tenant_id)
         await api.stats(tenant_id)  # opens the store: 404 / 503 when it cannot
@@ -62,7 +74,9 @@ def tenant_router(api: TenantAPI, auth: Authenticator) -> APIRouter:
 
     @router.get("/tenants/monitor", tags=["tenants"])
     async def monitor(
-        tenant_id: str = Query(min_length=1), who: Principal = Depends(auth)
+        tenant_id: str = Query(min_length=1),
+        who: Principal = Depends(auth),
+        _: None = Depends(known_query),
     ) -> MonitorResponse:
         who.check(tenant_id)
         counts = await api.stats(tenant_id)

@@ -122,6 +122,23 @@ def test_an_ingest_with_an_unknown_field_stores_nothing(http: httpx.Client, as_f
     ] == ["default"]
 
 
+def test_a_v2_ingest_item_with_an_unknown_field_stores_nothing(http: httpx.Client) -> None:
+    cases: list[tuple[str, dict[str, Any]]] = [
+        ("memories", {"type": "memory", "memories": [{"id": "m", "text": "Tea.", "txt": "x"}]}),
+        ("app_knowledge", {"app_knowledge": [{"id": "c", "text": "Cash.", "titel": "Cash"}]}),
+        (
+            "app_knowledge",
+            {"app_knowledge": [{"id": "c", "text": "Cash.", "sub_tenant_id": "team"}]},
+        ),
+    ]
+    for field, body in cases:
+        reply = http.post("/context/ingest", json={"database": "acme", **body})
+        refused_v2(reply, f"{field}[0]")
+    assert listed(http) == {"a", "b"}
+    kept = http.post("/context/list", json={"database": "acme", "type": "memory"})
+    assert not kept.json()["data"]["user_memories"], kept.text
+
+
 def test_v1_bodies_refuse_an_unknown_field_and_change_nothing(live: LiveServer) -> None:
     with live.client(KEYS["acme"]) as v1:
         assert v1.post("/tenants/create", json={"tenant_id": "acme"}).status_code == 200
