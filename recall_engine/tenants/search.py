@@ -259,7 +259,10 @@ def _request(
     request: RecallSearchRequest | Mapping[str, object] | None, fields: dict[str, object]
 ) -> RecallSearchRequest:
     if isinstance(request, RecallSearchRequest):
-        return request.model_copy(update=fields) if fields else request
+        if not fields:
+            return request
+        # validated again: a copy's update would take a misspelled keyword unchecked
+        request = request.model_dump(exclude_unset=True)
     return RecallSearchRequest.model_validate({**(request or {}), **fields})
 
 

@@ -40,3 +40,18 @@ async def _refuses(engine: Any) -> None:
         )
     found = await engine.recall_preferences(tenant_id="acme", query="tea")
     assert found.chunks == []  # the refused memory was not stored
+
+
+async def test_a_request_object_with_a_misspelled_keyword_is_refused(tmp_path: Path) -> None:
+    from recall_engine.core.hydra import RecallSearchRequest
+
+    engine = RecallEngine(tmp_path / "data", embedder=DeterministicEmbedder())
+    try:
+        await engine.create_tenant("acme", metadata_schema=[{"name": "dept", "enable_match": True}])
+        request = RecallSearchRequest(tenant_id="acme", query="tea")
+        with pytest.raises(ValueError, match=r"'metadata_filter'.*did you mean metadata_filters"):
+            await engine.full_recall(request, metadata_filter={"dept": "ops"})
+        found = await engine.full_recall(request, max_results=3)  # a known keyword still applies
+        assert found.chunks == []
+    finally:
+        engine.close()
