@@ -8,8 +8,11 @@ a range ("between 1990 and 2000", "from March to May"), an open end ("before
 Relative phrases are resolved against the caller's reference time as calendar
 periods by ``recall_engine.read.relative_time``; absolute dates by
 ``recall_engine.graph.dates`` (the dateparser code that dates events at
-ingest); a bare year is read as that year and a bare month name ("since
-January") as its latest occurrence up to the reference month. Open ends and
+ingest); a bare year is read as that year where the words make it one (a word
+before it: "in 2019", "during 2021", "the year 2019", "summer 2021"; or a side of a
+range or an open end: "before 2020"), not as any four-digit number ("Is room 2024
+free?", "from room 2024 to the lab"); a bare month name ("since January") is read
+as its latest occurrence up to the reference month. Open ends and
 rolling windows run to the end of the reference day, so data dated at the
 reference time itself is inside. ``asks_for_time`` tells a question that wants
 a time as its answer ("When did ...?", "What year ...?"), which names none.
@@ -30,7 +33,15 @@ from recall_engine.read.relative_time import (
     rolling_window,
 )
 
-_YEAR = re.compile(r"\b(1[6-9]\d\d|20\d\d)s?\b")
+_YEAR = r"(1[6-9]\d\d|20\d\d)s?\b"
+_CUED_YEAR = re.compile(
+    r"\b(?:in|during|throughout|around|circa|by|of|year|early|mid|late|spring|summer"
+    r"|autumn|fall|winter)[\s-]+(?:the\s+)?" + _YEAR,
+    re.IGNORECASE,
+)
+"""A year the words before it make one ("in 2019", "the year 2019", "summer 2021")."""
+_LEADING_YEAR = re.compile(r"^\s*(?:the\s+)?(?:year\s+)?" + _YEAR, re.IGNORECASE)
+"""A year that opens the words after a range's or an open end's cue ("before 2020")."""
 _RANGE = re.compile(
     r"\b(?:between|from)\s+(?P<a>.+?)\s+(?:and|to|until|till|through)\s+(?P<b>.+?)(?=[?.!,;]|$)",
     re.IGNORECASE,
@@ -96,7 +107,7 @@ def _resolve(text: str, now: datetime) -> Period | None:
         resolved = resolve_date(month.group(0), now)
         if resolved is not None:
             return _period(resolved, month.group(0))
-    match = _YEAR.search(text)
+    match = _LEADING_YEAR.match(text)
     if match is None:
         return None
     return _period(ResolvedTime(datetime(int(match.group(1)), 1, 1), "year"), match.group(0))
@@ -144,7 +155,7 @@ def query_interval(query: str, now: datetime) -> Interval | None:
         resolved = resolve_date(phrase, now)
         if resolved is not None:
             return Interval(resolved.value, _period_end(resolved), phrase)
-    year = _YEAR.search(query)
+    year = _CUED_YEAR.search(query)
     if year is not None:
         value = int(year.group(1))
         return Interval(datetime(value, 1, 1), datetime(value + 1, 1, 1), year.group(0))

@@ -50,6 +50,10 @@ NOW = datetime(2023, 5, 10, 12, 0)
         ("What did Ann do between March and May?", "2023-03-01", "2023-06-01"),
         ("What has Ann done since last month?", "2023-04-01", "2023-05-11"),
         ("What happened before last March?", "0001-01-01", "2023-03-01"),
+        # a bare year where the words make it one
+        ("What did Ann do during the year 2021?", "2021-01-01", "2022-01-01"),
+        ("Where did Ann go in summer 2021?", "2021-01-01", "2022-01-01"),
+        ("What happened by 2019?", "2019-01-01", "2020-01-01"),
     ],
 )
 def test_query_interval(query, start, end):
@@ -59,7 +63,19 @@ def test_query_interval(query, start, end):
     assert interval.end.date().isoformat() == end
 
 
-@pytest.mark.parametrize("query", ["Where was Einstein born?", "Who moved from Sweden?", "May I?"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Where was Einstein born?",
+        "Who moved from Sweden?",
+        "May I?",
+        # a four-digit number the words do not make a year
+        "Is room 2024 free?",
+        "What did Ann pay for the 1200 bike?",
+        "Who walked from room 2024 to the lab?",
+        "Was it between 2000 and 3000 dollars?",
+    ],
+)
 def test_no_time_no_interval(query):
     assert query_interval(query, NOW) is None
 
