@@ -19,6 +19,7 @@ import json
 import sys
 from collections.abc import Sequence
 
+from recall_engine.cli_interrupt import INTERRUPTED, exit_on_interrupt
 from recall_engine.core.errors import InvalidInputError, RecallEngineError
 from recall_engine.core.models import (
     Document,
@@ -92,13 +93,19 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-async def _run(args: argparse.Namespace) -> int:
+async def _run(args: argparse.Namespace, data: object = None) -> int:
+    """Run an engine command; ``data``: what ``remember`` stores (read beforehand)."""
+    exit_on_interrupt(
+        "interrupted: recall-engine remember stopped; unless it had already committed, "
+        "nothing of it is stored."
+        if args.command == "remember"
+        else f"interrupted: recall-engine {args.command} stopped; the data dir keeps what "
+        "was committed before."
+    )
     from recall_engine.engine import RecallEngine
 
     async with RecallEngine(args.data_dir) as engine:
         if args.command == "remember":
-            given = [_stdin() if d == "-" else d for d in args.data]
-            data = given[0] if len(given) == 1 else given
             result = await engine.remember(data, dataset_name=args.dataset, tenant_id=args.tenant)
             unread = len(result.unread_files)
             print(
@@ -150,6 +157,20 @@ async def _run(args: argparse.Namespace) -> int:
             ):
                 print(f"{name}\t{dataset_id}")
     return 0
+
+
+def _remembered(given: Sequence[str]) -> object:
+    """What ``recall-engine remember`` stores: its arguments, ``-`` read from stdin.
+
+    Read before the engine opens, so that waiting for stdin holds no data dir.
+
+    Raises:
+        InvalidInputError: ``-`` given twice, or empty or undecodable text on stdin.
+    """
+    if given.count("-") > 1:
+        raise InvalidInputError("- (the text on stdin) may be given once.")
+    data = [_stdin() if d == "-" else d for d in given]
+    return data[0] if len(data) == 1 else data
 
 
 def _stdin() -> Document:
@@ -238,24 +259,25 @@ def _line(result: RecallResult) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (2 for a usage error, 1 for a runtime failure)."""
     args = _parser().parse_args(argv)
-    if args.command == "mcp":
-        from recall_engine.mcp.__main__ import serve as serve_mcp
-
-        return serve_mcp(args)
     try:
+        if args.command == "mcp":
+            from recall_engine.mcp.__main__ import serve as serve_mcp
+
+            return serve_mcp(args)
         if args.command == "serve":
             from recall_engine.server.__main__ import serve
 
             return serve(args)
         if args.command == "keys":
             return _keys(args)
-        return asyncio.run(_run(args))
+        data = _remembered(args.data) if args.command == "remember" else None
+        return asyncio.run(_run(args, data))
     except RecallEngineError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, ValueError | TypeError) else 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

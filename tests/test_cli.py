@@ -1,4 +1,5 @@
 import io
+import json
 
 import pytest
 
@@ -25,6 +26,9 @@ def test_remember_recall_and_list(tmp_path, capsys, fast_engine):
     assert cli.main(["--data-dir", data, "recall", "launch storm", "--type", "CHUNKS_LEXICAL"]) == 0
     out = capsys.readouterr().out
     assert "[note.md] The launch moved to Thursday" in out
+    for command in (["recall", "launch storm", "--json"], ["items", "--json"]):
+        assert cli.main(["--data-dir", data, *command]) == 0
+        assert "note.md" in json.dumps(json.loads(capsys.readouterr().out))  # valid JSON
     assert cli.main(["--data-dir", data, "datasets"]) == 0
     assert capsys.readouterr().out.startswith("notes\t")
 
@@ -48,6 +52,10 @@ def test_remember_dash_reads_the_text_on_stdin(tmp_path, capsys, fast_engine, mo
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"caf\xe9")))
     assert cli.main(["--data-dir", data, "remember", "-"]) == 2
     assert "stdin is not UTF-8" in capsys.readouterr().err
+    # One stdin, read once: a second - is refused, not read as empty.
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"Ada wrote a program.")))
+    assert cli.main(["--data-dir", data, "remember", "-", "-"]) == 2
+    assert "- (the text on stdin) may be given once" in capsys.readouterr().err
 
 
 def test_remember_of_a_folder_names_the_files_it_did_not_read(

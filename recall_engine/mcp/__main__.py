@@ -18,17 +18,19 @@ DEFAULT_PORT = 8765
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from recall_engine.server.__main__ import _whole, add_limit_arguments  # serve's checks
+
     parser.add_argument(
         "--transport", choices=("stdio", "streamable-http"), default="stdio",
         help="default: stdio",
     )  # fmt: skip
     parser.add_argument("--host", default="127.0.0.1", help="HTTP only; default: 127.0.0.1")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default: {DEFAULT_PORT}")
+    parser.add_argument(
+        "--port", type=_whole(0, 65535), default=DEFAULT_PORT, help=f"default: {DEFAULT_PORT}"
+    )
     parser.add_argument(
         "--no-auth", action="store_true", help="HTTP without API keys (development only)"
     )
-    from recall_engine.server.__main__ import add_limit_arguments
-
     add_limit_arguments(parser)  # HTTP only: serve's limits
     parser.add_argument(
         "--tools", default="default",

@@ -8,9 +8,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import cast
 
 from recall_engine.core.errors import DatasetNotFoundError, InvalidInputError
 from recall_engine.core.hits import EntityHit, TripletHit
+from recall_engine.core.limits import check_query_size
+from recall_engine.core.recall_checks import moment
 from recall_engine.core.validation import check_name
 from recall_engine.engine import RecallEngine
 from recall_engine.mcp.models import (
@@ -54,10 +57,26 @@ def _top_k(top_k: int) -> int:
     return top_k
 
 
-def _query(query: str) -> str:
+def _query(engine: RecallEngine, query: str) -> str:
+    """``query`` stripped, if it is one that recall() would take.
+
+    Raises:
+        InvalidInputError: not a string, or empty.
+        InputTooLargeError: longer than ``config.max_query_chars``.
+    """
     if not isinstance(query, str) or not query.strip():
         raise InvalidInputError("query must be a non-empty string.")
+    check_query_size(query, limit=engine.config.max_query_chars, what="query")
     return query.strip()
+
+
+def _time(value: str | None, what: str) -> datetime | None:
+    """An ISO 8601 text as recall()'s ``as_of`` reads it: naive UTC.
+
+    Raises:
+        InvalidInputError: not an ISO 8601 date or time (the message names ``what``).
+    """
+    return None if value is None else cast(datetime, moment(what)(value))
 
 
 async def get_item(engine: RecallEngine, tenant: str | None, data_id: str) -> ItemDetail:
@@ -104,7 +123,7 @@ async def search_entities(
     top_k: int,
 ) -> list[EntityInfo]:
     """Entities named ``query`` first (any alias), then the nearest by meaning."""
-    query, top_k = _query(query), _top_k(top_k)
+    query, top_k = _query(engine, query), _top_k(top_k)
     reader = await _reader(engine, tenant, datasets)
     named = await reader.entities_by_name([query])
     vector = (await asyncio.to_thread(engine.embedder.embed, [query]))[0]
@@ -132,31 +151,38 @@ async def search_facts(
     *,
     datasets: Sequence[str] | None,
     top_k: int,
-    start: datetime | None,
-    end: datetime | None,
+    start: str | None,
+    end: str | None,
 ) -> list[FactInfo]:
-    """Relations nearest to ``query`` by meaning; with ``start``/``end`` only those
-    whose stated time falls inside the window (facts without a time are left out)."""
-    query, top_k = _query(query), _top_k(top_k)
-    if start is not None and end is not None and start > end:
-        raise InvalidInputError(f"start ({start.isoformat()}) is after end ({end.isoformat()}).")
+    """Relations nearest to ``query`` by meaning; with ``start``/``end`` (ISO 8601, an
+    offset read as UTC) only those whose own time (a date their sentence names) falls
+    inside the window: facts without one are left out.
+
+    Raises:
+        InvalidInputError: an empty query, a bad time, or ``start`` after ``end``.
+        InputTooLargeError: a query over ``config.max_query_chars``.
+    """
+    query, top_k = _query(engine, query), _top_k(top_k)
+    since, until = _time(start, "start"), _time(end, "end")
+    if since is not None and until is not None and since > until:
+        raise InvalidInputError(f"start ({since.isoformat()}) is after end ({until.isoformat()}).")
     reader = await _reader(engine, tenant, datasets)
     vector = (await asyncio.to_thread(engine.embedder.embed, [query]))[0]
-    windowed = start is not None or end is not None
+    windowed = since is not None or until is not None
     hits = await reader.nearest_triplets(vector, top_k * 10 if windowed else top_k)
     if windowed:
-        hits = [h for h in hits if _within(h, start, end)]
+        hits = [h for h in hits if _within(h, since, until)]
     return [_fact(h) for h in hits[:top_k]]
 
 
 def _within(hit: TripletHit, start: datetime | None, end: datetime | None) -> bool:
+    """Whether ``hit``'s own time lies in [start, end] (naive UTC bounds)."""
     if hit.timestamp is None:
         return False
-    at = datetime.fromisoformat(hit.timestamp)
-    naive = at.replace(tzinfo=None)
-    if start is not None and naive < start.replace(tzinfo=None):
+    at = cast(datetime, moment("time")(hit.timestamp))
+    if start is not None and at < start:
         return False
-    return not (end is not None and naive > end.replace(tzinfo=None))
+    return not (end is not None and at > end)
 
 
 def _fact(hit: TripletHit) -> FactInfo:

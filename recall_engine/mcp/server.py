@@ -94,11 +94,21 @@ def _hidden_paths(engine: RecallEngine, tools: RecallTools) -> list[tuple[str, s
     return sorted({p for p in pairs if p[0] not in ("", ".")}, key=lambda p: -len(p[0]))
 
 
+MAX_MESSAGE_CHARS = 2_000
+"""The most an error's text may hold: a message that quotes the caller's input (20,000
+unknown ids) keeps its start and its end, which says what to do."""
+
+
 def public_message(exc: BaseException, hidden: Sequence[tuple[str, str]]) -> str:
-    """``ClassName: message`` with server paths replaced by placeholders."""
+    """``ClassName: message`` with server paths replaced by placeholders, and the middle
+    of a message over ``MAX_MESSAGE_CHARS`` left out."""
     text = str(exc)
     for path, placeholder in hidden:
         text = text.replace(path, placeholder)
+    if len(text) > MAX_MESSAGE_CHARS:
+        head, tail = MAX_MESSAGE_CHARS * 3 // 4, MAX_MESSAGE_CHARS // 4
+        cut = len(text) - head - tail
+        text = f"{text[:head]} ... ({cut:,} characters left out) ... {text[-tail:]}"
     return f"{type(exc).__name__}: {text}"
 
 

@@ -8,22 +8,19 @@ from under ``files_root``.
 from __future__ import annotations
 
 import asyncio
-import functools
-import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Annotated, Literal, cast, get_args, get_origin
+from typing import Annotated, Literal, cast
 
 from mcp.server.mcpserver import Context
 from pydantic import Field
-from pydantic.fields import FieldInfo
 
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.models import Conversation, Document, Message, ResponseGraphEntry
-from recall_engine.core.recall_options import RecallOptions, option_fields
+from recall_engine.core.recall_options import RecallOptions
+from recall_engine.core.search_types import search_type_names
 from recall_engine.engine import RecallEngine
 from recall_engine.mcp import reads
 from recall_engine.mcp.models import (
@@ -44,7 +41,7 @@ from recall_engine.mcp.models import (
     StatusOutput,
     SubjectFactsOutput,
 )
-from recall_engine.server.app import LOCAL_ONLY_OPTIONS
+from recall_engine.mcp.options import recall_tool_options, with_options
 from recall_engine.tenants.registry import ADMIN
 
 DEFAULT_TOOLS = ("remember", "recall", "forget", "status")
@@ -64,61 +61,10 @@ TENANT_STATE = "recall_engine_tenant"
 Datasets = Annotated[
     list[str] | None, Field(description="Dataset names to search; default: every dataset.")
 ]
-TopK = Annotated[int, Field(ge=1, le=100)]
-
-
-# recall()'s options the recall tool does not take: those that cannot travel in JSON
-# (LOCAL_ONLY_OPTIONS), and the tenant, which is the caller's key's (``tenant``).
-NOT_TOOL_OPTIONS = LOCAL_ONLY_OPTIONS | {"tenant_id"}
-# Declared by the tool itself: its own cap and default for top_k.
-TOOL_OWN_OPTIONS = frozenset({"top_k"})
-
-
-def recall_tool_options() -> dict[str, tuple[object, FieldInfo]]:
-    """The recall tool's parameters beyond ``query``, ``query_type`` and ``top_k``.
-
-    Returns:
-        Every option recall() declares (``core.recall_options``) but those in
-        ``NOT_TOOL_OPTIONS`` and ``TOOL_OWN_OPTIONS``: name -> (its type without the
-        engine's checks, its ``Field``); the engine checks the values on the call.
-    """
-    fields: dict[str, tuple[object, FieldInfo]] = {}
-    for name, (hint, info) in option_fields().items():
-        if name not in NOT_TOOL_OPTIONS | TOOL_OWN_OPTIONS:
-            base = get_args(hint)[0] if get_origin(hint) is Annotated else hint
-            fields[name] = (base, info)
-    return fields
-
-
-def with_options(method: Callable[..., Awaitable[object]]) -> Callable[..., Awaitable[object]]:
-    """``method`` (which takes ``**options``) with a keyword parameter per recall tool
-    option in its signature, with the option's type, default and description: the SDK
-    builds a tool's input schema from its signature.
-
-    Args:
-        method: the bound ``RecallTools.recall``.
-
-    Returns:
-        A function that calls ``method``, with that signature.
-    """
-    own = inspect.signature(method, eval_str=True)
-    keep = [p for p in own.parameters.values() if p.kind is not p.VAR_KEYWORD]
-    options = [
-        inspect.Parameter(
-            name,
-            inspect.Parameter.KEYWORD_ONLY,
-            default=info.default,
-            annotation=Annotated[base, Field(description=info.description)],
-        )
-        for name, (base, info) in recall_tool_options().items()
-    ]
-
-    @functools.wraps(method)
-    async def call(*args: object, **kwargs: object) -> object:
-        return await method(*args, **kwargs)
-
-    call.__signature__ = own.replace(parameters=[*keep, *options])  # type: ignore[attr-defined]
-    return call
+Query = Annotated[
+    str, Field(description="A name or a few words; as long as a recall query may be.")
+]
+TopK = Annotated[int, Field(ge=1, le=100, description="How many results, from 1 to 100.")]
 
 
 @dataclass(frozen=True)
@@ -130,6 +76,24 @@ class McpSettings:
     tools: tuple[str, ...] = DEFAULT_TOOLS
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "WARNING"
     """The SDK's own log level (stderr)."""
+
+
+def exactly_one(tool: str, **values: object) -> None:
+    """Refuse a call that gives none or several of ``values`` (an empty one is none).
+
+    Raises:
+        InvalidInputError: naming what was given, and what was given empty.
+    """
+    given = [name for name, value in values.items() if value]
+    if len(given) == 1:
+        return
+    names = list(values)
+    empty = [name for name, value in values.items() if value is not None and not value]
+    why = f" ({' and '.join(empty)} {'is' if len(empty) == 1 else 'are'} empty)"
+    raise InvalidInputError(
+        f"{tool} needs exactly one of {', '.join(names[:-1])} or {names[-1]}, "
+        f"got {given or 'none'}{why if empty and not given else ''}."
+    )
 
 
 def package_version() -> str:
@@ -151,7 +115,17 @@ class RecallTools:
         """The tool ``name`` as the server lists it: the method of that name; for
         ``recall``, with every option it takes in its signature (``with_options``)."""
         method: Callable[..., Awaitable[object]] = getattr(self, name)
-        return with_options(method) if name == "recall" else method
+        if name != "recall":
+            return method
+        limit = self.engine.config.max_query_chars
+        return with_options(
+            method,
+            {
+                "query": f"The question to ask memory, at most {limit:,} characters.",
+                "query_type": "auto: the router picks; or a search type: "
+                f"{', '.join(search_type_names())}.",
+            },
+        )
 
     def tenant(self, ctx: Context) -> str | None:
         """The tenant a call acts in: its key's tenant over HTTP, else the server's."""
@@ -179,22 +153,23 @@ class RecallTools:
             str | None,
             Field(description="A file (.txt .md .json .jsonl) under the server's files root."),
         ] = None,
-        dataset: str = "main_dataset",
+        dataset: Annotated[
+            str, Field(description="The dataset to store in (created when new).")
+        ] = "main_dataset",
         session_id: Annotated[
             str | None, Field(description="Kept in each item's metadata as session_id.")
         ] = None,
-        metadata: dict[str, object] | None = None,
+        metadata: Annotated[
+            dict[str, object] | None,
+            Field(description="Kept with each item; recall's metadata_filters match it."),
+        ] = None,
         node_set: Annotated[
             list[str] | None, Field(description="Named node sets to put the items in.")
         ] = None,
     ) -> RememberOutput:
         """Store text, a conversation or a file in a dataset; the same content again adds
         nothing. Pass exactly one of text, messages, path."""
-        given = [name for name, v in (("text", text), ("messages", messages), ("path", path)) if v]
-        if len(given) != 1:
-            raise InvalidInputError(
-                f"remember needs exactly one of text, messages or path, got {given or 'none'}."
-            )
+        exactly_one("remember", text=text, messages=messages, path=path)
         data: object
         if text is not None:
             data = Document(text=text)  # never read as a path, whatever it says
@@ -259,11 +234,8 @@ class RecallTools:
         dataset: Annotated[str | None, Field(description="A whole dataset to delete.")] = None,
     ) -> ForgetOutput:
         """Delete data items by id, or a whole dataset (exactly one of the two)."""
-        given = [name for name, v in (("data_ids", data_ids), ("dataset", dataset)) if v]
-        if len(given) != 1:  # the engine's own message names its Python arguments
-            raise InvalidInputError(
-                f"forget needs exactly one of data_ids or dataset, got {given or 'none'}."
-            )
+        # Checked here: the engine's own message names its Python arguments.
+        exactly_one("forget", data_ids=data_ids, dataset=dataset)
         removed = await self.engine.forget(
             data_id=data_ids or None, dataset_name=dataset or None, tenant_id=self.tenant(ctx)
         )
@@ -300,18 +272,26 @@ class RecallTools:
             datasets=[DatasetInfo.model_validate(r.model_dump(mode="json")) for r in rows]
         )
 
-    async def list_items(self, ctx: Context, dataset: str | None = None) -> ItemsOutput:
+    async def list_items(
+        self,
+        ctx: Context,
+        dataset: Annotated[str | None, Field(description="Default: every dataset.")] = None,
+    ) -> ItemsOutput:
         """The data items (data_id, name, dataset, kind, chunk count), oldest first."""
         rows = await self.engine.list_items(dataset_name=dataset, tenant_id=self.tenant(ctx))
         items = [ItemInfo.model_validate({**r, "created_at": reads.created_text(r)}) for r in rows]
         return ItemsOutput(items=items)
 
-    async def get_item(self, ctx: Context, data_id: str) -> ItemDetail:
+    async def get_item(
+        self,
+        ctx: Context,
+        data_id: Annotated[str, Field(description="An id from list_items or a recall source.")],
+    ) -> ItemDetail:
         """One data item with its chunks and their provenance (chunk ids, message ids)."""
         return await reads.get_item(self.engine, self.tenant(ctx), data_id)
 
     async def search_entities(
-        self, ctx: Context, query: str, datasets: Datasets = None, top_k: TopK = 10
+        self, ctx: Context, query: Query, datasets: Datasets = None, top_k: TopK = 10
     ) -> EntitiesOutput:
         """Entities (people, places, organisations, dates, ...) by name or meaning."""
         found = await reads.search_entities(
@@ -322,14 +302,22 @@ class RecallTools:
     async def search_facts(
         self,
         ctx: Context,
-        query: str,
+        query: Query,
         datasets: Datasets = None,
         top_k: TopK = 10,
         start: Annotated[
-            datetime | None, Field(description="ISO 8601: only facts stated at or after it.")
+            str | None,
+            Field(
+                description="ISO 8601: only facts whose own time (a date their sentence names) "
+                "is at or after it; facts without one are left out."
+            ),
         ] = None,
         end: Annotated[
-            datetime | None, Field(description="ISO 8601: only facts stated at or before it.")
+            str | None,
+            Field(
+                description="ISO 8601: only facts whose own time is at or before it; facts "
+                "without one are left out."
+            ),
         ] = None,
     ) -> FactsOutput:
         """Facts (source -[predicate]-> target, with the sentence that states them) nearest
@@ -350,7 +338,7 @@ class RecallTools:
         ctx: Context,
         subject: Annotated[str, Field(description="Whose facts: a name (a speaker's 'I').")],
         as_of: Annotated[
-            datetime | None, Field(description="ISO 8601: only the facts valid at that time.")
+            str | None, Field(description="ISO 8601: only the facts valid at that time.")
         ] = None,
         history: Annotated[
             bool, Field(description="false: only current facts (ignored with as_of).")
@@ -364,7 +352,11 @@ class RecallTools:
         )
         return SubjectFactsOutput(subject=subject, facts=found)
 
-    async def get_session_history(self, ctx: Context, session_id: str) -> SessionOutput:
+    async def get_session_history(
+        self,
+        ctx: Context,
+        session_id: Annotated[str, Field(description="The session_id recall was given.")],
+    ) -> SessionOutput:
         """The questions and answers of a session, oldest first."""
         entries = await reads.session_history(self.engine, self.tenant(ctx), session_id)
         return SessionOutput(session_id=session_id, entries=entries)
@@ -372,10 +364,10 @@ class RecallTools:
     async def add_feedback(
         self,
         ctx: Context,
-        session_id: str,
-        qa_id: str,
+        session_id: Annotated[str, Field(description="The session_id recall was given.")],
+        qa_id: Annotated[str, Field(description="The qa_id of a recall result or entry.")],
         score: Annotated[int, Field(ge=1, le=5)],
-        text: str | None = None,
+        text: Annotated[str | None, Field(description="A comment kept with the rating.")] = None,
     ) -> SessionEntry:
         """Rate a session answer (its qa_id) from 1 to 5."""
         entry = await self.engine.add_feedback(

@@ -22,8 +22,10 @@ import sys
 from pathlib import Path
 
 import anyio
+from mcp.server.mcpserver import MCPServer
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from recall_engine.cli_interrupt import exit_on_interrupt
 from recall_engine.core.errors import RecallEngineError
 from recall_engine.engine import RecallEngine
 from recall_engine.mcp.server import choose_tools, create_server
@@ -116,7 +118,7 @@ def serve(args: argparse.Namespace) -> int:
         return 2
     try:
         if args.transport == "stdio":
-            anyio.run(create_server(engine, settings).run_stdio_async)
+            anyio.run(_serve_stdio, create_server(engine, settings))
             return 0
         limits = ServerSettings(
             rate=args.rate_limit,
@@ -127,6 +129,17 @@ def serve(args: argparse.Namespace) -> int:
         return _serve_http(engine, settings, args, limits)
     finally:
         engine.close()
+
+
+async def _serve_stdio(server: MCPServer) -> None:
+    """Serve over stdio until the client hangs up. Ctrl-C ends the process at once
+    (``cli_interrupt``; the SDK reads stdin in a thread that no cancel stops): a
+    call in flight then leaves nothing it had not committed."""
+    exit_on_interrupt(
+        "interrupted: recall-engine mcp stopped; the data dir keeps only what was "
+        "committed before (a remember in flight stores nothing)."
+    )
+    await server.run_stdio_async()
 
 
 def _serve_http(

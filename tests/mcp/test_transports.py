@@ -3,9 +3,12 @@ client, and the stateless streamable-HTTP app on 127.0.0.1 behind bearer keys.""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
+import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -71,12 +74,44 @@ async def test_stdio_subprocess_round_trip(tmp_path: Path) -> None:
     async with Client(params, read_timeout_seconds=120) as client:
         names = [t.name for t in (await client.list_tools()).tools]
         assert names == ["remember", "recall", "forget", "status"]
+        refused = await client.call_tool("recall", {"query": "x", "top_k": 0})
+        assert refused.is_error  # and the server goes on serving
         data_id, answer = await round_trip(client)
         status = payload(await client.call_tool("status", {}))
     first = answer["results"][0]
     assert first["source"] == "graph" and first["sources"][0]["data_id"] == data_id
     assert first["sources"][0]["chunk_id"]
     assert status["datasets"][0]["items"] == 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is POSIX")
+def test_ctrl_c_stops_the_stdio_server_and_frees_the_data_dir(tmp_path: Path) -> None:
+    # The SDK reads stdin in a worker thread: asyncio's own Ctrl-C waited on it.
+    program, prefix = command()
+    run = subprocess.Popen(
+        [program, *prefix, "--data-dir", str(tmp_path / "data"), "mcp"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert run.stdin is not None and run.stdout is not None
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {},
+             "clientInfo": {"name": "test", "version": "1"}}  # fmt: skip
+    run.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                "params": hello}) + "\n")  # fmt: skip
+    run.stdin.flush()
+    assert '"id":1' in run.stdout.readline()  # serving
+    run.send_signal(signal.SIGINT)  # stdin stays open, as in a terminal
+    try:
+        run.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        run.kill()
+        run.communicate()
+        pytest.fail("recall-engine mcp (stdio) went on after Ctrl-C")
+    _, err = run.communicate()
+    assert run.returncode == 130
+    (line,) = err.splitlines()
+    assert line.startswith("interrupted: ") and "Traceback" not in err
+    RecallEngine(tmp_path / "data").close()  # the data dir is free
 
 
 def free_port() -> int:
@@ -267,6 +302,18 @@ def test_mcp_takes_serves_limit_flags(tmp_path: Path, capsys) -> None:
     bad = ["--data-dir", str(tmp_path / "d"), "mcp", "--transport", "streamable-http"]
     assert cli.main([*bad, "--trusted-proxy", "proxy.local"]) == 2
     assert "'proxy.local' is not an IP address or CIDR" in capsys.readouterr().err
+
+
+def test_a_port_out_of_range_is_a_usage_error(tmp_path: Path, monkeypatch, capsys) -> None:
+    from recall_engine import cli
+
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: pytest.fail("served"))
+    mcp = ["--data-dir", str(tmp_path / "d"), "mcp", "--transport", "streamable-http"]
+    for port in ("99999", "-1", "http"):
+        with pytest.raises(SystemExit) as exited:
+            cli.main([*mcp, "--port", port])
+        assert exited.value.code == 2
+        assert "argument --port: " in capsys.readouterr().err
 
 
 @pytest.fixture
