@@ -25,10 +25,20 @@ scope reads, the response model against the retriever's config) stay in
 from __future__ import annotations
 
 import inspect
+import types
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, TypedDict, TypeVar, get_args, get_origin, get_type_hints
+from typing import (
+    Annotated,
+    Any,
+    TypedDict,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
@@ -217,6 +227,35 @@ def option_fields() -> dict[str, tuple[object, FieldInfo]]:
         checks = [e for e in extras if not isinstance(e, FieldInfo)]
         fields[name] = (Annotated[(base, *checks)] if checks else base, info)
     return fields
+
+
+def json_option_fields(
+    excluded: frozenset[str] = frozenset(),
+) -> dict[str, tuple[object, FieldInfo]]:
+    """The options as a JSON body or a tool schema carries them (HTTP, MCP).
+
+    Returns:
+        name -> (its type without the engine's checks, which run on the call; its
+        ``Field``, bounds included), but those in ``excluded``. A time is an ISO 8601
+        string: typed ``datetime``, a number would be read as seconds since 1970,
+        which recall() refuses.
+    """
+    fields: dict[str, tuple[object, FieldInfo]] = {}
+    for name, (hint, info) in option_fields().items():
+        if name not in excluded:
+            base = get_args(hint)[0] if get_origin(hint) is Annotated else hint
+            fields[name] = (_json_type(base), info)
+    return fields
+
+
+def _json_type(hint: object) -> object:
+    """``hint`` with ``datetime`` (alone or in a union) read as ``str``."""
+    if hint is datetime:
+        return str
+    if get_origin(hint) in (Union, types.UnionType) and datetime in get_args(hint):
+        kept = tuple(dict.fromkeys(str if a is datetime else a for a in get_args(hint)))
+        return Union[kept]  # noqa: UP007 - built from a tuple of types
+    return hint
 
 
 def _params_model() -> type[BaseModel]:

@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import functools
 import inspect
-import types
 from collections.abc import Awaitable, Callable, Mapping
-from datetime import datetime
-from typing import Annotated, Union, get_args, get_origin
+from typing import Annotated
 
 from pydantic import Field
 from pydantic.fields import FieldInfo
 
-from recall_engine.core.recall_options import option_fields
+from recall_engine.core.recall_options import json_option_fields
 from recall_engine.server.app import LOCAL_ONLY_OPTIONS
 
 # recall()'s options the recall tool does not take: those that cannot travel in JSON
@@ -39,23 +37,7 @@ def recall_tool_options() -> dict[str, tuple[object, FieldInfo]]:
         ``NOT_TOOL_OPTIONS`` and ``TOOL_OWN_OPTIONS``: name -> (its type as JSON
         carries it, without the engine's checks; its ``Field``, bounds included).
     """
-    fields: dict[str, tuple[object, FieldInfo]] = {}
-    for name, (hint, info) in option_fields().items():
-        if name not in NOT_TOOL_OPTIONS | TOOL_OWN_OPTIONS:
-            base = get_args(hint)[0] if get_origin(hint) is Annotated else hint
-            fields[name] = (json_type(base), info)
-    return fields
-
-
-def json_type(hint: object) -> object:
-    """``hint`` with ``datetime`` (alone or in a union) read as ``str``: the ISO 8601
-    text that JSON carries, which the engine parses."""
-    if hint is datetime:
-        return str
-    if get_origin(hint) in (Union, types.UnionType) and datetime in get_args(hint):
-        kept = tuple(dict.fromkeys(str if a is datetime else a for a in get_args(hint)))
-        return Union[kept]  # noqa: UP007 - built from a tuple of types
-    return hint
+    return json_option_fields(NOT_TOOL_OPTIONS | TOOL_OWN_OPTIONS)
 
 
 def with_options(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
+from typing import TYPE_CHECKING, Any
 
 from fastapi import Depends, FastAPI
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model
@@ -20,7 +20,7 @@ from starlette.types import ASGIApp
 
 from recall_engine.core.inputs import MAX_JSON_DEPTH, json_depth
 from recall_engine.core.models import Conversation, Document, RecallResult, RememberResult
-from recall_engine.core.recall_options import option_fields
+from recall_engine.core.recall_options import json_option_fields
 from recall_engine.server import engine_calls, errors
 from recall_engine.server.auth import Authenticator, Principal, make_authenticator
 from recall_engine.server.errors import (
@@ -117,14 +117,9 @@ LOCAL_ONLY_OPTIONS = frozenset({"system_prompt_path", "response_model"})
 
 def _body_fields() -> dict[str, tuple[object, FieldInfo]]:
     """recall()'s options as JSON fields: the declared types, defaults, bounds and
-    descriptions; the engine's own checks run on the call, so that a bad value is
-    its ``InvalidInputError`` (400) with its message."""
-    fields: dict[str, tuple[object, FieldInfo]] = {}
-    for name, (hint, info) in option_fields().items():
-        if name not in LOCAL_ONLY_OPTIONS:
-            base = get_args(hint)[0] if get_origin(hint) is Annotated else hint
-            fields[name] = (base, info)
-    return fields
+    descriptions, a time as ISO 8601 text; the engine's own checks run on the call,
+    so that a bad value is its ``InvalidInputError`` (400) with its message."""
+    return json_option_fields(LOCAL_ONLY_OPTIONS)
 
 
 class _BodyBase(BaseModel):

@@ -92,6 +92,8 @@ BAD_REQUESTS = [
         400,
         "INVALID_PARAMETERS",
     ),
+    # a time is ISO 8601 text: a number is not read as seconds since 1970
+    ("POST", "/api/v1/recall", {"json": {"query": "Ada", "as_of": 12345}}, 422, "VALIDATION_ERROR"),
 ]
 
 
