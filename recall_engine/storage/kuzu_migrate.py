@@ -3,6 +3,8 @@ in place, when it is opened (``migrate``)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from recall_engine.core.errors import StoreError
@@ -41,11 +43,43 @@ def migrate(conn: lists.Connection, stamp: kuzu_fact_times.Stamp | None = None) 
     Raises:
         whatever Kuzu raises.
     """
-    for statement in SCHEMA:
+    for statement in missing(conn, SCHEMA):
         conn.execute(statement)
     lists.migrate(conn)
     if stamp is not None:
         kuzu_fact_times.backfill(conn, stamp)
+
+
+_CREATES = re.compile(r"CREATE (?:NODE|REL) TABLE IF NOT EXISTS (\w+)")
+_ADDS = re.compile(r"ALTER TABLE (\w+) ADD IF NOT EXISTS (\w+)")
+
+
+def missing(conn: lists.Connection, statements: Sequence[str]) -> list[str]:
+    """The ``statements`` whose table or column the graph lacks, in order (a column's
+    whenever its table is created by them; a statement of another shape always).
+
+    A statement that would change nothing is not run: each is a write transaction,
+    and an open of a current graph then writes nothing, so a process that ends
+    without closing it (killed, Ctrl-C) leaves no write-ahead log that the next open
+    would take for an unfinished write (``kuzu_wal``).
+    """
+    tables = {row[0] for row in conn.execute("CALL show_tables() RETURN name").get_all()}
+    columns: dict[str, set[str]] = {}
+    needed = []
+    for statement in statements:
+        if created := _CREATES.match(statement):
+            if created.group(1) not in tables:
+                needed.append(statement)
+        elif added := _ADDS.match(statement):
+            table, column = added.groups()
+            if table in tables and table not in columns:
+                info = conn.execute(f"CALL table_info('{table}') RETURN name").get_all()
+                columns[table] = {row[0] for row in info}
+            if column not in columns.get(table, set()):
+                needed.append(statement)
+        else:
+            needed.append(statement)
+    return needed
 
 
 def migration_error(graph_path: Path, exc: Exception) -> StoreError:
