@@ -6,10 +6,22 @@ created and migrated on open (``state.migrate``). Connections come from a small
 pool (threads of a server read and write at once, and a pool replaces a
 connection the server dropped); every connection's ``search_path`` is the
 schema. Errors name the URL without its password.
+
+Every wait is bounded, so a server that is down or stops answering fails a
+call instead of hanging it: connecting (``CONNECT_TIMEOUT_S``), waiting for a
+pooled connection (``POOL_TIMEOUT_S``), and each statement: the server stops
+one that runs (or waits for a lock) longer than ``timeout_s`` and ends the
+session of a client idle inside a transaction that long (a replica that
+stalled mid-transaction frees its row locks), and the client cuts a
+connection whose answer has not come a second later (``state.deadline``).
+Once the server is back, the next call connects again: the pool's attempts
+to reconnect in the background give up within half of ``POOL_TIMEOUT_S`` (the
+next call starts them afresh) instead of backing off for minutes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from collections.abc import Iterator, Sequence
@@ -18,6 +30,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from recall_engine.core.errors import ConfigError, StoreError
+from recall_engine.state.deadline import Watchdog
 from recall_engine.state.migrate import migrate
 from recall_engine.state.sql import Cursor, Dialect
 from recall_engine.state.urls import POSTGRES_SCHEMES, check_url, redacted, scrub
@@ -28,7 +41,11 @@ if TYPE_CHECKING:
 
 CONNECT_TIMEOUT_S = 5
 POOL_TIMEOUT_S = 10.0
+STATEMENT_TIMEOUT_S = 10.0
+CUT_GRACE_S = 1.0
+"""How long after the server's own statement timeout the client gives up on an answer."""
 POOL_MAX = 8
+HINT = "Check that the server runs and answers, and that RECALL_ENGINE_STATE_URL names it."
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 
@@ -56,13 +73,16 @@ def split_schema(url: str) -> tuple[str, str]:
 
 
 class _Conn:
-    """A psycopg connection that takes the seam's ``?`` placeholders."""
+    """A psycopg connection that takes the seam's ``?`` placeholders, each
+    statement bounded by its database's deadline."""
 
-    def __init__(self, conn: Connection[TupleRow]) -> None:
+    def __init__(self, conn: Connection[TupleRow], db: PostgresDatabase) -> None:
         self._conn = conn
+        self._db = db
 
     def execute(self, sql: str, params: Sequence[object] = (), /) -> Cursor:
-        return self._conn.execute(sql.replace("%", "%%").replace("?", "%s"), tuple(params))
+        with self._db.bounded(self._conn):
+            return self._conn.execute(sql.replace("%", "%%").replace("?", "%s"), tuple(params))
 
 
 class PostgresDatabase:
@@ -70,8 +90,20 @@ class PostgresDatabase:
 
     dialect: Dialect = "postgres"
 
-    def __init__(self, url: str) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout_s: float = STATEMENT_TIMEOUT_S,
+        pool_timeout_s: float = POOL_TIMEOUT_S,
+    ) -> None:
         """Connect, migrate the schema, and open the pool.
+
+        Args:
+            timeout_s: the longest a statement may run or wait for a lock, and the
+                longest a session may sit idle inside a transaction (the client
+                gives up on an answer ``CUT_GRACE_S`` later).
+            pool_timeout_s: the longest a call waits for a connection.
 
         Raises:
             ConfigError: a URL that is not ``postgresql://``, or a bad schema name.
@@ -82,21 +114,38 @@ class PostgresDatabase:
 
         self.url = check_url(url, schemes=POSTGRES_SCHEMES, what="state URL")
         conninfo, self.schema = split_schema(self.url)
-        options = f"-c search_path={self.schema}"
+        server_ms = max(1, round(timeout_s * 1000))
+        options = (
+            f"-c search_path={self.schema} -c statement_timeout={server_ms} "
+            f"-c idle_in_transaction_session_timeout={server_ms}"
+        )
+        self._cut_s = timeout_s + CUT_GRACE_S
+        self._watchdog = Watchdog("state-store")
         try:
-            with psycopg.connect(
-                conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, options=options
-            ) as conn:
+            with (
+                psycopg.connect(
+                    conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, options=options
+                ) as conn,
+                self.bounded(conn),
+            ):
                 migrate(conn, self.schema)
         except psycopg.Error as exc:
+            self._watchdog.close()
             raise self._error("could not be opened", exc) from None
+        except BaseException:
+            self._watchdog.close()
+            raise
         self._pool = ConnectionPool(
             conninfo,
             kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S, "options": options},
             min_size=1,
             max_size=POOL_MAX,
-            timeout=POOL_TIMEOUT_S,
-            check=ConnectionPool.check_connection,
+            timeout=pool_timeout_s,
+            # Background reconnection gives up (and the next call starts it afresh)
+            # within half a call's wait: its backoff would otherwise grow to minutes
+            # during an outage and fail every call for as long after the server is back.
+            reconnect_timeout=pool_timeout_s / 2,
+            check=self._check,
             open=True,
         )
         self._local = threading.local()
@@ -105,8 +154,38 @@ class PostgresDatabase:
         return f"PostgresDatabase({redacted(self.url)!r}, schema={self.schema!r})"
 
     def _error(self, what: str, exc: BaseException) -> StoreError:
-        reason = scrub(str(exc).strip() or type(exc).__name__, self.url)
-        return StoreError(f"The state store at {redacted(self.url)} {what}: {reason}")
+        """One line naming the server (without its password) and the reason; what
+        to check when the cause is the connection or a timeout."""
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        reason = " ".join(scrub(str(exc), self.url).split()) or type(exc).__name__
+        if not reason.endswith((".", "?", "!")):
+            reason += "."
+        hint = f" {HINT}" if isinstance(exc, psycopg.OperationalError | PoolTimeout) else ""
+        return StoreError(f"The state store at {redacted(self.url)} {what}: {reason}{hint}")
+
+    @contextmanager
+    def bounded(self, conn: Connection[TupleRow]) -> Iterator[None]:
+        """The block's calls on ``conn`` fail (``StoreError``) once the server has not
+        answered for ``timeout_s`` plus ``CUT_GRACE_S`` seconds."""
+        import psycopg
+
+        with self._watchdog.guard(conn.pgconn.socket, self._cut_s) as guard:
+            try:
+                yield
+            except psycopg.Error:
+                if guard.expired:
+                    raise StoreError(
+                        f"The state store at {redacted(self.url)} did not answer within "
+                        f"{self._cut_s:g} s; the connection was dropped. {HINT}"
+                    ) from None
+                raise
+
+    def _check(self, conn: Connection[TupleRow]) -> None:
+        """The pool's check of a connection before it lends it (bounded)."""
+        with self.bounded(conn):
+            conn.execute("")
 
     @contextmanager
     def _connection(self) -> Iterator[Connection[TupleRow]]:
@@ -128,7 +207,7 @@ class PostgresDatabase:
             yield current
             return
         with self._connection() as conn:
-            yield _Conn(conn)
+            yield _Conn(conn, self)
 
     @contextmanager
     def write(self) -> Iterator[_Conn]:
@@ -136,12 +215,23 @@ class PostgresDatabase:
         if current is not None:
             yield current
             return
-        with self._connection() as conn, conn.transaction():
-            self._local.conn = _Conn(conn)
+        import psycopg
+
+        with self._connection() as raw:
+            # BEGIN and COMMIT as statements, so that each is bounded like the rest.
+            conn = _Conn(raw, self)
+            conn.execute("BEGIN")
+            self._local.conn = conn
             try:
-                yield self._local.conn
-            finally:
+                yield conn
+            except BaseException:
                 self._local.conn = None
+                if not raw.broken:
+                    with contextlib.suppress(psycopg.Error, StoreError):
+                        conn.execute("ROLLBACK")
+                raise
+            self._local.conn = None
+            conn.execute("COMMIT")
 
     def data_version(self) -> int:
         with self.read() as conn:
@@ -149,3 +239,4 @@ class PostgresDatabase:
 
     def close(self) -> None:
         self._pool.close()
+        self._watchdog.close()

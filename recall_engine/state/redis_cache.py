@@ -8,9 +8,11 @@ index (a sorted set in order of writing) keeps at most ``max_entries``: one Lua
 script writes the entry and drops the oldest beyond the bound, so the cache
 stays bounded whatever Redis's own eviction policy is.
 
-A cache must never fail a recall: when Redis is down, the vector is computed
-as if it were a miss, and a warning (without the URL's password) is logged once
-per outage.
+A cache must never fail a recall, nor slow every one down: when Redis is down
+or does not answer, the vector is computed as if it were a miss, a warning
+(without the URL's password) is logged once per outage, and queries leave Redis
+alone for ``SKIP_S`` seconds before they ask it again (a server that stopped
+answering costs one call's timeout per window, not one or two per query).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -38,6 +41,8 @@ logger = logging.getLogger(__name__)
 DEFAULT_TTL_S = 7 * 86400.0
 DEFAULT_MAX_ENTRIES = 100_000
 """About 150 MB of 384-float vectors at most."""
+SKIP_S = 30.0
+"""How long queries leave Redis alone after it failed."""
 
 # KEYS[1] the entry, KEYS[2] the index, KEYS[3] its counter; ARGV value, ttl in ms,
 # max entries. The index orders entries by a counter (not the clock, which
@@ -130,12 +135,24 @@ def _vector(raw: bytes | str | None, dimension: int) -> np.ndarray | None:
 
 class SharedQueryEmbedder(WrappedEmbedder):
     """``embedder`` whose query vectors go through this process's cache, then
-    Redis (shared by replicas), before the model; documents embed as before."""
+    Redis (shared by replicas), before the model; documents embed as before.
 
-    def __init__(self, embedder: Embedder, cache: RedisQueryCache) -> None:
+    ``clock``: monotonic seconds (tests); it times the window in which queries
+    skip Redis after it failed.
+    """
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        cache: RedisQueryCache,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         super().__init__(embedder)
         self.cache = cache
+        self._clock = clock
         self._down = threading.Event()  # warned about this outage already
+        self._skip_until = 0.0
 
     def embed_query(self, text: str) -> np.ndarray:
         """One query's vector, 1-D and read-only.
@@ -153,11 +170,12 @@ class SharedQueryEmbedder(WrappedEmbedder):
             EmbeddingError: the model failed to load or run.
         """
         model = self.model_id
-        try:
-            found = self.cache.get_many(model, texts, dimension=self.dimension)
-        except StoreError as exc:
-            self._warn(exc)
-            found = [None] * len(texts)
+        found: list[np.ndarray | None] = [None] * len(texts)
+        if self._asking():
+            try:
+                found = self.cache.get_many(model, texts, dimension=self.dimension)
+            except StoreError as exc:
+                self._failed(exc)
         missing = [t for t, v in zip(texts, found, strict=True) if v is None]
         computed = iter(self.inner.embed(missing, batch_size=len(missing)) if missing else ())
         out = []
@@ -168,20 +186,27 @@ class SharedQueryEmbedder(WrappedEmbedder):
             out.append(QUERY_CACHE.put(model, text, vector))
         return out
 
+    def _asking(self) -> bool:
+        """Whether to ask Redis now (not within ``SKIP_S`` of its last failure)."""
+        return self._clock() >= self._skip_until
+
     def _put(self, model: str, text: str, vector: np.ndarray) -> None:
+        if not self._asking():
+            return
         try:
             self.cache.put(model, text, vector)
             self._down.clear()
         except StoreError as exc:
-            self._warn(exc)
+            self._failed(exc)
 
     def _shared(self, text: str) -> np.ndarray:
         model = self.model_id
-        try:
-            hit = self.cache.get(model, text, dimension=self.dimension)
-        except StoreError as exc:
-            self._warn(exc)
-            hit = None
+        hit = None
+        if self._asking():
+            try:
+                hit = self.cache.get(model, text, dimension=self.dimension)
+            except StoreError as exc:
+                self._failed(exc)
         if hit is not None:
             self._down.clear()
             return hit
@@ -189,7 +214,10 @@ class SharedQueryEmbedder(WrappedEmbedder):
         self._put(model, text, vector)
         return vector
 
-    def _warn(self, exc: StoreError) -> None:
+    def _failed(self, exc: StoreError) -> None:
+        self._skip_until = self._clock() + SKIP_S
         if not self._down.is_set():
             self._down.set()
-            logger.warning("query vectors are computed without the shared cache: %s", exc)
+            logger.warning(
+                "query vectors are computed without the shared cache for %g s: %s", SKIP_S, exc
+            )

@@ -87,10 +87,11 @@ class RedisStore:
         try:
             yield
         except redis.RedisError as exc:
-            reason = scrub(str(exc).strip() or type(exc).__name__, self.url)
+            reason = " ".join(scrub(str(exc), self.url).split()).rstrip(".")
             raise StoreError(
-                f"Redis at {redacted(self.url)} failed ({what}): {reason}. Check that the "
-                "server runs and RECALL_ENGINE_REDIS_URL names it."
+                f"Redis at {redacted(self.url)} failed ({what}): "
+                f"{reason or type(exc).__name__}. Check that the server runs and "
+                "RECALL_ENGINE_REDIS_URL names it."
             ) from None
 
     def ping(self) -> None:

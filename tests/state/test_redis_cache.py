@@ -10,9 +10,10 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
+from recall_engine.core.errors import StoreError
 from recall_engine.embedding import embed_query
 from recall_engine.embedding.common import QUERY_CACHE
-from recall_engine.state.redis_cache import RedisQueryCache, SharedQueryEmbedder
+from recall_engine.state.redis_cache import SKIP_S, RedisQueryCache, SharedQueryEmbedder
 from recall_engine.state.redis_store import RedisStore
 from recall_engine.testing import DeterministicEmbedder
 
@@ -112,3 +113,42 @@ async def test_batched_queries_read_and_fill_the_shared_cache(store: RedisStore)
     got = await asyncio.gather(*(batcher.embed(t) for t in ["new one", "another new one"]))
     assert a.inner.texts == ["known question"]  # B's vectors came from Redis
     np.testing.assert_array_equal(got[0], vectors[1])
+
+
+class Unanswered:
+    """A query cache whose Redis does not answer: every call fails, as after its timeout."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def _fail(self, *args: object, **kwargs: object) -> None:
+        self.calls += 1
+        raise StoreError("Redis at redis://127.0.0.1:1/0 failed (query cache): Timeout.")
+
+    get = get_many = put = _fail
+
+
+def test_after_redis_failed_queries_leave_it_alone_instead_of_waiting_on_it_each_time() -> None:
+    QUERY_CACHE.clear()
+    cache = Unanswered()
+    embedder = SharedQueryEmbedder(Counting(), cache)  # type: ignore[arg-type]
+    embed_query(embedder, "first question")
+    assert cache.calls == 1  # not asked again to store what it could not find
+    embed_query(embedder, "second question")
+    embedder.embed_queries(["third question", "fourth question"])
+    assert cache.calls == 1
+    assert embedder.inner.texts == [f"{n} question" for n in ("first", "second", "third", "fourth")]
+
+
+def test_redis_is_asked_again_once_the_skip_window_passed() -> None:
+    QUERY_CACHE.clear()
+    now = [100.0]
+    cache = Unanswered()
+    embedder = SharedQueryEmbedder(Counting(), cache, clock=lambda: now[0])  # type: ignore[arg-type]
+    embed_query(embedder, "first question")
+    now[0] += SKIP_S - 1
+    embed_query(embedder, "second question")
+    assert cache.calls == 1
+    now[0] += 1
+    embed_query(embedder, "third question")
+    assert cache.calls == 2
