@@ -9,13 +9,22 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime
 from uuid import UUID
 
+from recall_engine.core.bounds import (
+    MAX_ID_CHARS,
+    MAX_NAMES,
+    MAX_SUBJECT_CHARS,
+    MAX_SYSTEM_PROMPT_CHARS,
+    check_count,
+    check_length,
+    shown,
+)
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.search_types import parse_search_type
 from recall_engine.core.validation import check_text
 
 MAX_TOP_K = 1000
 MAX_WIDE_SEARCH_TOP_K = 10_000
-MAX_SESSION_ID = 200
+MAX_SESSION_ID = MAX_ID_CHARS
 FILTER_OPERATORS = ("OR", "AND")
 SOURCES = ("graph", "session", "trace")
 """What ``scope`` can name: the permanent memory, the session's cached answers and
@@ -100,12 +109,35 @@ def check_session_id(value: object) -> str | None:
     """
     if value is None:
         return None
-    if not isinstance(value, str) or not value.strip() or len(value) > MAX_SESSION_ID:
+    if isinstance(value, str):
+        check_length(
+            value,
+            what="session_id",
+            limit=MAX_SESSION_ID,
+            hint="Pass a short id for the conversation, such as a UUID.",
+        )
+    if not isinstance(value, str) or not value.strip():
         raise InvalidInputError(
             f"session_id must be a non-empty string of at most {MAX_SESSION_ID} characters, "
-            f"got {value!r}."
+            f"got {shown(value)}."
         )
     return check_text(value, what="session_id").strip()
+
+
+def system_prompt(value: object) -> str:
+    """An inline system prompt: text of at most ``MAX_SYSTEM_PROMPT_CHARS`` characters.
+
+    Raises:
+        InvalidInputError: not a string, invalid Unicode, or too long.
+    """
+    text = check_text(value, what="system_prompt")
+    return check_length(
+        text,
+        what="system_prompt",
+        limit=MAX_SYSTEM_PROMPT_CHARS,
+        hint="Shorten the prompt: it frames the answer; the memory to answer from is "
+        "retrieved, not written into it.",
+    )
 
 
 def prompt_path(value: object) -> object:
@@ -119,6 +151,12 @@ def prompt_path(value: object) -> object:
 
 
 def node_names(value: object) -> tuple[str, ...]:
+    """A list of node names: at most ``MAX_NAMES``, each at most ``MAX_SUBJECT_CHARS``
+    characters, stripped.
+
+    Raises:
+        InvalidInputError: a bare string, not a list of non-empty strings, or over a bound.
+    """
     if isinstance(value, str):
         # Cognee's node_name is a list; a bare string would be read letter by letter
         # by some callers and as one name by others: say which is meant.
@@ -129,7 +167,17 @@ def node_names(value: object) -> tuple[str, ...]:
         raise InvalidInputError(f"node_name must be a list of strings, got {type(value).__name__}.")
     if not value or not all(isinstance(v, str) and v.strip() for v in value):
         raise InvalidInputError("node_name must be a non-empty list of non-empty strings.")
-    return tuple(check_text(v, what=f"node_name[{i}]").strip() for i, v in enumerate(value))
+    check_count(value, what="node_name", limit=MAX_NAMES, hint="Pass fewer names.")
+    hint = "A node name is an entity's or node set's name; pass it as remembered."
+    return tuple(
+        check_length(
+            check_text(v, what=f"node_name[{i}]"),
+            what=f"node_name[{i}]",
+            limit=MAX_SUBJECT_CHARS,
+            hint=hint,
+        ).strip()
+        for i, v in enumerate(value)
+    )
 
 
 def filter_operator(value: object) -> str:
@@ -138,18 +186,27 @@ def filter_operator(value: object) -> str:
     return value.upper()
 
 
-def mapping(what: str, hint: str) -> Callable[[object], object]:
+def mapping(what: str, hint: str, *, max_keys: int | None = None) -> Callable[[object], object]:
+    """A check that a value is a mapping (of at most ``max_keys`` keys), copied to a dict."""
+
     def check(value: object) -> object:
         if not isinstance(value, Mapping):
             raise InvalidInputError(f"{what} must be a dict of {hint}, got {type(value).__name__}.")
+        if max_keys is not None:
+            check_count(value, what=what, limit=max_keys, hint=f"Pass only {hint} you set.")
         return dict(value)
 
     return check
 
 
 def user(value: object) -> object:
-    """None, a ``User``-like object with an ``id``, or a user id (str or UUID)."""
-    if value is None or isinstance(value, str | UUID) or hasattr(value, "id"):
+    """None, a ``User``-like object with an ``id``, or a user id (str or UUID) of at
+    most ``MAX_ID_CHARS`` characters."""
+    if isinstance(value, str):
+        return check_length(
+            value, what="user", limit=MAX_ID_CHARS, hint="Pass the id of engine.create_user()."
+        )
+    if value is None or isinstance(value, UUID) or hasattr(value, "id"):
         return value
     raise InvalidInputError(
         f"user must be a User (engine.create_user), a user id or None, got {type(value).__name__}."

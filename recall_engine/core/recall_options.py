@@ -44,6 +44,13 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from pydantic.fields import FieldInfo
 
 from recall_engine.core import recall_checks as c
+from recall_engine.core.bounds import (
+    MAX_ID_CHARS,
+    MAX_NAMES,
+    MAX_OPTION_KEYS,
+    MAX_SUBJECT_CHARS,
+    MAX_SYSTEM_PROMPT_CHARS,
+)
 from recall_engine.core.errors import InvalidInputError, RecallEngineError
 from recall_engine.core.recall_checks import (
     MAX_SESSION_ID,
@@ -53,7 +60,7 @@ from recall_engine.core.recall_checks import (
     check_session_id,
 )
 from recall_engine.core.search_types import SearchType
-from recall_engine.core.validation import check_ids, check_names, check_query, check_text
+from recall_engine.core.validation import check_ids, check_names, check_query
 
 __all__ = [
     "MAX_SESSION_ID",
@@ -73,13 +80,27 @@ class RecallOptions(TypedDict, total=False):
 
     datasets: Annotated[
         Sequence[str] | str | None,
-        Field(default=None, description="Dataset names to search; default: every readable one."),
-        BeforeValidator(lambda v: check_names(v, what="datasets")),
+        Field(
+            default=None,
+            description="Dataset names to search; default: every readable one "
+            f"(at most {MAX_NAMES:,} names).",
+        ),
+        BeforeValidator(lambda v: check_names(v, what="datasets", max_items=MAX_NAMES)),
     ]
     dataset_ids: Annotated[
         Sequence[str] | None,
-        Field(default=None, description="Dataset ids to search (shared datasets included)."),
-        BeforeValidator(c.optional(lambda v: check_ids(v, what="dataset_ids"))),
+        Field(
+            default=None,
+            description="Dataset ids to search (shared datasets included; at most "
+            f"{MAX_NAMES:,} ids of {MAX_ID_CHARS} characters).",
+        ),
+        BeforeValidator(
+            c.optional(
+                lambda v: check_ids(
+                    v, what="dataset_ids", max_items=MAX_NAMES, max_chars=MAX_ID_CHARS
+                )
+            )
+        ),
     ]
     top_k: Annotated[
         int,
@@ -107,8 +128,12 @@ class RecallOptions(TypedDict, total=False):
     ]
     system_prompt: Annotated[
         str | None,
-        Field(default=None, description="The answer's system prompt, inline."),
-        BeforeValidator(c.optional(lambda v: check_text(v, what="system_prompt"))),
+        Field(
+            default=None,
+            description="The answer's system prompt, inline "
+            f"(at most {MAX_SYSTEM_PROMPT_CHARS:,} characters).",
+        ),
+        BeforeValidator(c.optional(c.system_prompt)),
     ]
     system_prompt_path: Annotated[
         str | Path | None,
@@ -117,7 +142,11 @@ class RecallOptions(TypedDict, total=False):
     ]
     node_name: Annotated[
         Sequence[str] | None,
-        Field(default=None, description="Graph searches: only these node sets / names."),
+        Field(
+            default=None,
+            description="Graph searches: only these node sets / names (at most "
+            f"{MAX_NAMES:,}, each at most {MAX_SUBJECT_CHARS:,} characters).",
+        ),
         BeforeValidator(c.optional(c.node_names)),
     ]
     node_name_filter_operator: Annotated[
@@ -182,9 +211,19 @@ class RecallOptions(TypedDict, total=False):
     ]
     retriever_specific_config: Annotated[
         dict[str, object] | None,
-        Field(default=None, description="Options of the chosen retriever's own config."),
+        Field(
+            default=None,
+            description="Options of the chosen retriever's own config "
+            f"(at most {MAX_OPTION_KEYS} keys).",
+        ),
         BeforeValidator(
-            c.optional(c.mapping("retriever_specific_config", "the retriever's options"))
+            c.optional(
+                c.mapping(
+                    "retriever_specific_config",
+                    "the retriever's options",
+                    max_keys=MAX_OPTION_KEYS,
+                )
+            )
         ),
     ]
     response_model: Annotated[

@@ -8,15 +8,19 @@ them for its own arguments.
 from __future__ import annotations
 
 import codecs
+import json
 import math
 import uuid
 from collections.abc import Mapping, Sequence
 
 import regex
 
+from recall_engine.core.bounds import MAX_METADATA_CHARS, check_count, check_length, shown
 from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.inputs import MAX_METADATA_DEPTH
 
+MAX_NAME_CHARS = 128
+"""Characters of a dataset, tenant or user name."""
 _NAME = regex.compile(r"^[\p{L}\p{N}][\p{L}\p{N} ._@:+-]{0,127}$")
 
 # Keys recall() puts into result metadata; caller metadata may not shadow them.
@@ -74,10 +78,14 @@ def check_name(value: object, *, what: str) -> str:
     """Validate a dataset or tenant name: 1-128 letters, digits, space and ``._@:+-``.
 
     Raises:
-        InvalidInputError: empty, too long, or containing path separators or other characters.
+        InvalidInputError: empty, over ``MAX_NAME_CHARS``, or containing path separators
+            or other characters.
     """
     if not isinstance(value, str):
         raise InvalidInputError(f"{what} must be a string, got {type(value).__name__}.")
+    check_length(
+        value, what=what, limit=MAX_NAME_CHARS, hint="Pick a shorter name such as 'notes'."
+    )
     name = value.strip()
     if not name:
         raise InvalidInputError(f"{what} must not be empty; pass a name such as 'notes'.")
@@ -101,11 +109,13 @@ def check_name(value: object, *, what: str) -> str:
 def check_metadata(metadata: object, *, what: str = "metadata") -> dict[str, object]:
     """Validate caller metadata: a mapping with string keys that are not reserved,
     whose values are JSON values nested at most ``MAX_METADATA_DEPTH`` levels deep
-    (the metadata dict itself is level 1).
+    (the metadata dict itself is level 1), at most ``MAX_METADATA_CHARS`` characters
+    as JSON (it is stored with every chunk of the item).
 
     Raises:
         InvalidInputError: not a mapping, non-string keys, a reserved key, a value
-            that is not JSON, or nesting deeper than ``MAX_METADATA_DEPTH``.
+            that is not JSON, nesting deeper than ``MAX_METADATA_DEPTH``, or more than
+            ``MAX_METADATA_CHARS`` characters as JSON.
     """
     if metadata is None:
         return {}
@@ -121,6 +131,13 @@ def check_metadata(metadata: object, *, what: str = "metadata") -> dict[str, obj
             )
         check_text(key, what=f"{what} key")
         _check_json_value(value, what=f"{what}[{key!r}]", depth=2)
+    size = len(json.dumps(metadata, ensure_ascii=False, separators=(",", ":")))
+    if size > MAX_METADATA_CHARS:
+        raise InvalidInputError(
+            f"{what} holds {size:,} characters as JSON; at most {MAX_METADATA_CHARS:,} are "
+            "allowed. Keep metadata to short labels (ids, tags, dates) and remember long "
+            "text as a document of its own."
+        )
     return dict(metadata)
 
 
@@ -194,11 +211,17 @@ def check_query(value: object, *, what: str = "query_text") -> str:
     return text
 
 
-def check_names(value: object, *, what: str) -> tuple[str, ...] | None:
+def check_names(
+    value: object, *, what: str, max_items: int | None = None
+) -> tuple[str, ...] | None:
     """None, one name, or a list/tuple of names (e.g. ``datasets=``), each checked.
 
+    Args:
+        max_items: the most names the list may hold (None: no bound).
+
     Raises:
-        InvalidInputError: another type (an int, a dict), an empty list, or a bad name.
+        InvalidInputError: another type (an int, a dict), an empty list, more than
+            ``max_items`` names, or a bad name.
     """
     if value is None:
         return None
@@ -210,14 +233,25 @@ def check_names(value: object, *, what: str) -> tuple[str, ...] | None:
         )
     if not value:
         raise InvalidInputError(f"{what} is an empty list; pass at least one name, or None.")
+    if max_items is not None:
+        check_count(
+            value, what=what, limit=max_items, hint="Pass fewer names, or None for all of them."
+        )
     return tuple(check_name(v, what=f"{what}[{i}]") for i, v in enumerate(value))
 
 
-def check_ids(value: object, *, what: str) -> tuple[str, ...]:
+def check_ids(
+    value: object, *, what: str, max_items: int | None = None, max_chars: int | None = None
+) -> tuple[str, ...]:
     """One id or a non-empty list/tuple of ids (``data_id=``, ``dataset_ids=``).
 
+    Args:
+        max_items: the most ids the list may hold (None: no bound).
+        max_chars: the most characters one id may hold (None: no bound).
+
     Raises:
-        InvalidInputError: another type, an empty list, or an empty or non-string id.
+        InvalidInputError: another type, an empty list, an empty or non-string id,
+            more than ``max_items`` ids, or an id over ``max_chars`` characters.
     """
     items: Sequence[object]
     if isinstance(value, str):
@@ -230,11 +264,15 @@ def check_ids(value: object, *, what: str) -> tuple[str, ...]:
         )
     if not items:
         raise InvalidInputError(f"{what} is an empty list; pass at least one id.")
+    if max_items is not None:
+        check_count(items, what=what, limit=max_items, hint="Pass fewer ids.")
     out = []
     for i, item in enumerate(items):
         label = what if isinstance(value, str) else f"{what}[{i}]"
         if not isinstance(item, str) or not item.strip():
-            raise InvalidInputError(f"{label} must be a non-empty string, got {item!r}.")
+            raise InvalidInputError(f"{label} must be a non-empty string, got {shown(item)}.")
+        if max_chars is not None:
+            check_length(item, what=label, limit=max_chars, hint="Pass the id as it was given.")
         out.append(check_text(item, what=label))
     return tuple(out)
 

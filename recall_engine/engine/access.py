@@ -9,8 +9,11 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from recall_engine.core.bounds import MAX_FEEDBACK_CHARS, MAX_ID_CHARS, check_length, shown
 from recall_engine.core.errors import InvalidInputError, RecallPreconditionError
 from recall_engine.core.models import ResponseQAEntry
+from recall_engine.core.recall_checks import check_session_id
+from recall_engine.core.validation import check_text
 from recall_engine.identity import DatasetAccess, IdentityRegistry, User
 from recall_engine.identity.service import AccessControl
 from recall_engine.sessions import SessionStore
@@ -164,10 +167,13 @@ class AccessMixin:
         and what badly rated ones used lower.
 
         Args:
-            session_id: the session the answer was given in.
-            qa_id: the answer's id (``metadata["qa_id"]`` of the answer).
+            session_id: the session the answer was given in (at most ``MAX_ID_CHARS``
+                characters, as recall() takes it).
+            qa_id: the answer's id (``metadata["qa_id"]`` of the answer; at most
+                ``MAX_ID_CHARS`` characters).
             score: 1 (bad) to 5 (good).
-            text: an optional comment kept with the rating.
+            text: an optional comment kept with the rating (at most
+                ``MAX_FEEDBACK_CHARS`` characters).
             user: the user (or its id) whose session it is; None is the default user.
             tenant_id: the tenant; None is the configured default tenant.
 
@@ -175,20 +181,40 @@ class AccessMixin:
             The session entry with its feedback.
 
         Raises:
-            InvalidInputError: a score outside 1..5, or no such entry in the user's session.
+            InvalidInputError: a score outside 1..5, an id or text over its bound, or no
+                such entry in the user's session.
         """
+        session = check_session_id(session_id)
+        if session is None:
+            raise InvalidInputError("session_id is None; pass the session_id recall() was given.")
+        if not isinstance(qa_id, str) or not qa_id.strip():
+            raise InvalidInputError(
+                f"qa_id must be the non-empty id of an answer, got {shown(qa_id)}."
+            )
+        check_length(
+            qa_id, what="qa_id", limit=MAX_ID_CHARS, hint="Pass the answer's metadata['qa_id']."
+        )
         if isinstance(score, bool) or not isinstance(score, int) or not 1 <= score <= 5:
-            raise InvalidInputError(f"score must be an integer from 1 to 5, got {score!r}.")
-        if text is not None and not isinstance(text, str):
-            raise InvalidInputError(f"text must be a string or None, got {type(text).__name__}.")
+            raise InvalidInputError(f"score must be an integer from 1 to 5, got {shown(score)}.")
+        if text is not None:
+            if not isinstance(text, str):
+                raise InvalidInputError(
+                    f"text must be a string or None, got {type(text).__name__}."
+                )
+            check_length(
+                check_text(text, what="text"),
+                what="text",
+                limit=MAX_FEEDBACK_CHARS,
+                hint="Keep the comment short; the score carries the rating.",
+            )
         tenant = self._tenant(tenant_id)
         who = await asyncio.to_thread(self.identity.resolve_user, tenant, user)
         record = await asyncio.to_thread(
             self.sessions.set_feedback,
             tenant,
             who.id,
-            str(session_id),
-            str(qa_id),
+            session,
+            qa_id,
             score=score,
             text=text,
         )

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import TYPE_CHECKING, cast
 
+from recall_engine.core.bounds import MAX_NAMES, MAX_SUBJECT_CHARS, check_count, check_length
 from recall_engine.core.errors import DatasetNotFoundError, InvalidInputError
 from recall_engine.core.facts import Fact
 from recall_engine.core.recall_checks import moment
@@ -48,21 +49,29 @@ class FactsMixin:
         (``core.facts.Fact``).
 
         Args:
-            subject: Whose facts: "Ann" (in a conversation, a speaker's "I").
+            subject: Whose facts: "Ann" (in a conversation, a speaker's "I"); at most
+                ``MAX_SUBJECT_CHARS`` characters.
             as_of: Only the facts valid at that time (a datetime, a date or an ISO 8601
                 date or time, as ``recall()``'s).
             history: False: only current facts (ignored with ``as_of``).
             dataset_name / datasets: The dataset(s) to read (default: every
-                dataset ``user`` can read).
+                dataset ``user`` can read; at most ``MAX_NAMES`` names).
 
         Raises:
-            InvalidInputError: an empty subject, a bad time, or both dataset options.
+            InvalidInputError: an empty or too long subject, a bad time, both dataset
+                options, or too many dataset names.
             DatasetNotFoundError: a named dataset ``user`` cannot read.
             RecallPreconditionError: nothing has been remembered in the tenant.
         """
         if not isinstance(subject, str) or not subject.strip():
             raise InvalidInputError("subject must be a non-empty name, e.g. facts('Ann').")
         check_text(subject, what="subject")
+        check_length(
+            subject,
+            what="subject",
+            limit=MAX_SUBJECT_CHARS,
+            hint="Pass an entity's name or alias, e.g. facts('Ann').",
+        )
         if not isinstance(history, bool):
             raise InvalidInputError(f"history must be True or False, got {history!r}.")
         when = None if as_of is None else cast(datetime, moment("as_of")(as_of))
@@ -94,4 +103,5 @@ def _names(dataset_name: str | None, datasets: Sequence[str] | str | None) -> li
     listed = [datasets] if isinstance(datasets, str) else list(datasets)
     if not listed:
         raise InvalidInputError("datasets must name at least one dataset, or be left out.")
+    check_count(listed, what="datasets", limit=MAX_NAMES, hint="Pass fewer names, or None for all.")
     return [check_name(n, what="datasets") for n in listed]

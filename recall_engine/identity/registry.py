@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
+from recall_engine.core.bounds import MAX_ID_CHARS, check_length
 from recall_engine.core.cells import Cell
 from recall_engine.core.errors import InvalidInputError, UserNotFoundError
 from recall_engine.core.validation import check_name, stable_id
@@ -141,7 +142,8 @@ class IdentityRegistry:
 
         Raises:
             UserNotFoundError: no such user in this tenant.
-            InvalidInputError: ``ref`` is not a user, an id or None.
+            InvalidInputError: ``ref`` is not a user, an id or None, or an id over
+                ``MAX_ID_CHARS`` characters.
         """
         if ref is None:
             return self.ensure_default_user(tenant_id)
@@ -153,7 +155,12 @@ class IdentityRegistry:
                 )
             user_id = ref.id
         elif isinstance(ref, str | uuid.UUID):
-            user_id = str(ref).strip()
+            user_id = check_length(
+                str(ref),
+                what="user",
+                limit=MAX_ID_CHARS,
+                hint="Pass a User or the id engine.create_user() gave it.",
+            ).strip()
         else:
             raise InvalidInputError(
                 f"user must be a User, a user id or None, got {type(ref).__name__}."

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from recall_engine.core.bounds import MAX_ID_CHARS, check_length, shown
 from recall_engine.core.errors import InvalidInputError, PermissionDeniedError
 from recall_engine.core.validation import dataset_id_for, stable_id
 from recall_engine.identity.models import DatasetAccess, Permission, User
@@ -36,7 +37,7 @@ def own_dataset_id(tenant_id: str, user: User, name: str) -> str:
 
 def check_permission(value: object) -> Permission:
     if value not in PERMISSIONS:
-        raise InvalidInputError(f"permission must be 'read' or 'write', got {value!r}.")
+        raise InvalidInputError(f"permission must be 'read' or 'write', got {shown(value)}.")
     return "read" if value == "read" else "write"
 
 
@@ -146,7 +147,13 @@ class AccessControl:
     ) -> tuple[User, User]:
         tenant = store.tenant_id
         if not isinstance(dataset_id, str) or not dataset_id.strip():
-            raise InvalidInputError(f"dataset_id must be a dataset's id, got {dataset_id!r}.")
+            raise InvalidInputError(f"dataset_id must be a dataset's id, got {shown(dataset_id)}.")
+        check_length(
+            dataset_id,
+            what="dataset_id",
+            limit=MAX_ID_CHARS,
+            hint="Pass the id engine.datasets() lists.",
+        )
         owner = self.registry.resolve_user(tenant, by)
         if to is None:
             raise InvalidInputError("Name the user to share with: to=<User or user id>.")
