@@ -13,7 +13,7 @@ from typing import cast
 from recall_engine.core.errors import DatasetNotFoundError, InvalidInputError
 from recall_engine.core.hits import EntityHit, TripletHit
 from recall_engine.core.limits import check_query_size
-from recall_engine.core.recall_checks import moment
+from recall_engine.core.recall_checks import check_session_id, moment
 from recall_engine.core.validation import check_name
 from recall_engine.engine import RecallEngine
 from recall_engine.mcp.models import (
@@ -203,10 +203,13 @@ def _fact(hit: TripletHit) -> FactInfo:
 async def session_history(
     engine: RecallEngine, tenant: str | None, session_id: str
 ) -> list[SessionEntry]:
-    """The default user's live entries of a session, oldest first ([] when unknown)."""
-    if not isinstance(session_id, str) or not session_id.strip():
+    """The default user's live entries of a session, oldest first ([] when unknown);
+    ``session_id`` is checked and stripped as recall() does, so the id a recall was
+    given finds its entries."""
+    checked = check_session_id(session_id)
+    if checked is None:
         raise InvalidInputError("session_id must be a non-empty string.")
     name = engine.tenant_name(tenant)
     user = await asyncio.to_thread(engine.identity.resolve_user, name, None)
-    records = await asyncio.to_thread(engine.sessions.entries, name, user.id, session_id)
+    records = await asyncio.to_thread(engine.sessions.entries, name, user.id, checked)
     return [SessionEntry.of(r.entry()) for r in records]

@@ -127,6 +127,10 @@ async def test_session_id_tags_the_items_and_feeds_history_and_feedback(
         assert qa_id
         history = await s.call("get_session_history", session_id="s1")
         assert [e["qa_id"] for e in history["entries"]] == [qa_id]
+        padded = await s.call("get_session_history", session_id=" s1 ")  # as recall() reads it
+        assert [e["qa_id"] for e in padded["entries"]] == [qa_id]
+        too_long = error_text(await s.raw("get_session_history", {"session_id": "s" * 10_000}))
+        assert "session_id holds" in too_long and len(too_long) < 500
         assert history["entries"][0]["question"] == "Who founded Apple?"
 
         rated = await s.call("add_feedback", session_id="s1", qa_id=qa_id, score=5, text="spot on")
