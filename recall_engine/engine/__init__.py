@@ -25,6 +25,7 @@ from recall_engine.engine.listing import ListingMixin
 from recall_engine.engine.routing import build_router
 from recall_engine.engine.tenants import TenantsMixin
 from recall_engine.engine.tracing import TracingMixin
+from recall_engine.engine.write_threads import WriteThreads
 from recall_engine.engine.writes import WritesMixin
 from recall_engine.graph.supersession import stamp
 from recall_engine.identity import IdentityRegistry
@@ -129,6 +130,7 @@ class RecallEngine(WritesMixin, AccessMixin, FactsMixin, ListingMixin, TenantsMi
         )
         self._open_lock = threading.Lock()
         self._closed = False
+        self._write_threads = WriteThreads()
         self._tenant_api: TenantAPI | None = None
         try:
             source = registry_source(config, self.state)
@@ -178,8 +180,15 @@ class RecallEngine(WritesMixin, AccessMixin, FactsMixin, ListingMixin, TenantsMi
     def close(self) -> None:
         """Release every open store and the data dir (another process may then open it).
 
-        ``async with RecallEngine(...) as engine:`` closes it on the way out.
+        A ``remember()`` or ``forget()`` still running is stopped first, and close()
+        waits for its worker thread to end before it closes a store: at the write's
+        next safe point (one embedding window at most; nothing of it is stored and
+        its caller gets ``InvalidInputError``), or after its commit when that had
+        begun. ``async with RecallEngine(...) as engine:`` closes it on the way out.
         """
+        with self._open_lock:
+            self._closed = True  # no store opens from now on
+        self._write_threads.close()  # outside the lock: a write may be opening a store
         with self._open_lock:
             try:
                 for store in self._stores.values():

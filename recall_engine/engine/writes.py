@@ -1,8 +1,12 @@
-"""The engine's writes: ``remember`` (ingest into a dataset) and ``forget``."""
+"""The engine's writes: ``remember`` (ingest into a dataset) and ``forget``.
+
+Each runs in one worker thread that a cancel of the awaiting task, or ``close()``,
+stops before its commit (``engine.write_threads``).
+"""
 
 from __future__ import annotations
 
-import asyncio
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -16,11 +20,13 @@ from recall_engine.core.validation import check_ids, check_name
 from recall_engine.identity import User
 from recall_engine.ingest.node_sets import apply_node_sets, check_node_sets
 from recall_engine.ingest.sources import collect_sources
+from recall_engine.ingest.stop import check_stop
 from recall_engine.ingest.writer import writing
 
 if TYPE_CHECKING:
     from recall_engine.config import RecallConfig
     from recall_engine.embedding import Embedder
+    from recall_engine.engine.write_threads import WriteThreads
     from recall_engine.identity.service import AccessControl
     from recall_engine.ingest.writer import TenantWriters
     from recall_engine.sessions import SessionStore
@@ -35,6 +41,7 @@ class WritesMixin:
         embedder: Embedder
         _access: AccessControl
         _writers: TenantWriters | None
+        _write_threads: WriteThreads
         sessions: SessionStore
 
         def _tenant(self, tenant_id: str | None) -> str: ...
@@ -88,6 +95,11 @@ class WritesMixin:
             PermissionDeniedError: no write permission on ``dataset_id`` (nothing is stored).
             StoreError: a store failed (nothing of this call is stored).
             EmbeddingError: the embedding model failed (nothing of this call is stored).
+            asyncio.CancelledError: the awaiting task was cancelled. The call raises it
+                once its worker thread has stopped: before the commit (at the next
+                embedding window at most; nothing of this call is stored, and remembering
+                the same data again stores it once), or, when the commit had begun, after
+                it (the data is stored, and remembering it again adds nothing).
         """
         name = check_name(dataset_name, what="dataset_name")
         tenant = self._tenant(tenant_id)
@@ -95,41 +107,42 @@ class WritesMixin:
             raise InvalidInputError(
                 f"show_progress must be True, False or None, got {show_progress!r}."
             )
-        # Files are read, and everything CPU-bound runs, in worker threads: the
-        # event loop keeps serving other tasks during an ingest.
         node_sets = check_node_sets(node_set)
-        sources = await asyncio.to_thread(
-            collect_sources,
-            data,
-            metadata,
-            skip=(self.config.data_dir,),
-            max_chars=self.config.max_item_chars,
-        )
-        items = sources.items
-        apply_node_sets(items, node_sets)
-        from recall_engine.ingest.ingestor import ingest
-
-        if user is not None:  # an unknown user must not create an empty store
-            await asyncio.to_thread(self._access.registry.resolve_user, tenant, user)
         if dataset_id is not None:
             dataset_id = check_ids(dataset_id, what="dataset_id")[0]
-            store = await asyncio.to_thread(self._store_with_dataset, tenant, dataset_id)
-        else:
-            store = await asyncio.to_thread(self.store, tenant, create=True)
-        target = await asyncio.to_thread(self._access.write_target, store, user, name, dataset_id)
-        result = await asyncio.to_thread(
-            ingest,
-            store,
-            self.embedder,
-            self.config,
-            items,
-            dataset_id=target.dataset_id,
-            dataset_name=target.dataset_name,
-            show_progress=show_progress,
-            writers=self._writers,
-        )
-        result.unread_files = {str(u.path): u.reason for u in sources.unread}
-        return result
+
+        # Files are read, and everything CPU-bound runs, in one worker thread: the
+        # event loop keeps serving other tasks during an ingest.
+        def work(stop: threading.Event) -> RememberResult:
+            from recall_engine.ingest.ingestor import ingest
+
+            sources = collect_sources(
+                data, metadata, skip=(self.config.data_dir,), max_chars=self.config.max_item_chars
+            )
+            apply_node_sets(sources.items, node_sets)
+            if user is not None:  # an unknown user must not create an empty store
+                self._access.registry.resolve_user(tenant, user)
+            if dataset_id is not None:
+                store = self._store_with_dataset(tenant, dataset_id)
+            else:
+                store = self.store(tenant, create=True)
+            check_stop(stop)
+            target = self._access.write_target(store, user, name, dataset_id)
+            result = ingest(
+                store,
+                self.embedder,
+                self.config,
+                sources.items,
+                dataset_id=target.dataset_id,
+                dataset_name=target.dataset_name,
+                show_progress=show_progress,
+                writers=self._writers,
+                stop=stop,
+            )
+            result.unread_files = {str(u.path): u.reason for u in sources.unread}
+            return result
+
+        return await self._write_threads.run("remember()", work)
 
     def _store_with_dataset(self, tenant: str, dataset_id: str) -> TenantStore:
         try:
@@ -183,14 +196,18 @@ class WritesMixin:
             DatasetNotFoundError: the dataset is not one of the user's own.
             PermissionDeniedError: a data item in a dataset the user may not write to
                 (nothing is deleted).
+            asyncio.CancelledError: the awaiting task was cancelled; raised once the
+                worker thread has stopped: before anything was deleted, or after the
+                deletion when it had begun.
         """
         if (data_id is None) == (dataset_name is None):
             raise InvalidInputError("forget() needs exactly one of data_id or dataset_name.")
         ids = check_ids(data_id, what="data_id") if data_id is not None else None
         name = check_name(dataset_name, what="dataset_name") if dataset_name is not None else None
         tenant = self._tenant(tenant_id)
-        store = await asyncio.to_thread(self.store, tenant)
-        return await asyncio.to_thread(self._forget, store, ids, name, user)
+        return await self._write_threads.run(
+            "forget()", lambda stop: self._forget(self.store(tenant), ids, name, user, stop)
+        )
 
     def _forget(
         self,
@@ -198,9 +215,11 @@ class WritesMixin:
         ids: tuple[str, ...] | None,
         name: str | None,
         user: User | str | None = None,
+        stop: threading.Event | None = None,
     ) -> int:
         with store.write_lock, writing(self._writers, store) as ticket:
             dataset_id = self._access.forgettable(store, user, ids, name)
+            check_stop(stop)  # the last point a cancel stops it at: the deletion completes
             if name is not None:
                 assert dataset_id is not None
                 members = [d.id for d in store.graph.documents(dataset_id)]

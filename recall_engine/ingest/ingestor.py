@@ -7,11 +7,15 @@ Graph extraction runs in a worker thread while the model embeds the chunks;
 the texts of the new entities are embedded together with the last, partial
 batch of chunks (so that every embedding batch but one is full), their vectors
 serve entity resolution, and one more call embeds the relations.
+
+A stop flag (``ingest.stop``) is checked before each embedding window and right
+before the commit: set before the commit, the ingest stores nothing.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -46,8 +50,9 @@ from recall_engine.ingest.prepare import (
     prepare,
     summary_text,
 )
-from recall_engine.ingest.reuse import ReusingEmbedder, memo_of
+from recall_engine.ingest.reuse import ReusingEmbedder, memo_of, owned_texts
 from recall_engine.ingest.sources import SourceItem
+from recall_engine.ingest.stop import StoppingEmbedder, check_stop
 from recall_engine.ingest.vector_plan import VectorPlan
 from recall_engine.ingest.writer import TenantWriters, WriteTicket, writing
 from recall_engine.storage.graph_records import GraphWrite, SummaryRecord
@@ -89,14 +94,17 @@ def ingest(
     dataset_name: str,
     show_progress: bool | None = None,
     writers: TenantWriters | None = None,
+    stop: threading.Event | None = None,
 ) -> RememberResult:
     """Store ``items`` in ``dataset_name``; blocking (run it in a worker thread).
 
     ``writers``: the replicas' lease and ledger (``ingest.writer``) when the store
     is shared; the ingest then holds the tenant's writer lease and records its
-    items in the ledger.
+    items in the ledger. ``stop``: set it from another thread to stop the ingest
+    before its commit.
 
     Raises:
+        WriteStopped: ``stop`` was set before the commit (nothing stored).
         WriterBusyError: another replica held the writer lease too long (nothing stored).
         StoreError, EmbeddingError: nothing of this ingest remains in the store.
     """
@@ -111,6 +119,7 @@ def ingest(
             dataset_name=dataset_name,
             show_progress=show_progress,
             writers=writers,
+            stop=stop,
         )
         return done(result)  # the ingest's span and metrics
 
@@ -125,8 +134,9 @@ def _ingest(
     dataset_name: str,
     show_progress: bool | None,
     writers: TenantWriters | None,
+    stop: threading.Event | None,
 ) -> RememberResult:
-    embedder = CheckedEmbedder(embedder, store.index.dimension)
+    embedder = StoppingEmbedder(CheckedEmbedder(embedder, store.index.dimension), stop)
     timings: dict[str, float] = {}
     started = time.perf_counter()
     with stage("remember.chunking"):
@@ -169,13 +179,14 @@ def _ingest(
                 show_progress=show_progress,
                 timings=timings,
                 ticket=ticket,
+                stop=stop,
             )
         except BaseException:
             ticket.abandoned(dataset_id, new_ids, stored=retried)
             raise
         ticket.committed(dataset_id, new_ids)
         ticket.forgotten(replaced)
-        memo.keep(memo_key, _owned(fresh, reusing.served), reusing.served)
+        memo.keep(memo_key, owned_texts(fresh, reusing.served), reusing.served)
     extractor, plan, failures = result
     timings["total_s"] = time.perf_counter() - started
     return RememberResult(
@@ -218,9 +229,10 @@ def _write(
     show_progress: bool | None,
     timings: dict[str, float],
     ticket: WriteTicket,
+    stop: threading.Event | None,
 ) -> tuple[Extractor | None, GraphPlan | None, dict[str, str]]:
-    """Embed, extract and commit; the extractor, the graph plan and the items
-    whose extraction failed."""
+    """Embed, extract and commit (unless ``stop`` is set by then);
+    the extractor, the graph plan and the items whose extraction failed."""
     dataset_id, dataset_name, now = dataset
     extractor = build_extractor(config) if records else None
     namespace = make_namespace(store.tenant_id, dataset_id)
@@ -244,6 +256,7 @@ def _write(
     timings["tokenize_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     if fresh or replaced:
+        check_stop(stop)  # the last point a cancel stops the ingest at; the commit completes
         ticket.check()  # a replica that lost its lease must not commit
         with stage("remember.commit"):
             store.commit_ingest(
@@ -365,22 +378,6 @@ def _embed_and_extract(
         summaries=summaries,
     )
     return vectors, per_chunk, graph, plan, failures
-
-
-def _owned(fresh: Sequence[PreparedItem], served: dict[str, np.ndarray]) -> dict[str, list[str]]:
-    """Data id -> the texts an item of ``fresh`` with a source id (one that can be
-    replaced) uses: its chunks' and sentences'; the first also holds the graph's."""
-    owned: dict[str, list[str]] = {}
-    chunk_texts: set[str] = set()
-    for p in fresh:
-        texts = [t for d in p.drafts for t in (d.embed_text, *d.embed_sentences)]
-        chunk_texts.update(texts)
-        if p.item.source_id:
-            owned[p.data_id] = texts
-    if owned:
-        first = next(iter(owned.values()))
-        first += [t for t in served if t not in chunk_texts]
-    return owned
 
 
 def _chunk_failures(extractions: Sequence[ChunkExtraction]) -> dict[str, str]:

@@ -24,10 +24,14 @@ import threading
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from recall_engine.embedding import Embedder, WrappedEmbedder
+
+if TYPE_CHECKING:
+    from recall_engine.ingest.prepare import PreparedItem
 
 Key = tuple[str, str]
 """(dataset id, embedding model id)."""
@@ -167,3 +171,21 @@ class ReusingEmbedder(WrappedEmbedder):
         if not texts:
             return self.inner.embed(texts, batch_size=batch_size)
         return np.stack([self.served[t] for t in texts]).astype(np.float32, copy=False)
+
+
+def owned_texts(
+    fresh: Sequence[PreparedItem], served: dict[str, np.ndarray]
+) -> dict[str, list[str]]:
+    """Data id -> the texts an item of ``fresh`` with a source id (one that can be
+    replaced) uses: its chunks' and sentences'; the first also holds the graph's."""
+    owned: dict[str, list[str]] = {}
+    chunk_texts: set[str] = set()
+    for p in fresh:
+        texts = [t for d in p.drafts for t in (d.embed_text, *d.embed_sentences)]
+        chunk_texts.update(texts)
+        if p.item.source_id:
+            owned[p.data_id] = texts
+    if owned:
+        first = next(iter(owned.values()))
+        first += [t for t in served if t not in chunk_texts]
+    return owned
