@@ -50,6 +50,7 @@ from recall_engine.core.bounds import (
     MAX_OPTION_KEYS,
     MAX_SUBJECT_CHARS,
     MAX_SYSTEM_PROMPT_CHARS,
+    shown,
 )
 from recall_engine.core.errors import InvalidInputError, RecallEngineError
 from recall_engine.core.recall_checks import (
@@ -349,9 +350,7 @@ def _error_of(exc: ValidationError) -> Exception:
         return cause
     if first["type"] == "extra_forbidden":
         return TypeError(f"recall() got an unexpected keyword argument {name!r}")
-    got = repr(first.get("input"))
-    got = got if len(got) <= 80 else got[:77] + "..."
-    return InvalidInputError(f"{name}: {first['msg']} (got {got}).")
+    return InvalidInputError(f"{name}: {first['msg']} (got {shown(first.get('input'))}).")
 
 
 RecallParams: Any = _params_model()

@@ -24,6 +24,8 @@ from mcp.server.mcpserver.tools.base import Tool
 from mcp_types import ToolAnnotations
 from pydantic import ValidationError
 
+from recall_engine.core.bounds import shown
+
 
 class StrictTool(Tool):
     """A ``Tool`` whose calls may name only the arguments its input schema declares."""
@@ -83,12 +85,7 @@ def argument_errors(error: ValidationError, *, most: int = 5) -> str:
         where = ".".join(str(part) for part in problem["loc"]) or "arguments"
         message = problem["msg"].removeprefix("Value error, ").rstrip(".")
         said = problem["type"] == "missing" or " got " in message  # pydantic said it
-        got = "" if said else f", got {_cut(problem.get('input'))}"
+        got = "" if said else f", got {shown(problem.get('input'), limit=60)}"
         lines.append(f"{where}: {message}{got}.")
     more = error.error_count() - most
     return " ".join(lines) + (f" ({more} more)" if more > 0 else "")
-
-
-def _cut(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else f"{text[:57]}..."

@@ -21,7 +21,6 @@ from recall_engine.core.errors import InvalidInputError
 from recall_engine.core.hits import ChunkHit
 from recall_engine.read.filters import ChunkFilter
 from recall_engine.read.store_reader import StoreReader
-from recall_engine.storage.document_pages import DocumentPageReads
 from recall_engine.storage.graph_reads import DocumentRecord
 from recall_engine.storage.lexical import tokenize
 
@@ -125,26 +124,13 @@ class TenantReader(StoreReader):
         Raises:
             InvalidInputError: the scope is not one dataset.
         """
-        dataset_id = self._one_dataset()
-        graph = self._store.graph
-
-        def read() -> list[DocumentRecord]:
-            if isinstance(graph, DocumentPageReads):
-                return graph.documents_matching(
-                    dataset_id, ids=ids, holding=holding, also_prefix=also_prefix
-                )
-            wanted = None if ids is None else set(ids)  # a graph without the query
-            rows = [
-                d
-                for d in graph.documents(dataset_id)
-                if not d.source_id
-                or (also_prefix is not None and d.source_id.startswith(also_prefix))
-                or wanted is None
-                or d.source_id in wanted
-            ]
-            return sorted(rows, key=lambda d: (d.created_at, d.id))
-
-        return await asyncio.to_thread(read)
+        return await asyncio.to_thread(
+            self._store.graph.documents_matching,
+            self._one_dataset(),
+            ids=ids,
+            holding=holding,
+            also_prefix=also_prefix,
+        )
 
     async def document_count(self) -> int:
         """How many data items the scope's one dataset holds: a count query, no row read.

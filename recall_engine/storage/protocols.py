@@ -111,6 +111,20 @@ class GraphStore(Protocol):
         those whose source id starts with it. One query, ordered and cut in the store."""
         ...
 
+    def documents_matching(
+        self,
+        dataset_id: str,
+        *,
+        ids: Sequence[str] | None = None,
+        holding: Sequence[tuple[str, str]] = (),
+        also_prefix: str | None = None,
+    ) -> list[DocumentRecord]:
+        """Data items of one dataset in listing order that may hold a source of ``ids``
+        (None: any) whose metadata holds each ``(key, value)`` of ``holding``, and those
+        with no source id or one starting with ``also_prefix``: a superset chosen in the
+        store (the caller checks the values)."""
+        ...
+
     def document_count(self, dataset_id: str) -> int:
         """How many data items one dataset holds: one count query, no row read."""
         ...
